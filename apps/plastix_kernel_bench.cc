@@ -1,0 +1,172 @@
+// plastix-kernel-bench: throughput of the backend operator on generated box
+// meshes, without deal.II (so it runs on a GPU machine that has no deal.II).
+//
+//   plastix-kernel-bench [--sizes 32,64,128] [--distortion 0.2] [--repeats 20]
+//                        [--strategies "ebe atomic,ebe colored,dbd"]
+//                        [--kernels "stored geometry,geometry on the fly,element matrix"]
+//
+// For every size, strategy and cell kernel: median time of one operator
+// application, GDoF/s, effective GB/s (MechanicsOperator::bytes_per_apply)
+// and its fraction of the STREAM triad measured in the same run; results of
+// all variants are checked against the first one.
+#include <plastix/backend/box_mesh.h>
+#include <plastix/backend/device.h>
+#include <plastix/backend/device_array.h>
+#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/vector_operations.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace plastix::backend;
+
+namespace
+{
+  std::vector<std::string>
+  split(const std::string &s, const char separator)
+  {
+    std::vector<std::string> parts;
+    std::stringstream        stream(s);
+    std::string              item;
+    while (std::getline(stream, item, separator))
+      if (!item.empty())
+        parts.push_back(item);
+    return parts;
+  }
+
+  template <typename F>
+  double
+  median_seconds(const int repeats, const F &f)
+  {
+    f();
+    f();
+    fence();
+    std::vector<double> t;
+    for (int r = 0; r < repeats; ++r)
+      {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        fence();
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  std::vector<int>         sizes      = {16, 32, 64};
+  double                   distortion = 0.0;
+  int                      repeats    = 20;
+  std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd"};
+  std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
+  for (int i = 1; i < argc; ++i)
+    {
+      const std::string arg  = argv[i];
+      const bool        more = i + 1 < argc;
+      if (arg == "--sizes" && more)
+        {
+          sizes.clear();
+          for (const auto &s : split(argv[++i], ','))
+            sizes.push_back(std::stoi(s));
+        }
+      else if (arg == "--distortion" && more)
+        distortion = std::stod(argv[++i]);
+      else if (arg == "--repeats" && more)
+        repeats = std::stoi(argv[++i]);
+      else if (arg == "--strategies" && more)
+        strategies = split(argv[++i], ',');
+      else if (arg == "--kernels" && more)
+        kernels = split(argv[++i], ',');
+      else
+        {
+          std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
+                       "[--repeats r] [--strategies a,b] [--kernels a,b]\n";
+          return 1;
+        }
+    }
+
+  initialize();
+  int status = 0;
+  try
+    {
+      std::cout << "# plastix-kernel-bench, " << device_description() << "\n";
+      std::cout << "# distortion " << distortion << ", median of " << repeats << " runs\n";
+      std::cout << "| cells/dir | DoFs | strategy | cell kernel | ms | GDoF/s | GB/s | % triad | B/DoF | rel. diff |\n"
+                << "|---|---|---|---|---|---|---|---|---|---|\n";
+      for (const int n : sizes)
+        {
+          BoxMeshDescription desc;
+          desc.n_cells[0] = desc.n_cells[1] = desc.n_cells[2] = n;
+          desc.distortion = distortion;
+          const MeshData    mesh   = make_box_mesh(desc);
+          const std::size_t n_dofs = mesh.n_dofs();
+
+          std::vector<double> host_src(n_dofs);
+          for (std::size_t i = 0; i < n_dofs; ++i)
+            host_src[i] = std::sin(0.37 * i + 0.1) + 0.01 * (i % 7);
+          DeviceArray<double> src(host_src, "src"), dst(n_dofs, "dst"), tmp(n_dofs, "triad");
+
+          // Triad over three arrays of the same size as the vectors, at least 32M entries so the cache does not help.
+          const std::size_t   n_triad = std::max<std::size_t>(n_dofs, 1u << 25);
+          DeviceArray<double> ta(n_triad, "a"), tb(n_triad, "b"), tc(n_triad, "c");
+          vector_operations::set(n_triad, 1., tb.data());
+          vector_operations::set(n_triad, 2., tc.data());
+          const double triad_s = median_seconds(repeats, [&] {
+            vector_operations::triad(n_triad, 3., tb.data(), tc.data(), ta.data());
+          });
+          const double triad_gbs = 24. * n_triad / triad_s / 1e9;
+          std::cout << "| " << n << " | " << n_dofs << " | triad | " << n_triad << " entries | "
+                    << triad_s * 1e3 << " | | " << triad_gbs << " | 100 | | |\n";
+
+          std::vector<double> reference;
+          for (const auto &strategy : strategies)
+            for (const auto &kernel : kernels)
+              {
+                OperatorSettings settings;
+                settings.strategy    = parse_strategy(strategy);
+                settings.cell_kernel = parse_cell_kernel(kernel);
+                MechanicsOperator op(mesh, settings);
+                const double      s = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+                const auto        result = dst.to_host();
+                double            diff = 0, norm = 0;
+                if (reference.empty())
+                  reference = result;
+                for (std::size_t i = 0; i < n_dofs; ++i)
+                  {
+                    diff += (result[i] - reference[i]) * (result[i] - reference[i]);
+                    norm += reference[i] * reference[i];
+                  }
+                const double rel = std::sqrt(diff / norm);
+                if (!(rel < 1e-10))
+                  status = 2;
+                const double bytes = op.bytes_per_apply();
+                char         line[512];
+                std::snprintf(line, sizeof(line),
+                              "| %d | %zu | %s | %s | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |",
+                              n, n_dofs, strategy.c_str(), kernel.c_str(), s * 1e3,
+                              n_dofs / s / 1e9, bytes / s / 1e9, 100. * bytes / s / 1e9 / triad_gbs,
+                              bytes / n_dofs, rel);
+                std::cout << line << std::endl;
+              }
+        }
+    }
+  catch (const std::exception &error)
+    {
+      std::cerr << "plastix-kernel-bench: error: " << error.what() << std::endl;
+      status = 1;
+    }
+  finalize();
+  if (status == 2)
+    std::cerr << "plastix-kernel-bench: variants disagree (rel. diff > 1e-10)" << std::endl;
+  return status;
+}

@@ -1,0 +1,169 @@
+// Kokkos-free interface of the matrix-free Q1 elasticity operator.
+#ifndef PLASTIX_BACKEND_MECHANICS_OPERATOR_H
+#define PLASTIX_BACKEND_MECHANICS_OPERATOR_H
+
+#include <plastix/backend/config.h>
+#include <plastix/backend/mesh_data.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace plastix
+{
+  namespace backend
+  {
+    /**
+     * How the cell contributions reach the global vector.
+     */
+    enum class Strategy
+    {
+      /** Element by element; contributions added with atomics. */
+      ebe_atomic,
+      /** Element by element, one launch per colour of cells that share no node; no atomics, bitwise reproducible. */
+      ebe_colored,
+      /** DoF by DoF (node-wise): each node gathers the rows of its adjacent cells; no write conflicts. */
+      dbd
+    };
+
+    /**
+     * How a cell's operator is evaluated.
+     */
+    enum class CellKernel
+    {
+      /** Quadrature with inverse Jacobian and JxW stored per quadrature point. */
+      stored_geometry,
+      /** Quadrature with the Jacobian recomputed from the eight vertex coordinates. */
+      geometry_on_the_fly,
+      /**
+       * A 24x24 element matrix. Cells that are translates of each other with
+       * the same material share one matrix (one for a whole uniform "voxel"
+       * mesh); other cells get their own.
+       */
+      element_matrix
+    };
+
+    /** Parse "ebe atomic", "ebe colored", "dbd"; throws std::invalid_argument naming the value otherwise. */
+    PLASTIX_BACKEND_EXPORT Strategy
+    parse_strategy(const std::string &name);
+
+    /** Parse "stored geometry", "geometry on the fly", "element matrix"; throws std::invalid_argument otherwise. */
+    PLASTIX_BACKEND_EXPORT CellKernel
+    parse_cell_kernel(const std::string &name);
+
+    /** The name parse_strategy() accepts. */
+    PLASTIX_BACKEND_EXPORT std::string
+    to_string(Strategy strategy);
+
+    /** The name parse_cell_kernel() accepts. */
+    PLASTIX_BACKEND_EXPORT std::string
+    to_string(CellKernel kernel);
+
+    /** Choices of the operator. */
+    struct OperatorSettings
+    {
+      /** Scatter strategy. */
+      Strategy strategy = Strategy::ebe_atomic;
+      /** Cell operator form. */
+      CellKernel cell_kernel = CellKernel::stored_geometry;
+    };
+
+    /**
+     * The matrix-free operator of small-strain solid mechanics on Q1
+     * hexahedra (3 components, 2x2x2 Gauss points), resident on the device.
+     * All vectors are device arrays over the
+     * local DoFs (owned then ghost); ghost entries of a result hold partial
+     * sums that the caller adds to their owners (MPI compress).
+     */
+    class PLASTIX_BACKEND_EXPORT MechanicsOperator
+    {
+    public:
+      /** Upload @p mesh and build the data the chosen strategy needs. */
+      MechanicsOperator(const MeshData &mesh, const OperatorSettings &settings);
+
+      ~MechanicsOperator();
+
+      MechanicsOperator(const MechanicsOperator &) = delete;
+      MechanicsOperator &
+      operator=(const MechanicsOperator &) = delete;
+
+      /**
+       * dst = A src over the local cells. Constrained DoFs: their src values
+       * are ignored by the cells, their dst rows get nothing from the cells,
+       * and owned constrained DoFs get dst = src (unit diagonal).
+       */
+      void
+      apply(const double *src, double *dst) const;
+
+      /**
+       * dst = A src with no constraint treatment at all, used to move
+       * prescribed boundary values to the right-hand side.
+       */
+      void
+      apply_unconstrained(const double *src, double *dst) const;
+
+      /** The local contributions to the diagonal of A (1 at owned constrained DoFs). */
+      void
+      compute_diagonal(double *diagonal) const;
+
+      /** Settings in use. */
+      const OperatorSettings &
+      settings() const;
+
+      /** Number of cells. */
+      LocalIndex
+      n_cells() const;
+
+      /** Number of local DoFs (owned and ghost). */
+      LocalIndex
+      n_dofs() const;
+
+      /** Number of owned DoFs. */
+      LocalIndex
+      n_owned_dofs() const;
+
+      /** Number of colours (ebe colored), else 0. */
+      unsigned int
+      n_colors() const;
+
+      /** Number of distinct element matrices stored (element-matrix kernel), else 0. */
+      std::size_t
+      n_element_matrices() const;
+
+      /** Device memory held by the operator's data (bytes). */
+      std::size_t
+      memory_consumption() const;
+
+      /**
+       * Bytes one apply() must at least move through device memory with this
+       * strategy: operator data once, src read, dst written (twice with
+       * atomics), counted as the benchmark's effective traffic.
+       */
+      std::size_t
+      bytes_per_apply() const;
+
+      /** One line describing strategy, kernel and data sizes. */
+      std::string
+      description() const;
+
+      /**
+       * Cell-averaged strain (6 per cell: xx, yy, zz, yz, xz, xy, tensor
+       * components) of the displacement @p u, copied to @p host_out of size
+       * 6 n_cells().
+       */
+      void
+      cell_average_strain(const double *u, double *host_out) const;
+
+      struct Impl;
+
+      /** Internal data, for the plasticity kernels of the backend. */
+      const Impl &
+      impl() const;
+
+    private:
+      std::unique_ptr<Impl> impl_;
+    };
+  } // namespace backend
+} // namespace plastix
+
+#endif

@@ -1,0 +1,297 @@
+// A distributed vector whose entries live in device memory and that satisfies
+// deal.II's vector concept (SolverCG, LinearOperator, PreconditionChebyshev).
+#ifndef PLASTIX_DEALII_DEVICE_VECTOR_H
+#define PLASTIX_DEALII_DEVICE_VECTOR_H
+
+#include <deal.II/base/index_set.h>
+#include <deal.II/base/partitioner.h>
+#include <deal.II/base/subscriptor.h>
+#include <deal.II/lac/diagonal_matrix.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/vector_operation.h>
+
+#include <plastix/backend/device_array.h>
+
+#include <iosfwd>
+#include <memory>
+#include <vector>
+
+namespace plastix
+{
+  namespace internal
+  {
+    struct GhostExchangePattern;
+  }
+
+  /**
+   * A vector distributed over MPI ranks like
+   * dealii::LinearAlgebra::distributed::Vector<double>, with its values in
+   * device memory: the locally owned entries first, then the ghost entries of
+   * the partitioner. All arithmetic runs on the device (backend kernels);
+   * reductions return one scalar to the host and are summed over the ranks.
+   * Ghost values are exchanged through host buffers with MPI.
+   *
+   * Implements what deal.II's SolverCG, SolverGMRES, LinearOperator,
+   * DiagonalMatrix and PreconditionChebyshev need from a vector, so the whole
+   * Krylov iteration stays on the device.
+   */
+  class DeviceVector : public dealii::Subscriptor
+  {
+  public:
+    using value_type = double;
+    using real_type  = double;
+    using size_type  = dealii::types::global_dof_index;
+
+    /** Empty vector. */
+    DeviceVector();
+
+    /** Serial vector of @p n entries, zeroed. */
+    explicit DeviceVector(size_type n);
+
+    /** Vector with the layout of @p partitioner, zeroed. */
+    explicit DeviceVector(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner);
+
+    /** Deep copy (device to device). */
+    DeviceVector(const DeviceVector &other);
+
+    DeviceVector(DeviceVector &&other) noexcept;
+
+    ~DeviceVector() override;
+
+    /** Deep copy; takes the layout of @p other if it differs. */
+    DeviceVector &
+    operator=(const DeviceVector &other);
+
+    DeviceVector &
+    operator=(DeviceVector &&other) noexcept;
+
+    /** Serial layout of @p n entries; zeroed unless @p omit_zeroing. */
+    void
+    reinit(size_type n, bool omit_zeroing = false);
+
+    /** Layout of @p partitioner; zeroed unless @p omit_zeroing. */
+    void
+    reinit(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
+           bool omit_zeroing = false);
+
+    /** Layout of @p other; zeroed unless @p omit_zeroing. */
+    void
+    reinit(const DeviceVector &other, bool omit_zeroing = false);
+
+    /** Exchange contents and layout with @p other (no data movement). */
+    void
+    swap(DeviceVector &other) noexcept;
+
+    /** Set all owned entries to @p s (and ghost entries to zero). */
+    DeviceVector &
+    operator=(double s);
+
+    /** Multiply by a scalar. */
+    DeviceVector &
+    operator*=(double factor);
+
+    /** Divide by a scalar. */
+    DeviceVector &
+    operator/=(double factor);
+
+    /** Add @p v. */
+    DeviceVector &
+    operator+=(const DeviceVector &v);
+
+    /** Subtract @p v. */
+    DeviceVector &
+    operator-=(const DeviceVector &v);
+
+    /** Add @p a to every entry. */
+    void
+    add(double a);
+
+    /** this += a v */
+    void
+    add(double a, const DeviceVector &v);
+
+    /** this += a v + b w */
+    void
+    add(double a, const DeviceVector &v, double b, const DeviceVector &w);
+
+    /** this = s this + v */
+    void
+    sadd(double s, const DeviceVector &v);
+
+    /** this = s this + a v */
+    void
+    sadd(double s, double a, const DeviceVector &v);
+
+    /** this = a v */
+    void
+    equ(double a, const DeviceVector &v);
+
+    /** Entry-wise this *= scaling_factors. */
+    void
+    scale(const DeviceVector &scaling_factors);
+
+    /** Global scalar product over the owned entries. */
+    double
+    operator*(const DeviceVector &v) const;
+
+    /** this += a v, then return this . w, in one pass. */
+    double
+    add_and_dot(double a, const DeviceVector &v, const DeviceVector &w);
+
+    /** Global Euclidean norm. */
+    double
+    l2_norm() const;
+
+    /** Square of the global Euclidean norm. */
+    double
+    norm_sqr() const;
+
+    /** Global l1 norm. */
+    double
+    l1_norm() const;
+
+    /** Global maximum norm. */
+    double
+    linfty_norm() const;
+
+    /** Global mean of the entries. */
+    double
+    mean_value() const;
+
+    /** True if every entry is zero (all ranks). */
+    bool
+    all_zero() const;
+
+    /** Global size. */
+    size_type
+    size() const;
+
+    /** Number of owned entries. */
+    size_type
+    locally_owned_size() const;
+
+    /** Global indices owned here. */
+    dealii::IndexSet
+    locally_owned_elements() const;
+
+    /** Whether global index @p i is owned here. */
+    bool
+    in_local_range(size_type i) const;
+
+    /** The layout. */
+    const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
+    get_partitioner() const;
+
+    /** The communicator of the layout. */
+    MPI_Comm
+    get_mpi_communicator() const;
+
+    /** Import the owned values of the ghost entries from their owners. */
+    void
+    update_ghost_values() const;
+
+    /**
+     * Finish a distributed accumulation: with VectorOperation::add, the
+     * ghost entries are added to their owners; then ghost entries are zeroed.
+     * With VectorOperation::insert, ghost entries are simply zeroed.
+     */
+    void
+    compress(dealii::VectorOperation::values operation);
+
+    /** Set the ghost entries to zero. */
+    void
+    zero_out_ghost_values() const;
+
+    /** Whether the layout has ghost entries. */
+    bool
+    has_ghost_elements() const;
+
+    /** Copy the owned entries of @p host (same layout) to the device. */
+    void
+    copy_from_host(const dealii::LinearAlgebra::distributed::Vector<double> &host);
+
+    /** Copy the owned entries to @p host (same layout); ghosts of @p host are not updated. */
+    void
+    copy_to_host(dealii::LinearAlgebra::distributed::Vector<double> &host) const;
+
+    /**
+     * Read entry @p global_index (owned or ghost). One device transfer per
+     * call: for set-up and tests, not for loops.
+     */
+    double
+    operator()(size_type global_index) const;
+
+    /** Write proxy for entry @p global_index (owned); one device transfer per assignment. */
+    class ElementReference
+    {
+    public:
+      ElementReference(DeviceVector &vector, std::size_t local_index);
+      ElementReference &
+      operator=(double value);
+      ElementReference &
+      operator+=(double value);
+      operator double() const;
+
+    private:
+      DeviceVector &vector;
+      std::size_t   local_index;
+    };
+
+    /** Write access to entry @p global_index (owned or ghost). */
+    ElementReference
+    operator()(size_type global_index);
+
+    /** Device pointer to the local array (owned entries, then ghosts). */
+    double *
+    device_data();
+
+    /** Device pointer to the local array (owned entries, then ghosts). */
+    const double *
+    device_data() const;
+
+    /** Device memory held (bytes). */
+    std::size_t
+    memory_consumption() const;
+
+    /** Print the owned entries (copied to the host). */
+    void
+    print(std::ostream &out, unsigned int precision = 3, bool scientific = true, bool across = true) const;
+
+  private:
+    std::size_t
+    local_index(size_type global_index) const;
+
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> partitioner;
+    std::shared_ptr<const internal::GhostExchangePattern>      exchange;
+    mutable backend::DeviceArray<double>                        values;
+    mutable backend::DeviceArray<double>                        device_buffer;
+    mutable std::vector<double>                                 host_send_buffer;
+    mutable std::vector<double>                                 host_receive_buffer;
+  };
+
+  /**
+   * Fused Chebyshev update for DeviceVector with a diagonal (Jacobi) inner
+   * preconditioner, found by argument-dependent lookup from deal.II's
+   * PreconditionChebyshev: one device pass per step instead of four.
+   */
+  void
+  vector_updates(const DeviceVector                          &rhs,
+                 const dealii::DiagonalMatrix<DeviceVector> &jacobi,
+                 const unsigned int                          iteration_index,
+                 const double                                factor1,
+                 const double                                factor2,
+                 DeviceVector                               &solution_old,
+                 DeviceVector                               &temp_vector1,
+                 DeviceVector                               &temp_vector2,
+                 DeviceVector                               &solution);
+
+  /**
+   * Initial guess of deal.II's Chebyshev eigenvalue estimate: a rank-count
+   * independent high-frequency mode with zero mean (as deal.II uses for its
+   * own distributed vectors), found by argument-dependent lookup.
+   */
+  void
+  set_initial_guess(DeviceVector &vector);
+} // namespace plastix
+
+#endif

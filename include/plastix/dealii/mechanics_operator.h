@@ -1,0 +1,190 @@
+// deal.II-facing matrix-free operator of small-strain solid mechanics on the
+// device, usable wherever deal.II expects a matrix (SolverCG, LinearOperator,
+// PreconditionChebyshev).
+#ifndef PLASTIX_DEALII_MECHANICS_OPERATOR_H
+#define PLASTIX_DEALII_MECHANICS_OPERATOR_H
+
+#include <deal.II/base/subscriptor.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/mapping.h>
+#include <deal.II/lac/affine_constraints.h>
+
+#include <plastix/backend/device_array.h>
+#include <plastix/backend/mechanics_operator.h>
+#include <plastix/dealii/device_vector.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  /** Material constants by deal.II material id. */
+  using MaterialTable = std::map<dealii::types::material_id, backend::Material>;
+
+  /**
+   * Lame constants and plasticity data of an isotropic material from Young's
+   * modulus @p E and Poisson's ratio @p nu. Throws std::invalid_argument
+   * naming the bad value if E <= 0 or nu is outside (-1, 0.5).
+   */
+  backend::Material
+  make_material(double E,
+                double nu,
+                double yield_stress         = 0,
+                double isotropic_hardening  = 0,
+                double kinematic_hardening  = 0);
+
+  /**
+   * The matrix-free operator of small-strain solid mechanics for a
+   * DoFHandler with FESystem(FE_Q(1), 3) on hexahedra, 2x2x2 Gauss points,
+   * resident on the device (plastix backend).
+   *
+   * As deal.II's MatrixFree operators do, it acts on the homogeneous problem
+   * of the given AffineConstraints: rows and columns of constrained DoFs are
+   * zero except a unit diagonal; their prescribed values enter through
+   * lift_inhomogeneities(). Only Dirichlet-type constraints (a line without
+   * entries) are supported.
+   *
+   * Serial and parallel (parallel::distributed::Triangulation) meshes work
+   * alike: vectors are DeviceVectors over the locally owned DoFs plus the
+   * ghost DoFs of the locally owned cells, and vmult() exchanges ghosts.
+   */
+  class MechanicsOperator : public dealii::Subscriptor
+  {
+  public:
+    using size_type  = dealii::types::global_dof_index;
+    using value_type = double;
+
+    /** Choices of the device operator. */
+    struct AdditionalData
+    {
+      /** Constructor with the defaults: EbE atomic, stored geometry. */
+      AdditionalData(backend::Strategy   strategy    = backend::Strategy::ebe_atomic,
+                     backend::CellKernel cell_kernel = backend::CellKernel::stored_geometry)
+        : strategy(strategy)
+        , cell_kernel(cell_kernel)
+      {}
+
+      /** EbE with atomics, EbE coloured, or DbD. */
+      backend::Strategy strategy;
+      /** Stored geometry, geometry on the fly, or element matrices. */
+      backend::CellKernel cell_kernel;
+    };
+
+    MechanicsOperator();
+    ~MechanicsOperator() override;
+
+    /**
+     * Build the device data for the locally owned cells of @p dof_handler.
+     * @p mapping must be the trilinear (degree 1) mapping: plastix computes
+     * the geometry from the cell vertices. @p constraints must hold the
+     * lines of all DoFs of the locally owned cells (build it on the locally
+     * relevant DoFs). Every material id of the mesh needs an entry in
+     * @p materials.
+     */
+    void
+    reinit(const dealii::Mapping<3>                &mapping,
+           const dealii::DoFHandler<3>             &dof_handler,
+           const dealii::AffineConstraints<double> &constraints,
+           const MaterialTable                     &materials,
+           const AdditionalData                    &additional_data = AdditionalData());
+
+    /** As above with the trilinear mapping. */
+    void
+    reinit(const dealii::DoFHandler<3>             &dof_handler,
+           const dealii::AffineConstraints<double> &constraints,
+           const MaterialTable                     &materials,
+           const AdditionalData                    &additional_data = AdditionalData());
+
+    /** dst = A src. */
+    void
+    vmult(DeviceVector &dst, const DeviceVector &src) const;
+
+    /** dst = A^T src = A src (the operator is symmetric). */
+    void
+    Tvmult(DeviceVector &dst, const DeviceVector &src) const;
+
+    /** dst += A src. */
+    void
+    vmult_add(DeviceVector &dst, const DeviceVector &src) const;
+
+    /** dst += A^T src. */
+    void
+    Tvmult_add(DeviceVector &dst, const DeviceVector &src) const;
+
+    /** Global number of rows. */
+    size_type
+    m() const;
+
+    /** Global number of columns. */
+    size_type
+    n() const;
+
+    /** Give @p vector the layout of the operator (zeroed). */
+    void
+    initialize_dof_vector(DeviceVector &vector) const;
+
+    /** The diagonal of the operator (1 on constrained DoFs). */
+    void
+    compute_diagonal(DeviceVector &diagonal) const;
+
+    /** The inverse diagonal, as a Jacobi preconditioner uses it. */
+    void
+    compute_inverse_diagonal(DeviceVector &inverse_diagonal) const;
+
+    /**
+     * Move the prescribed values g of the constraints to the right-hand side
+     * of A0 u = rhs: rhs -= A g on unconstrained rows, rhs = g on constrained
+     * rows. The solution of the homogeneous operator then carries the
+     * prescribed values. @p scale multiplies g (load stepping).
+     */
+    void
+    lift_inhomogeneities(DeviceVector &rhs, double scale = 1.) const;
+
+    /** Set u = scale g on the constrained DoFs. */
+    void
+    set_constrained_values(DeviceVector &u, double scale = 1.) const;
+
+    /** Set u = 0 on the constrained DoFs. */
+    void
+    set_constrained_zero(DeviceVector &u) const;
+
+    /**
+     * Cell-averaged strain of the locally owned cells (6 values each: xx,
+     * yy, zz, yz, xz, xy), in the order of the locally owned active cells.
+     * @p u needs no valid ghosts (they are updated here).
+     */
+    std::vector<double>
+    cell_average_strain(const DeviceVector &u) const;
+
+    /** The layout of the vectors. */
+    const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
+    get_partitioner() const;
+
+    /** The device operator. */
+    const backend::MechanicsOperator &
+    backend_operator() const;
+
+    /** Number of locally owned cells. */
+    unsigned int
+    n_locally_owned_cells() const;
+
+    /** Device memory of the operator data (bytes, this rank). */
+    std::size_t
+    memory_consumption() const;
+
+    /** One line: strategy, kernel, data size. */
+    std::string
+    description() const;
+
+  private:
+    std::unique_ptr<backend::MechanicsOperator>                  device_operator;
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner>   partitioner;
+    backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
+    backend::DeviceArray<double>                                 constrained_owned_values;
+    mutable DeviceVector                                         temporary;
+  };
+} // namespace plastix
+
+#endif

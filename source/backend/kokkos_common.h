@@ -1,0 +1,60 @@
+// Common Kokkos definitions of the backend translation units. Only files in
+// source/backend include this (and with it Kokkos); see DESIGN.md sec. 2.
+#ifndef PLASTIX_SOURCE_BACKEND_KOKKOS_COMMON_H
+#define PLASTIX_SOURCE_BACKEND_KOKKOS_COMMON_H
+
+#include <plastix/backend/config.h>
+
+#include <Kokkos_Core.hpp>
+
+#include <cstdint>
+
+namespace plastix
+{
+  namespace backend
+  {
+    namespace internal
+    {
+      using ExecutionSpace = Kokkos::DefaultExecutionSpace;
+      using MemorySpace    = ExecutionSpace::memory_space;
+      using Index64        = std::int64_t;
+      using RangePolicy =
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index64>>;
+
+      /** Whether kernels run on a GPU (memory not readable by the host). */
+      constexpr bool on_device =
+        !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+      /** Launch a range kernel over [0, n), skipping empty ranges. */
+      template <typename Functor>
+      inline void
+      for_range(const char *label, const Index64 n, const Functor &functor)
+      {
+        if (n > 0)
+          Kokkos::parallel_for(label, RangePolicy(0, n), functor);
+      }
+
+      /** Launch a range kernel over [begin, end). */
+      template <typename Functor>
+      inline void
+      for_range(const char   *label,
+                const Index64 begin,
+                const Index64 end,
+                const Functor &functor)
+      {
+        if (end > begin)
+          Kokkos::parallel_for(label, RangePolicy(begin, end), functor);
+      }
+    } // namespace internal
+  }   // namespace backend
+} // namespace plastix
+
+#if defined(__CUDA_ARCH__)
+#  define PLASTIX_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#  define PLASTIX_UNROLL _Pragma("GCC unroll 24")
+#else
+#  define PLASTIX_UNROLL
+#endif
+
+#endif

@@ -1,0 +1,539 @@
+// Construction and dispatch of the matrix-free Q1 mechanics operator.
+#include <plastix/backend/mechanics_operator.h>
+
+#include "operator_impl.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace plastix
+{
+  namespace backend
+  {
+    using internal::Index64;
+
+    Strategy
+    parse_strategy(const std::string &name)
+    {
+      if (name == "ebe atomic")
+        return Strategy::ebe_atomic;
+      if (name == "ebe colored")
+        return Strategy::ebe_colored;
+      if (name == "dbd")
+        return Strategy::dbd;
+      throw std::invalid_argument("unknown operator strategy '" + name +
+                                  "' (expected: ebe atomic, ebe colored, dbd)");
+    }
+
+    CellKernel
+    parse_cell_kernel(const std::string &name)
+    {
+      if (name == "stored geometry")
+        return CellKernel::stored_geometry;
+      if (name == "geometry on the fly")
+        return CellKernel::geometry_on_the_fly;
+      if (name == "element matrix")
+        return CellKernel::element_matrix;
+      throw std::invalid_argument(
+        "unknown cell kernel '" + name +
+        "' (expected: stored geometry, geometry on the fly, element matrix)");
+    }
+
+    std::string
+    to_string(const Strategy strategy)
+    {
+      switch (strategy)
+        {
+          case Strategy::ebe_atomic:
+            return "ebe atomic";
+          case Strategy::ebe_colored:
+            return "ebe colored";
+          case Strategy::dbd:
+            return "dbd";
+        }
+      return "?";
+    }
+
+    std::string
+    to_string(const CellKernel kernel)
+    {
+      switch (kernel)
+        {
+          case CellKernel::stored_geometry:
+            return "stored geometry";
+          case CellKernel::geometry_on_the_fly:
+            return "geometry on the fly";
+          case CellKernel::element_matrix:
+            return "element matrix";
+        }
+      return "?";
+    }
+
+    void
+    MeshData::check_consistency() const
+    {
+      if (cell_nodes.size() % 8 != 0)
+        throw std::invalid_argument("MeshData: cell_nodes must hold 8 nodes per cell");
+      if (n_owned_nodes < 0 || n_owned_nodes > n_nodes)
+        throw std::invalid_argument("MeshData: n_owned_nodes outside [0, n_nodes]");
+      if (node_coordinates.size() != 3 * static_cast<std::size_t>(n_nodes))
+        throw std::invalid_argument("MeshData: node_coordinates must hold 3 values per node");
+      if (cell_material.size() != static_cast<std::size_t>(n_cells()))
+        throw std::invalid_argument("MeshData: cell_material must hold one entry per cell");
+      if (constrained_dofs.size() != 3 * static_cast<std::size_t>(n_nodes))
+        throw std::invalid_argument("MeshData: constrained_dofs must hold one flag per DoF");
+      for (const LocalIndex node : cell_nodes)
+        if (node < 0 || node >= n_nodes)
+          throw std::invalid_argument("MeshData: cell_nodes refers to node " +
+                                      std::to_string(node) + " outside [0, " +
+                                      std::to_string(n_nodes) + ")");
+      for (const auto m : cell_material)
+        if (m >= materials.size())
+          throw std::invalid_argument("MeshData: cell_material refers to material " +
+                                      std::to_string(m) + " but only " +
+                                      std::to_string(materials.size()) +
+                                      " are defined");
+      for (std::size_t i = 0; i < materials.size(); ++i)
+        if (!(materials[i].mu > 0) || !(3 * materials[i].lambda + 2 * materials[i].mu > 0))
+          throw std::invalid_argument("MeshData: material " + std::to_string(i) +
+                                      " is not positive definite (mu > 0 and "
+                                      "3 lambda + 2 mu > 0 required)");
+    }
+
+    namespace
+    {
+      /** Greedy colouring: cells of one colour share no node. */
+      void
+      color_cells(const MeshData            &mesh,
+                  std::vector<LocalIndex>   &sorted_cells,
+                  std::vector<LocalIndex>   &offsets)
+      {
+        const LocalIndex              n_cells = mesh.n_cells();
+        std::vector<std::uint64_t>    used(mesh.n_nodes, 0);
+        std::vector<int>              color(n_cells);
+        int                           n_colors = 0;
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          {
+            std::uint64_t taken = 0;
+            for (int a = 0; a < 8; ++a)
+              taken |= used[mesh.cell_nodes[8 * cell + a]];
+            if (~taken == 0)
+              throw std::runtime_error("ebe colored: more than 64 colours needed "
+                                       "(a node is shared by too many cells); use ebe atomic");
+            int c = 0;
+            while ((taken >> c) & 1u)
+              ++c;
+            color[cell] = c;
+            n_colors    = std::max(n_colors, c + 1);
+            for (int a = 0; a < 8; ++a)
+              used[mesh.cell_nodes[8 * cell + a]] |= (std::uint64_t(1) << c);
+          }
+        offsets.assign(n_colors + 1, 0);
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          ++offsets[color[cell] + 1];
+        for (int c = 0; c < n_colors; ++c)
+          offsets[c + 1] += offsets[c];
+        sorted_cells.resize(n_cells);
+        std::vector<LocalIndex> next(offsets.begin(), offsets.end() - 1);
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          sorted_cells[next[color[cell]]++] = cell;
+      }
+
+      /**
+       * Group cells whose vertices are translates of each other (same
+       * material) so that one element matrix serves the group; returns the
+       * group of each cell and a representative cell of each group.
+       */
+      void
+      group_congruent_cells(const MeshData          &mesh,
+                            std::vector<LocalIndex> &cell_group,
+                            std::vector<LocalIndex> &representatives)
+      {
+        using Key = std::array<long long, 22>;
+        std::map<Key, LocalIndex> groups;
+        const LocalIndex          n_cells = mesh.n_cells();
+        cell_group.resize(n_cells);
+        representatives.clear();
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          {
+            const double *x0 = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell]];
+            const double *x7 = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + 7]];
+            const double  h  = std::sqrt((x7[0] - x0[0]) * (x7[0] - x0[0]) +
+                                       (x7[1] - x0[1]) * (x7[1] - x0[1]) +
+                                       (x7[2] - x0[2]) * (x7[2] - x0[2]));
+            // Relative tolerance 1e-9: rounding differences of generated
+            // meshes collapse, real shape differences do not.
+            const double tolerance = 1e-9 * h;
+            Key          key;
+            for (int a = 1; a < 8; ++a)
+              {
+                const double *xa = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + a]];
+                for (int i = 0; i < 3; ++i)
+                  key[3 * (a - 1) + i] = std::llround((xa[i] - x0[i]) / tolerance);
+              }
+            key[21]                  = mesh.cell_material[cell];
+            const auto [it, is_new]  = groups.emplace(key, static_cast<LocalIndex>(representatives.size()));
+            if (is_new)
+              representatives.push_back(cell);
+            cell_group[cell] = it->second;
+          }
+      }
+
+      /** Copy an n_items x n_entries host table (row-major) into the device layout. */
+      template <typename T>
+      std::vector<T>
+      to_device_layout(const std::vector<T> &row_major,
+                       const Index64         n_items,
+                       const Index64         n_entries,
+                       Index64              &stride_item,
+                       Index64              &stride_entry)
+      {
+        internal::default_strides(n_items, n_entries, stride_item, stride_entry);
+        std::vector<T> result(row_major.size());
+        for (Index64 i = 0; i < n_items; ++i)
+          for (Index64 e = 0; e < n_entries; ++e)
+            result[i * stride_item + e * stride_entry] = row_major[i * n_entries + e];
+        return result;
+      }
+    } // namespace
+
+    MechanicsOperator::MechanicsOperator(const MeshData         &mesh,
+                                         const OperatorSettings &settings)
+      : impl_(std::make_unique<Impl>())
+    {
+      mesh.check_consistency();
+      Impl &d          = *impl_;
+      d.settings       = settings;
+      d.n_cells        = mesh.n_cells();
+      d.n_nodes        = mesh.n_nodes;
+      d.n_owned_nodes  = mesh.n_owned_nodes;
+
+      d.cell_nodes = DeviceArray<LocalIndex>(
+        to_device_layout(mesh.cell_nodes, d.n_cells, 8, d.cell_nodes_stride_cell, d.cell_nodes_stride_node),
+        "cell nodes");
+      d.coordinates   = DeviceArray<double>(mesh.node_coordinates, "node coordinates");
+      d.materials     = DeviceArray<Material>(mesh.materials, "materials");
+      d.cell_material = DeviceArray<std::uint16_t>(mesh.cell_material, "cell materials");
+
+      std::vector<std::uint32_t> masks(d.n_cells, 0);
+      for (LocalIndex cell = 0; cell < d.n_cells; ++cell)
+        for (int a = 0; a < 8; ++a)
+          for (int c = 0; c < 3; ++c)
+            if (mesh.constrained_dofs[3 * mesh.cell_nodes[8 * cell + a] + c])
+              masks[cell] |= (1u << (3 * a + c));
+      d.cell_constraint_mask = DeviceArray<std::uint32_t>(masks, "constraint masks");
+
+      std::vector<LocalIndex> constrained_owned, constrained_all;
+      for (LocalIndex dof = 0; dof < mesh.n_dofs(); ++dof)
+        if (mesh.constrained_dofs[dof])
+          {
+            constrained_all.push_back(dof);
+            if (dof < mesh.n_owned_dofs())
+              constrained_owned.push_back(dof);
+          }
+      d.constrained_owned_dofs = DeviceArray<LocalIndex>(constrained_owned, "constrained dofs");
+      d.constrained_dofs       = DeviceArray<LocalIndex>(constrained_all, "constrained dofs");
+
+      if (settings.strategy == Strategy::ebe_colored)
+        {
+          std::vector<LocalIndex> sorted;
+          color_cells(mesh, sorted, d.color_offsets);
+          d.colored_cells = DeviceArray<LocalIndex>(sorted, "colored cells");
+        }
+      else if (settings.strategy == Strategy::dbd)
+        {
+          std::vector<LocalIndex> offsets(d.n_nodes + 1, 0);
+          for (const LocalIndex node : mesh.cell_nodes)
+            ++offsets[node + 1];
+          for (LocalIndex n = 0; n < d.n_nodes; ++n)
+            offsets[n + 1] += offsets[n];
+          if (d.n_cells >= (1 << 28))
+            throw std::runtime_error("dbd: more than 2^28 cells in one process");
+          std::vector<LocalIndex> entries(offsets.back());
+          std::vector<LocalIndex> next(offsets.begin(), offsets.end() - 1);
+          for (LocalIndex cell = 0; cell < d.n_cells; ++cell)
+            for (int a = 0; a < 8; ++a)
+              entries[next[mesh.cell_nodes[8 * cell + a]]++] = (cell << 3) | a;
+          d.node_offsets = DeviceArray<LocalIndex>(offsets, "node offsets");
+          d.node_entries = DeviceArray<LocalIndex>(entries, "node cell lists");
+        }
+
+      if (settings.cell_kernel == CellKernel::stored_geometry)
+        {
+          internal::default_strides(d.n_cells,
+                                    internal::stored_geometry_entries,
+                                    d.geometry_stride_cell,
+                                    d.geometry_stride_entry);
+          d.geometry.resize(static_cast<std::size_t>(d.n_cells) * internal::stored_geometry_entries,
+                            "stored geometry");
+          const internal::OnTheFlyGeometry   source = d.on_the_fly_geometry();
+          const internal::Strided<double>    target{d.geometry.data(), d.geometry_stride_cell, d.geometry_stride_entry};
+          internal::for_range("plastix::store_geometry", d.n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+            internal::OnTheFlyGeometry::CellData c;
+            source.load(cell, c);
+            for (int q = 0; q < 8; ++q)
+              {
+                double       inv[3][3];
+                const double JxW = source.at(c, q, inv);
+                for (int k = 0; k < 9; ++k)
+                  target(cell, 10 * q + k) = inv[k / 3][k % 3];
+                target(cell, 10 * q + 9) = JxW;
+              }
+          });
+        }
+      else if (settings.cell_kernel == CellKernel::element_matrix)
+        {
+          std::vector<LocalIndex> groups, representatives;
+          group_congruent_cells(mesh, groups, representatives);
+          d.n_matrices            = representatives.size();
+          d.cell_matrix           = DeviceArray<LocalIndex>(groups, "cell matrix index");
+          d.matrix_representative = DeviceArray<LocalIndex>(representatives, "matrix cells");
+          d.matrices.resize(576 * d.n_matrices, "element matrices");
+          internal::QuadratureCellOperator<internal::OnTheFlyGeometry, internal::ElasticLaw> op{
+            d.on_the_fly_geometry(), d.elastic_law()};
+          internal::compute_element_matrices(op,
+                                             d.matrix_representative.data(),
+                                             0,
+                                             d.n_matrices,
+                                             d.matrices.data());
+        }
+      Kokkos::fence();
+
+      // A negative Jacobian means a tangled or wrongly oriented cell: the
+      // operator would not be positive definite.
+      {
+        const internal::OnTheFlyGeometry geometry = d.on_the_fly_geometry();
+        Index64                          n_bad    = 0;
+        Kokkos::parallel_reduce(
+          "plastix::check_jacobians",
+          internal::RangePolicy(0, d.n_cells),
+          KOKKOS_LAMBDA(const Index64 cell, Index64 &bad) {
+            internal::OnTheFlyGeometry::CellData c;
+            geometry.load(cell, c);
+            for (int q = 0; q < 8; ++q)
+              {
+                double inv[3][3];
+                if (!(geometry.at(c, q, inv) > 0))
+                  {
+                    ++bad;
+                    break;
+                  }
+              }
+          },
+          n_bad);
+        if (n_bad > 0)
+          throw std::invalid_argument(
+            std::to_string(n_bad) +
+            " cells have a non-positive Jacobian determinant at a Gauss point "
+            "(tangled, degenerate or inverted hexahedra)");
+      }
+    }
+
+    MechanicsOperator::~MechanicsOperator() = default;
+
+    namespace
+    {
+      /** Run @p action with the elastic quadrature cell operator of the chosen geometry. */
+      template <typename Action>
+      void
+      with_elastic_quadrature_operator(const MechanicsOperator::Impl &d,
+                                       const bool                     stored,
+                                       const Action                  &action)
+      {
+        if (stored)
+          action(internal::QuadratureCellOperator<internal::StoredGeometry, internal::ElasticLaw>{
+            d.stored_geometry(), d.elastic_law()});
+        else
+          action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry, internal::ElasticLaw>{
+            d.on_the_fly_geometry(), d.elastic_law()});
+      }
+
+      void
+      apply_elastic(const MechanicsOperator::Impl &d,
+                    const double                  *src,
+                    double                        *dst,
+                    const bool                     masked)
+      {
+        if (d.settings.cell_kernel == CellKernel::element_matrix)
+          internal::launch_apply(d,
+                                 internal::MatrixCellOperator{d.matrices.data(), d.cell_matrix.data()},
+                                 src,
+                                 dst,
+                                 masked);
+        else
+          with_elastic_quadrature_operator(
+            d, d.settings.cell_kernel == CellKernel::stored_geometry, [&](const auto &op) {
+              internal::launch_apply(d, op, src, dst, masked);
+            });
+      }
+    } // namespace
+
+    void
+    MechanicsOperator::apply(const double *src, double *dst) const
+    {
+      apply_elastic(*impl_, src, dst, true);
+    }
+
+    void
+    MechanicsOperator::apply_unconstrained(const double *src, double *dst) const
+    {
+      apply_elastic(*impl_, src, dst, false);
+    }
+
+    void
+    MechanicsOperator::compute_diagonal(double *diagonal) const
+    {
+      const Impl &d = *impl_;
+      with_elastic_quadrature_operator(
+        d, d.settings.cell_kernel == CellKernel::stored_geometry, [&](const auto &op) {
+          internal::launch_diagonal(d, op, diagonal);
+        });
+    }
+
+    const OperatorSettings &
+    MechanicsOperator::settings() const
+    {
+      return impl_->settings;
+    }
+
+    LocalIndex
+    MechanicsOperator::n_cells() const
+    {
+      return impl_->n_cells;
+    }
+
+    LocalIndex
+    MechanicsOperator::n_dofs() const
+    {
+      return 3 * impl_->n_nodes;
+    }
+
+    LocalIndex
+    MechanicsOperator::n_owned_dofs() const
+    {
+      return 3 * impl_->n_owned_nodes;
+    }
+
+    unsigned int
+    MechanicsOperator::n_colors() const
+    {
+      return impl_->color_offsets.empty() ? 0 : impl_->color_offsets.size() - 1;
+    }
+
+    std::size_t
+    MechanicsOperator::n_element_matrices() const
+    {
+      return impl_->n_matrices;
+    }
+
+    std::size_t
+    MechanicsOperator::memory_consumption() const
+    {
+      const Impl &d = *impl_;
+      return d.cell_nodes.memory_consumption() + d.coordinates.memory_consumption() +
+             d.materials.memory_consumption() + d.cell_material.memory_consumption() +
+             d.cell_constraint_mask.memory_consumption() +
+             d.constrained_owned_dofs.memory_consumption() +
+             d.constrained_dofs.memory_consumption() + d.geometry.memory_consumption() +
+             d.colored_cells.memory_consumption() + d.node_offsets.memory_consumption() +
+             d.node_entries.memory_consumption() + d.matrices.memory_consumption() +
+             d.cell_matrix.memory_consumption() +
+             d.matrix_representative.memory_consumption();
+    }
+
+    std::size_t
+    MechanicsOperator::bytes_per_apply() const
+    {
+      const Impl       &d      = *impl_;
+      const std::size_t n_dofs = 3 * static_cast<std::size_t>(d.n_nodes);
+      // src read once; dst written once (DbD) or zeroed, then read and
+      // written by the accumulation (EbE).
+      std::size_t bytes = 8 * n_dofs + (d.settings.strategy == Strategy::dbd ? 8 : 24) * n_dofs;
+      bytes += d.cell_nodes.memory_consumption() + d.cell_constraint_mask.memory_consumption();
+      switch (d.settings.cell_kernel)
+        {
+          case CellKernel::stored_geometry:
+            bytes += d.geometry.memory_consumption() + d.cell_material.memory_consumption();
+            break;
+          case CellKernel::geometry_on_the_fly:
+            bytes += d.coordinates.memory_consumption() + d.cell_material.memory_consumption();
+            break;
+          case CellKernel::element_matrix:
+            bytes += d.matrices.memory_consumption() + d.cell_matrix.memory_consumption();
+            break;
+        }
+      if (d.settings.strategy == Strategy::dbd)
+        bytes += d.node_offsets.memory_consumption() + d.node_entries.memory_consumption();
+      if (d.settings.strategy == Strategy::ebe_colored)
+        bytes += d.colored_cells.memory_consumption();
+      return bytes;
+    }
+
+    std::string
+    MechanicsOperator::description() const
+    {
+      const Impl        &d = *impl_;
+      std::ostringstream s;
+      s << to_string(d.settings.strategy) << ", " << to_string(d.settings.cell_kernel) << ", "
+        << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";
+      if (d.settings.strategy == Strategy::ebe_colored)
+        s << ", " << n_colors() << " colours";
+      if (d.settings.cell_kernel == CellKernel::element_matrix)
+        s << ", " << d.n_matrices << " element matrices";
+      s << ", " << memory_consumption() / 1048576.0 << " MiB";
+      return s.str();
+    }
+
+    void
+    MechanicsOperator::cell_average_strain(const double *u, double *host_out) const
+    {
+      const Impl                     &d          = *impl_;
+      const internal::OnTheFlyGeometry geometry  = d.on_the_fly_geometry();
+      const auto                      cell_nodes = d.cell_node_table();
+      DeviceArray<double>             out(6 * static_cast<std::size_t>(d.n_cells), "cell strain");
+      double                         *result = out.data();
+      internal::for_range("plastix::cell_strain", d.n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+        LocalIndex nodes[8];
+        double     values[24];
+        internal::gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
+        double e[3][3][4];
+        for (int c = 0; c < 3; ++c)
+          {
+            double v[8];
+            for (int a = 0; a < 8; ++a)
+              v[a] = values[3 * a + c];
+            internal::edge_differences(v, e[c]);
+          }
+        internal::OnTheFlyGeometry::CellData g;
+        geometry.load(cell, g);
+        double sum[6] = {0, 0, 0, 0, 0, 0}, volume = 0;
+        for (int q = 0; q < 8; ++q)
+          {
+            double w[3][4], inv[3][3], G[3][3], eps[6];
+            internal::gradient_weights(q, w);
+            const double JxW = geometry.at(g, q, inv);
+            internal::displacement_gradient(e, w, inv, G);
+            internal::symmetric_part(G, eps);
+            for (int k = 0; k < 6; ++k)
+              sum[k] += JxW * eps[k];
+            volume += JxW;
+          }
+        for (int k = 0; k < 6; ++k)
+          result[6 * cell + k] = sum[k] / volume;
+      });
+      copy_to_host(host_out, out.data(), out.memory_consumption());
+    }
+
+    const MechanicsOperator::Impl &
+    MechanicsOperator::impl() const
+    {
+      return *impl_;
+    }
+  } // namespace backend
+} // namespace plastix
+
+#include "firewall_check.h"

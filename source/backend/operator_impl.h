@@ -1,0 +1,331 @@
+// Internal data of MechanicsOperator and the strategy launchers, shared by
+// the backend translation units (Kokkos).
+#ifndef PLASTIX_SOURCE_BACKEND_OPERATOR_IMPL_H
+#define PLASTIX_SOURCE_BACKEND_OPERATOR_IMPL_H
+
+#include <plastix/backend/device_array.h>
+#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/vector_operations.h>
+
+#include "q1_kernels.h"
+
+#include <vector>
+
+namespace plastix
+{
+  namespace backend
+  {
+    struct MechanicsOperator::Impl
+    {
+      OperatorSettings settings;
+      LocalIndex       n_cells       = 0;
+      LocalIndex       n_nodes       = 0;
+      LocalIndex       n_owned_nodes = 0;
+
+      /** Cell -> node table (8 per cell) in the layout of the execution space. */
+      DeviceArray<LocalIndex> cell_nodes;
+      internal::Index64                 cell_nodes_stride_cell = 0;
+      internal::Index64                 cell_nodes_stride_node = 0;
+
+      /** 3 coordinates per local node. */
+      DeviceArray<double> coordinates;
+
+      DeviceArray<Material>      materials;
+      DeviceArray<std::uint16_t> cell_material;
+
+      /** Bit 3a+c set if DoF c of vertex a of the cell is constrained. */
+      DeviceArray<std::uint32_t> cell_constraint_mask;
+      /** Owned constrained DoFs (unit rows). */
+      DeviceArray<LocalIndex> constrained_owned_dofs;
+      /** All constrained local DoFs. */
+      DeviceArray<LocalIndex> constrained_dofs;
+
+      /** Stored geometry: 80 doubles per cell (stored_geometry kernel). */
+      DeviceArray<double> geometry;
+      internal::Index64             geometry_stride_cell  = 0;
+      internal::Index64             geometry_stride_entry = 0;
+
+      /** Cells sorted by colour and the colour offsets (ebe_colored). */
+      DeviceArray<LocalIndex>  colored_cells;
+      std::vector<LocalIndex>  color_offsets;
+
+      /** Node -> (cell << 3 | vertex) lists in CSR form (dbd). */
+      DeviceArray<LocalIndex> node_offsets;
+      DeviceArray<LocalIndex> node_entries;
+
+      /** Element matrices (element_matrix kernel): 576 doubles each. */
+      DeviceArray<double>     matrices;
+      DeviceArray<LocalIndex> cell_matrix;
+      /** A cell of each matrix group, used to compute the matrix. */
+      DeviceArray<LocalIndex> matrix_representative;
+      std::size_t             n_matrices = 0;
+
+      internal::Strided<const LocalIndex>
+      cell_node_table() const
+      {
+        return {cell_nodes.data(), cell_nodes_stride_cell, cell_nodes_stride_node};
+      }
+
+      internal::OnTheFlyGeometry
+      on_the_fly_geometry() const
+      {
+        internal::OnTheFlyGeometry g;
+        g.cell_nodes  = cell_node_table();
+        g.coordinates = coordinates.data();
+        return g;
+      }
+
+      internal::StoredGeometry
+      stored_geometry() const
+      {
+        internal::StoredGeometry g;
+        g.data = {geometry.data(), geometry_stride_cell, geometry_stride_entry};
+        return g;
+      }
+
+      internal::ElasticLaw
+      elastic_law() const
+      {
+        return {materials.data(), cell_material.data()};
+      }
+    };
+
+    namespace internal
+    {
+      /** The 24 nodal values of a cell, zero where the cell's mask has a bit. */
+      KOKKOS_INLINE_FUNCTION void
+      gather_cell_values(const Strided<const LocalIndex> &cell_nodes,
+                         const Index64                    cell,
+                         const std::uint32_t              mask,
+                         const double                    *src,
+                         LocalIndex                       nodes[8],
+                         double                           u[24])
+      {
+        PLASTIX_UNROLL
+        for (int a = 0; a < 8; ++a)
+          {
+            nodes[a] = cell_nodes(cell, a);
+            PLASTIX_UNROLL
+            for (int c = 0; c < 3; ++c)
+              u[3 * a + c] = src[3 * static_cast<Index64>(nodes[a]) + c];
+          }
+        if (mask != 0)
+          PLASTIX_UNROLL
+          for (int k = 0; k < 24; ++k)
+            if ((mask >> k) & 1u)
+              u[k] = 0;
+      }
+
+      /** Element by element: gather, cell operator, scatter (atomic or plain). */
+      template <typename CellOperator, bool masked, bool atomic>
+      struct ElementByElementApply
+      {
+        CellOperator               cell_operator;
+        Strided<const LocalIndex>  cell_nodes;
+        const std::uint32_t       *masks     = nullptr;
+        const LocalIndex          *cell_list = nullptr;
+        const double              *src       = nullptr;
+        double                    *dst       = nullptr;
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const Index64 i) const
+        {
+          const Index64       cell = cell_list != nullptr ? cell_list[i] : i;
+          const std::uint32_t mask = masked ? masks[cell] : 0u;
+          LocalIndex          nodes[8];
+          double              u[24], f[24];
+          gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
+          cell_operator.apply(cell, u, f);
+          PLASTIX_UNROLL
+          for (int a = 0; a < 8; ++a)
+            PLASTIX_UNROLL
+            for (int c = 0; c < 3; ++c)
+              {
+                const int k = 3 * a + c;
+                if (masked && ((mask >> k) & 1u))
+                  continue;
+                double &target = dst[3 * static_cast<Index64>(nodes[a]) + c];
+                if (atomic)
+                  Kokkos::atomic_add(&target, f[k]);
+                else
+                  target += f[k];
+              }
+        }
+      };
+
+      /** DoF by DoF (node-wise): each node sums its rows over adjacent cells. */
+      template <typename CellOperator, bool masked>
+      struct DofByDofApply
+      {
+        CellOperator              cell_operator;
+        Strided<const LocalIndex> cell_nodes;
+        const std::uint32_t      *masks        = nullptr;
+        const LocalIndex         *node_offsets = nullptr;
+        const LocalIndex         *node_entries = nullptr;
+        const double             *src          = nullptr;
+        double                   *dst          = nullptr;
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const Index64 node) const
+        {
+          double r[3] = {0, 0, 0};
+          for (LocalIndex k = node_offsets[node]; k < node_offsets[node + 1]; ++k)
+            {
+              const LocalIndex    entry = node_entries[k];
+              const Index64       cell  = entry >> 3;
+              const int           a     = entry & 7;
+              const std::uint32_t mask  = masked ? masks[cell] : 0u;
+              LocalIndex          nodes[8];
+              double              u[24], f[3];
+              gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
+              cell_operator.apply_node_rows(cell, a, u, f);
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                if (!masked || !((mask >> (3 * a + c)) & 1u))
+                  r[c] += f[c];
+            }
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            dst[3 * node + c] = r[c];
+        }
+      };
+
+      /**
+       * dst = A src with the operator's strategy and the given cell operator.
+       * With @p masked, constrained DoFs are treated as in
+       * MechanicsOperator::apply() (unit rows included).
+       */
+      template <typename CellOperator>
+      void
+      launch_apply(const MechanicsOperator::Impl &data,
+                   const CellOperator            &cell_operator,
+                   const double                  *src,
+                   double                        *dst,
+                   const bool                     masked)
+      {
+        const Index64 n_dofs = 3 * static_cast<Index64>(data.n_nodes);
+        switch (data.settings.strategy)
+          {
+            case Strategy::ebe_atomic:
+            case Strategy::ebe_colored:
+              {
+                vector_operations::set(n_dofs, 0., dst);
+                const bool colored = data.settings.strategy == Strategy::ebe_colored;
+                auto run = [&](auto functor) {
+                  functor.cell_operator = cell_operator;
+                  functor.cell_nodes    = data.cell_node_table();
+                  functor.masks         = data.cell_constraint_mask.data();
+                  functor.src           = src;
+                  functor.dst           = dst;
+                  if (colored)
+                    {
+                      functor.cell_list = data.colored_cells.data();
+                      for (std::size_t color = 0; color + 1 < data.color_offsets.size(); ++color)
+                        for_range("plastix::ebe_colored",
+                                  data.color_offsets[color],
+                                  data.color_offsets[color + 1],
+                                  functor);
+                    }
+                  else
+                    for_range("plastix::ebe_atomic", data.n_cells, functor);
+                };
+                if (colored)
+                  {
+                    if (masked)
+                      run(ElementByElementApply<CellOperator, true, false>{});
+                    else
+                      run(ElementByElementApply<CellOperator, false, false>{});
+                  }
+                else
+                  {
+                    if (masked)
+                      run(ElementByElementApply<CellOperator, true, true>{});
+                    else
+                      run(ElementByElementApply<CellOperator, false, true>{});
+                  }
+                break;
+              }
+            case Strategy::dbd:
+              {
+                auto run = [&](auto functor) {
+                  functor.cell_operator = cell_operator;
+                  functor.cell_nodes    = data.cell_node_table();
+                  functor.masks         = data.cell_constraint_mask.data();
+                  functor.node_offsets  = data.node_offsets.data();
+                  functor.node_entries  = data.node_entries.data();
+                  functor.src           = src;
+                  functor.dst           = dst;
+                  for_range("plastix::dbd", data.n_nodes, functor);
+                };
+                if (masked)
+                  run(DofByDofApply<CellOperator, true>{});
+                else
+                  run(DofByDofApply<CellOperator, false>{});
+                break;
+              }
+          }
+        if (masked)
+          vector_operations::copy_entries(data.constrained_owned_dofs.size(),
+                                          data.constrained_owned_dofs.data(),
+                                          src,
+                                          dst);
+      }
+
+      /** Cell-wise diagonal accumulated with atomics; unit entries at owned constrained DoFs. */
+      template <typename QuadratureOperator>
+      void
+      launch_diagonal(const MechanicsOperator::Impl &data,
+                      const QuadratureOperator      &cell_operator,
+                      double                        *diagonal)
+      {
+        vector_operations::set(3 * static_cast<Index64>(data.n_nodes), 0., diagonal);
+        const Strided<const LocalIndex> cell_nodes = data.cell_node_table();
+        const std::uint32_t            *masks      = data.cell_constraint_mask.data();
+        for_range("plastix::diagonal", data.n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+          double d[24];
+          cell_operator.diagonal(cell, d);
+          const std::uint32_t mask = masks[cell];
+          for (int a = 0; a < 8; ++a)
+            for (int c = 0; c < 3; ++c)
+              if (!((mask >> (3 * a + c)) & 1u))
+                Kokkos::atomic_add(&diagonal[3 * static_cast<Index64>(cell_nodes(cell, a)) + c],
+                                   d[3 * a + c]);
+        });
+        vector_operations::set_entries(data.constrained_owned_dofs.size(),
+                                       data.constrained_owned_dofs.data(),
+                                       1.,
+                                       diagonal);
+      }
+
+      /**
+       * Compute the element matrix of every group (cells [first, last) of
+       * matrix_representative) with the quadrature cell operator @p op: column
+       * j is the operator applied to the unit vector e_j.
+       */
+      template <typename QuadratureOperator>
+      void
+      compute_element_matrices(const QuadratureOperator &op,
+                               const LocalIndex         *representatives,
+                               const Index64             first,
+                               const Index64             last,
+                               double                   *matrices)
+      {
+        for_range("plastix::element_matrices", first, last, KOKKOS_LAMBDA(const Index64 m) {
+          const Index64 cell = representatives[m];
+          double       *K    = matrices + 576 * m;
+          for (int j = 0; j < 24; ++j)
+            {
+              double u[24], f[24];
+              for (int k = 0; k < 24; ++k)
+                u[k] = (k == j) ? 1. : 0.;
+              op.apply(cell, u, f);
+              for (int i = 0; i < 24; ++i)
+                K[24 * i + j] = f[i];
+            }
+        });
+      }
+    } // namespace internal
+  }   // namespace backend
+} // namespace plastix
+
+#endif

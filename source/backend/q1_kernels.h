@@ -1,0 +1,508 @@
+// Device functions of the Q1 hexahedron with 2x2x2 Gauss points: reference
+// gradients by sum factorisation, geometry, material laws and the cell
+// operators (quadrature and element matrix). Backend-internal (Kokkos).
+#ifndef PLASTIX_SOURCE_BACKEND_Q1_KERNELS_H
+#define PLASTIX_SOURCE_BACKEND_Q1_KERNELS_H
+
+#include <plastix/backend/mesh_data.h>
+
+#include "kokkos_common.h"
+
+namespace plastix
+{
+  namespace backend
+  {
+    namespace internal
+    {
+      /** Gauss points of the 2-point rule on [0,1]: (1 -+ 1/sqrt(3))/2. */
+      constexpr double gauss_lo = 0.21132486540518711775;
+      constexpr double gauss_hi = 0.78867513459481288225;
+      /** Weight of each of the 8 tensor Gauss points on the unit cube. */
+      constexpr double gauss_weight = 0.125;
+
+      /**
+       * A two-dimensional array with run-time strides, so that the same
+       * kernel reads structure-of-arrays data on GPUs (coalesced across cells)
+       * and array-of-structures data on CPUs (one cache line per cell).
+       */
+      template <typename T>
+      struct Strided
+      {
+        T      *data        = nullptr;
+        Index64 stride_item = 0;
+        Index64 stride_entry = 0;
+
+        KOKKOS_INLINE_FUNCTION T &
+        operator()(const Index64 item, const Index64 entry) const
+        {
+          return data[item * stride_item + entry * stride_entry];
+        }
+      };
+
+      /** Strides of n_items x n_entries data in the layout of the execution space. */
+      inline void
+      default_strides(const Index64 n_items,
+                      const Index64 n_entries,
+                      Index64      &stride_item,
+                      Index64      &stride_entry)
+      {
+        if (on_device)
+          {
+            stride_item  = 1;
+            stride_entry = n_items;
+          }
+        else
+          {
+            stride_item  = n_entries;
+            stride_entry = 1;
+          }
+      }
+
+      /**
+       * Bilinear weights (1-s)(1-t), s(1-t), (1-s)t, st: the reference
+       * derivative of a trilinear function along one axis at a Gauss point
+       * interpolates the four edge differences along that axis with them.
+       */
+      KOKKOS_INLINE_FUNCTION void
+      bilinear_weights(const double s, const double t, double w[4])
+      {
+        w[0] = (1. - s) * (1. - t);
+        w[1] = s * (1. - t);
+        w[2] = (1. - s) * t;
+        w[3] = s * t;
+      }
+
+      /** The two vertices (lexicographic) of edge m along direction d. */
+      KOKKOS_INLINE_FUNCTION void
+      edge_vertices(const int d, const int m, int &lo, int &hi)
+      {
+        if (d == 0)
+          {
+            lo = 2 * m;
+            hi = lo + 1;
+          }
+        else if (d == 1)
+          {
+            lo = (m & 1) + 4 * (m >> 1);
+            hi = lo + 2;
+          }
+        else
+          {
+            lo = m;
+            hi = m + 4;
+          }
+      }
+
+      /** Coordinates of Gauss point q (lexicographic) in the unit cube. */
+      KOKKOS_INLINE_FUNCTION void
+      gauss_point(const int q, double &x, double &y, double &z)
+      {
+        x = (q & 1) ? gauss_hi : gauss_lo;
+        y = (q & 2) ? gauss_hi : gauss_lo;
+        z = (q & 4) ? gauss_hi : gauss_lo;
+      }
+
+      /** Weights of the edge differences along the three axes at Gauss point q. */
+      KOKKOS_INLINE_FUNCTION void
+      gradient_weights(const int q, double w[3][4])
+      {
+        double x, y, z;
+        gauss_point(q, x, y, z);
+        bilinear_weights(y, z, w[0]);
+        bilinear_weights(x, z, w[1]);
+        bilinear_weights(x, y, w[2]);
+      }
+
+      /** Edge differences of vertex values v along each axis: e[d][m] = v[hi] - v[lo]. */
+      KOKKOS_INLINE_FUNCTION void
+      edge_differences(const double v[8], double e[3][4])
+      {
+        PLASTIX_UNROLL
+        for (int d = 0; d < 3; ++d)
+          PLASTIX_UNROLL
+          for (int m = 0; m < 4; ++m)
+            {
+              int lo, hi;
+              edge_vertices(d, m, lo, hi);
+              e[d][m] = v[hi] - v[lo];
+            }
+      }
+
+      /** Transpose of edge_differences: r[hi] += a[d][m], r[lo] -= a[d][m]. */
+      KOKKOS_INLINE_FUNCTION void
+      edge_differences_transpose(const double a[3][4], double r[8])
+      {
+        PLASTIX_UNROLL
+        for (int v = 0; v < 8; ++v)
+          r[v] = 0;
+        PLASTIX_UNROLL
+        for (int d = 0; d < 3; ++d)
+          PLASTIX_UNROLL
+          for (int m = 0; m < 4; ++m)
+            {
+              int lo, hi;
+              edge_vertices(d, m, lo, hi);
+              r[hi] += a[d][m];
+              r[lo] -= a[d][m];
+            }
+      }
+
+      /** Value of d N_a / d xi_d at Gauss point q. */
+      KOKKOS_INLINE_FUNCTION double
+      shape_gradient(const int q, const int a, const int d)
+      {
+        double p[3];
+        gauss_point(q, p[0], p[1], p[2]);
+        double r = 1;
+        PLASTIX_UNROLL
+        for (int e = 0; e < 3; ++e)
+          {
+            const int bit = (a >> e) & 1;
+            if (e == d)
+              r *= bit ? 1. : -1.;
+            else
+              r *= bit ? p[e] : 1. - p[e];
+          }
+        return r;
+      }
+
+      /**
+       * Inverse and determinant of the Jacobian J[i][d] = d x_i / d xi_d. The
+       * inverse is returned as inv[d][i] = d xi_d / d x_i.
+       */
+      KOKKOS_INLINE_FUNCTION double
+      invert_jacobian(const double J[3][3], double inv[3][3])
+      {
+        const double c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+        const double c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+        const double c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+        const double det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
+        const double r   = 1. / det;
+        inv[0][0]        = c00 * r;
+        inv[1][0]        = c01 * r;
+        inv[2][0]        = c02 * r;
+        inv[0][1]        = (J[0][2] * J[2][1] - J[0][1] * J[2][2]) * r;
+        inv[1][1]        = (J[0][0] * J[2][2] - J[0][2] * J[2][0]) * r;
+        inv[2][1]        = (J[0][1] * J[2][0] - J[0][0] * J[2][1]) * r;
+        inv[0][2]        = (J[0][1] * J[1][2] - J[0][2] * J[1][1]) * r;
+        inv[1][2]        = (J[0][2] * J[1][0] - J[0][0] * J[1][2]) * r;
+        inv[2][2]        = (J[0][0] * J[1][1] - J[0][1] * J[1][0]) * r;
+        return det;
+      }
+
+      /** Number of doubles stored per cell with stored geometry: (9 + 1) per Gauss point. */
+      constexpr int stored_geometry_entries = 80;
+
+      /**
+       * Geometry from stored inverse Jacobians and JxW (entry 10 q + 3 d + i
+       * holds inv[d][i], entry 10 q + 9 JxW).
+       */
+      struct StoredGeometry
+      {
+        Strided<const double> data;
+
+        struct CellData
+        {
+          Index64 cell;
+        };
+
+        KOKKOS_INLINE_FUNCTION void
+        load(const Index64 cell, CellData &c) const
+        {
+          c.cell = cell;
+        }
+
+        KOKKOS_INLINE_FUNCTION double
+        at(const CellData &c, const int q, double inv[3][3]) const
+        {
+          PLASTIX_UNROLL
+          for (int d = 0; d < 3; ++d)
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              inv[d][i] = data(c.cell, 10 * q + 3 * d + i);
+          return data(c.cell, 10 * q + 9);
+        }
+      };
+
+      /** Geometry recomputed from the eight vertex coordinates (trilinear map). */
+      struct OnTheFlyGeometry
+      {
+        Strided<const LocalIndex> cell_nodes;
+        const double             *coordinates = nullptr;
+
+        struct CellData
+        {
+          double edges[3][3][4]; // [coordinate][direction][edge]
+        };
+
+        KOKKOS_INLINE_FUNCTION void
+        load(const Index64 cell, CellData &c) const
+        {
+          double x[3][8];
+          PLASTIX_UNROLL
+          for (int a = 0; a < 8; ++a)
+            {
+              const Index64 node = cell_nodes(cell, a);
+              PLASTIX_UNROLL
+              for (int i = 0; i < 3; ++i)
+                x[i][a] = coordinates[3 * node + i];
+            }
+          PLASTIX_UNROLL
+          for (int i = 0; i < 3; ++i)
+            edge_differences(x[i], c.edges[i]);
+        }
+
+        KOKKOS_INLINE_FUNCTION double
+        at(const CellData &c, const int q, double inv[3][3]) const
+        {
+          double w[3][4];
+          gradient_weights(q, w);
+          double J[3][3];
+          PLASTIX_UNROLL
+          for (int i = 0; i < 3; ++i)
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              J[i][d] = w[d][0] * c.edges[i][d][0] + w[d][1] * c.edges[i][d][1] +
+                        w[d][2] * c.edges[i][d][2] + w[d][3] * c.edges[i][d][3];
+          return invert_jacobian(J, inv) * gauss_weight;
+        }
+      };
+
+      /**
+       * Symmetric tensors are stored as 6 entries xx, yy, zz, yz, xz, xy
+       * (tensor, not engineering, shear components).
+       */
+      KOKKOS_INLINE_FUNCTION void
+      symmetric_part(const double G[3][3], double eps[6])
+      {
+        eps[0] = G[0][0];
+        eps[1] = G[1][1];
+        eps[2] = G[2][2];
+        eps[3] = 0.5 * (G[1][2] + G[2][1]);
+        eps[4] = 0.5 * (G[0][2] + G[2][0]);
+        eps[5] = 0.5 * (G[0][1] + G[1][0]);
+      }
+
+      /** Linear isotropic elasticity, sigma = lambda tr(eps) I + 2 mu eps. */
+      struct ElasticLaw
+      {
+        const Material      *materials     = nullptr;
+        const std::uint16_t *cell_material = nullptr;
+
+        KOKKOS_INLINE_FUNCTION void
+        stress(const Index64 cell, const int, const double eps[6], double sig[6]) const
+        {
+          const Material &m  = materials[cell_material[cell]];
+          const double    tr = eps[0] + eps[1] + eps[2];
+          PLASTIX_UNROLL
+          for (int k = 0; k < 3; ++k)
+            sig[k] = m.lambda * tr + 2. * m.mu * eps[k];
+          PLASTIX_UNROLL
+          for (int k = 3; k < 6; ++k)
+            sig[k] = 2. * m.mu * eps[k];
+        }
+      };
+
+      /**
+       * Physical displacement gradient G[c][i] = d u_c / d x_i at Gauss point
+       * q, from the edge differences e[c][d][m] of the displacement.
+       */
+      KOKKOS_INLINE_FUNCTION void
+      displacement_gradient(const double e[3][3][4],
+                            const double w[3][4],
+                            const double inv[3][3],
+                            double       G[3][3])
+      {
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          {
+            double gref[3];
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              gref[d] = w[d][0] * e[c][d][0] + w[d][1] * e[c][d][1] +
+                        w[d][2] * e[c][d][2] + w[d][3] * e[c][d][3];
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              G[c][i] = gref[0] * inv[0][i] + gref[1] * inv[1][i] +
+                        gref[2] * inv[2][i];
+          }
+      }
+
+      /**
+       * Quadrature form of the cell operator: f = sum_q B^T D B u JxW with B
+       * from geometry and D from the law. u and f hold 24 values, 3 a + c.
+       */
+      template <typename Geometry, typename Law>
+      struct QuadratureCellOperator
+      {
+        Geometry geometry;
+        Law      law;
+
+        KOKKOS_INLINE_FUNCTION void
+        apply(const Index64 cell, const double u[24], double f[24]) const
+        {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+
+          double e[3][3][4];
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            {
+              double v[8];
+              PLASTIX_UNROLL
+              for (int a = 0; a < 8; ++a)
+                v[a] = u[3 * a + c];
+              edge_differences(v, e[c]);
+            }
+
+          double acc[3][3][4];
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              PLASTIX_UNROLL
+              for (int m = 0; m < 4; ++m)
+                acc[c][d][m] = 0;
+
+          for (int q = 0; q < 8; ++q)
+            {
+              double w[3][4];
+              gradient_weights(q, w);
+              double       inv[3][3];
+              const double JxW = geometry.at(g, q, inv);
+              double       G[3][3];
+              displacement_gradient(e, w, inv, G);
+              double eps[6], sig[6];
+              symmetric_part(G, eps);
+              law.stress(cell, q, eps, sig);
+              const double S[3][3] = {{sig[0], sig[5], sig[4]},
+                                      {sig[5], sig[1], sig[3]},
+                                      {sig[4], sig[3], sig[2]}};
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                PLASTIX_UNROLL
+                for (int d = 0; d < 3; ++d)
+                  {
+                    const double t = JxW * (inv[d][0] * S[c][0] +
+                                            inv[d][1] * S[c][1] +
+                                            inv[d][2] * S[c][2]);
+                    PLASTIX_UNROLL
+                    for (int m = 0; m < 4; ++m)
+                      acc[c][d][m] += w[d][m] * t;
+                  }
+            }
+
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            {
+              double r[8];
+              edge_differences_transpose(acc[c], r);
+              PLASTIX_UNROLL
+              for (int a = 0; a < 8; ++a)
+                f[3 * a + c] = r[a];
+            }
+        }
+
+        /** Rows 3a..3a+2 of the cell operator (the whole cell is evaluated). */
+        KOKKOS_INLINE_FUNCTION void
+        apply_node_rows(const Index64 cell,
+                        const int     a,
+                        const double  u[24],
+                        double        f3[3]) const
+        {
+          double f[24];
+          apply(cell, u, f);
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            f3[c] = f[3 * a + c];
+        }
+
+        /** Diagonal of the cell matrix: diag[3a+c] = sum_q B_ac^T D B_ac JxW. */
+        KOKKOS_INLINE_FUNCTION void
+        diagonal(const Index64 cell, double diag[24]) const
+        {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          PLASTIX_UNROLL
+          for (int k = 0; k < 24; ++k)
+            diag[k] = 0;
+          for (int q = 0; q < 8; ++q)
+            {
+              double       inv[3][3];
+              const double JxW = geometry.at(g, q, inv);
+              for (int a = 0; a < 8; ++a)
+                {
+                  double grad[3];
+                  PLASTIX_UNROLL
+                  for (int i = 0; i < 3; ++i)
+                    grad[i] = shape_gradient(q, a, 0) * inv[0][i] +
+                              shape_gradient(q, a, 1) * inv[1][i] +
+                              shape_gradient(q, a, 2) * inv[2][i];
+                  PLASTIX_UNROLL
+                  for (int c = 0; c < 3; ++c)
+                    {
+                      double G[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+                      PLASTIX_UNROLL
+                      for (int i = 0; i < 3; ++i)
+                        G[c][i] = grad[i];
+                      double eps[6], sig[6];
+                      symmetric_part(G, eps);
+                      law.stress(cell, q, eps, sig);
+                      // sig : grad(N_a e_c) = sig : eps (sig symmetric)
+                      const double energy = sig[0] * eps[0] + sig[1] * eps[1] +
+                                            sig[2] * eps[2] +
+                                            2. * (sig[3] * eps[3] + sig[4] * eps[4] +
+                                                  sig[5] * eps[5]);
+                      diag[3 * a + c] += JxW * energy;
+                    }
+                }
+            }
+        }
+      };
+
+      /** Element-matrix form of the cell operator: f = K_cell u. */
+      struct MatrixCellOperator
+      {
+        /** 576 doubles per matrix, row-major. */
+        const double     *matrices    = nullptr;
+        /** Matrix index of each cell. */
+        const LocalIndex *cell_matrix = nullptr;
+
+        KOKKOS_INLINE_FUNCTION void
+        apply(const Index64 cell, const double u[24], double f[24]) const
+        {
+          const double *K = matrices + 576 * static_cast<Index64>(cell_matrix[cell]);
+          for (int i = 0; i < 24; ++i)
+            {
+              double s = 0;
+              PLASTIX_UNROLL
+              for (int j = 0; j < 24; ++j)
+                s += K[24 * i + j] * u[j];
+              f[i] = s;
+            }
+        }
+
+        /** Rows 3a..3a+2 of K_cell u. */
+        KOKKOS_INLINE_FUNCTION void
+        apply_node_rows(const Index64 cell,
+                        const int     a,
+                        const double  u[24],
+                        double        f[3]) const
+        {
+          const double *K = matrices + 576 * static_cast<Index64>(cell_matrix[cell]) + 72 * a;
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            {
+              double s = 0;
+              PLASTIX_UNROLL
+              for (int j = 0; j < 24; ++j)
+                s += K[24 * c + j] * u[j];
+              f[c] = s;
+            }
+        }
+      };
+    } // namespace internal
+  }   // namespace backend
+} // namespace plastix
+
+#endif

@@ -1,0 +1,323 @@
+// deal.II adapter: DoFHandler, constraints and materials -> backend data.
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe.h>
+#include <deal.II/fe/mapping_q.h>
+
+#include <plastix/backend/vector_operations.h>
+#include <plastix/dealii/mechanics_operator.h>
+
+#include <sstream>
+#include <stdexcept>
+
+namespace plastix
+{
+  namespace ops = backend::vector_operations;
+
+  backend::Material
+  make_material(const double E,
+                const double nu,
+                const double yield_stress,
+                const double isotropic_hardening,
+                const double kinematic_hardening)
+  {
+    if (!(E > 0))
+      throw std::invalid_argument("Young's modulus must be positive, got E = " +
+                                  std::to_string(E));
+    if (!(nu > -1. && nu < 0.5))
+      throw std::invalid_argument(
+        "Poisson's ratio must lie in (-1, 0.5), got nu = " + std::to_string(nu) +
+        (nu >= 0.5 ? " (nu >= 0.5 is incompressible: the bulk modulus is infinite)" : ""));
+    if (yield_stress < 0)
+      throw std::invalid_argument("yield stress must not be negative, got " +
+                                  std::to_string(yield_stress));
+    if (isotropic_hardening < 0 || kinematic_hardening < 0)
+      throw std::invalid_argument("hardening moduli must not be negative");
+    backend::Material m;
+    m.lambda              = E * nu / ((1. + nu) * (1. - 2. * nu));
+    m.mu                  = E / (2. * (1. + nu));
+    m.yield_stress        = yield_stress;
+    m.isotropic_hardening = isotropic_hardening;
+    m.kinematic_hardening = kinematic_hardening;
+    return m;
+  }
+
+  MechanicsOperator::MechanicsOperator() = default;
+
+  MechanicsOperator::~MechanicsOperator() = default;
+
+  void
+  MechanicsOperator::reinit(const dealii::DoFHandler<3>             &dof_handler,
+                            const dealii::AffineConstraints<double> &constraints,
+                            const MaterialTable                     &materials,
+                            const AdditionalData                    &additional_data)
+  {
+    const dealii::MappingQ<3> mapping(1);
+    reinit(mapping, dof_handler, constraints, materials, additional_data);
+  }
+
+  void
+  MechanicsOperator::reinit(const dealii::Mapping<3>                &mapping,
+                            const dealii::DoFHandler<3>             &dof_handler,
+                            const dealii::AffineConstraints<double> &constraints,
+                            const MaterialTable                     &materials,
+                            const AdditionalData                    &additional_data)
+  {
+    const auto *mapping_q = dynamic_cast<const dealii::MappingQ<3> *>(&mapping);
+    if (mapping_q == nullptr || mapping_q->get_degree() != 1)
+      throw std::invalid_argument(
+        "plastix::MechanicsOperator: only the trilinear mapping (MappingQ(1)) is "
+        "supported; the geometry is computed from the cell vertices");
+
+    const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
+    if (fe.n_components() != 3 || fe.n_dofs_per_cell() != 24 || fe.degree != 1 ||
+        fe.n_base_elements() != 1 || fe.base_element(0).get_name() != "FE_Q<3>(1)")
+      throw std::invalid_argument(
+        "plastix::MechanicsOperator needs FESystem(FE_Q(1), 3); got " + fe.get_name());
+
+    // Local DoF index layout: owned, then the ghosts of the owned cells.
+    const dealii::IndexSet &owned = dof_handler.locally_owned_dofs();
+    dealii::IndexSet        active;
+    dealii::DoFTools::extract_locally_active_dofs(dof_handler, active);
+    dealii::IndexSet ghosts = active;
+    ghosts.subtract_set(owned);
+    partitioner = std::make_shared<dealii::Utilities::MPI::Partitioner>(
+      owned, ghosts, dof_handler.get_communicator());
+
+    const std::size_t n_local = partitioner->locally_owned_size() + partitioner->n_ghost_indices();
+    if (partitioner->locally_owned_size() % 3 != 0 || n_local % 3 != 0)
+      throw std::invalid_argument(
+        "plastix::MechanicsOperator: the three DoFs of each vertex must be numbered "
+        "consecutively (deal.II's default numbering); was the DoFHandler renumbered "
+        "component-wise?");
+
+    // Which cell DoF is component c of vertex v.
+    unsigned int cell_dof[8][3];
+    for (unsigned int i = 0; i < 24; ++i)
+      {
+        const auto [component, vertex] = fe.system_to_component_index(i);
+        cell_dof[vertex][component]    = i;
+      }
+
+    backend::MeshData mesh;
+    mesh.n_nodes       = n_local / 3;
+    mesh.n_owned_nodes = partitioner->locally_owned_size() / 3;
+    mesh.node_coordinates.assign(n_local, 0.);
+    mesh.constrained_dofs.assign(n_local, 0);
+
+    std::map<dealii::types::material_id, std::uint16_t> material_index;
+    for (const auto &[id, material] : materials)
+      {
+        material_index[id] = mesh.materials.size();
+        mesh.materials.push_back(material);
+      }
+
+    std::vector<bool>                             touched(n_local, false);
+    std::vector<dealii::types::global_dof_index> dof_indices(24);
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      {
+        if (!cell->is_locally_owned())
+          continue;
+        cell->get_dof_indices(dof_indices);
+        for (unsigned int v = 0; v < 8; ++v)
+          {
+            const std::size_t l0 = partitioner->global_to_local(dof_indices[cell_dof[v][0]]);
+            const std::size_t l1 = partitioner->global_to_local(dof_indices[cell_dof[v][1]]);
+            const std::size_t l2 = partitioner->global_to_local(dof_indices[cell_dof[v][2]]);
+            if (l0 % 3 != 0 || l1 != l0 + 1 || l2 != l0 + 2)
+              throw std::invalid_argument(
+                "plastix::MechanicsOperator: the DoFs x, y, z of a vertex must have "
+                "consecutive indices (deal.II's default numbering); got " +
+                std::to_string(dof_indices[cell_dof[v][0]]) + ", " +
+                std::to_string(dof_indices[cell_dof[v][1]]) + ", " +
+                std::to_string(dof_indices[cell_dof[v][2]]));
+            const std::size_t node = l0 / 3;
+            mesh.cell_nodes.push_back(node);
+            for (unsigned int d = 0; d < 3; ++d)
+              mesh.node_coordinates[3 * node + d] = cell->vertex(v)[d];
+            touched[l0] = touched[l1] = touched[l2] = true;
+          }
+        const auto it = material_index.find(cell->material_id());
+        if (it == material_index.end())
+          throw std::invalid_argument("plastix::MechanicsOperator: no material given for "
+                                      "material id " +
+                                      std::to_string(cell->material_id()));
+        mesh.cell_material.push_back(it->second);
+      }
+    for (std::size_t i = 0; i < n_local; ++i)
+      if (!touched[i])
+        throw std::invalid_argument("plastix::MechanicsOperator: DoF " +
+                                    std::to_string(partitioner->local_to_global(i)) +
+                                    " belongs to no locally owned cell");
+
+    std::vector<backend::LocalIndex> owned_constrained;
+    std::vector<double>              owned_values;
+    for (std::size_t i = 0; i < n_local; ++i)
+      {
+        const auto global = partitioner->local_to_global(i);
+        if (!constraints.is_constrained(global))
+          continue;
+        const auto *entries = constraints.get_constraint_entries(global);
+        if (entries != nullptr && !entries->empty())
+          throw std::invalid_argument(
+            "plastix::MechanicsOperator supports only Dirichlet-type constraints; DoF " +
+            std::to_string(global) +
+            " is constrained to other DoFs (hanging-node or periodic constraint)");
+        mesh.constrained_dofs[i] = 1;
+        if (i < partitioner->locally_owned_size())
+          {
+            owned_constrained.push_back(i);
+            owned_values.push_back(constraints.get_inhomogeneity(global));
+          }
+      }
+    constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(owned_constrained, "constrained dofs");
+    constrained_owned_values = backend::DeviceArray<double>(owned_values, "prescribed values");
+
+    backend::OperatorSettings settings;
+    settings.strategy    = additional_data.strategy;
+    settings.cell_kernel = additional_data.cell_kernel;
+    device_operator      = std::make_unique<backend::MechanicsOperator>(mesh, settings);
+    temporary.reinit(partitioner);
+  }
+
+  void
+  MechanicsOperator::vmult(DeviceVector &dst, const DeviceVector &src) const
+  {
+    src.update_ghost_values();
+    if (dst.get_partitioner() != partitioner)
+      dst.reinit(partitioner, true);
+    device_operator->apply(src.device_data(), dst.device_data());
+    dst.compress(dealii::VectorOperation::add);
+  }
+
+  void
+  MechanicsOperator::Tvmult(DeviceVector &dst, const DeviceVector &src) const
+  {
+    vmult(dst, src);
+  }
+
+  void
+  MechanicsOperator::vmult_add(DeviceVector &dst, const DeviceVector &src) const
+  {
+    vmult(temporary, src);
+    dst.add(1., temporary);
+  }
+
+  void
+  MechanicsOperator::Tvmult_add(DeviceVector &dst, const DeviceVector &src) const
+  {
+    vmult_add(dst, src);
+  }
+
+  MechanicsOperator::size_type
+  MechanicsOperator::m() const
+  {
+    return partitioner->size();
+  }
+
+  MechanicsOperator::size_type
+  MechanicsOperator::n() const
+  {
+    return partitioner->size();
+  }
+
+  void
+  MechanicsOperator::initialize_dof_vector(DeviceVector &vector) const
+  {
+    vector.reinit(partitioner);
+  }
+
+  void
+  MechanicsOperator::compute_diagonal(DeviceVector &diagonal) const
+  {
+    diagonal.reinit(partitioner, true);
+    device_operator->compute_diagonal(diagonal.device_data());
+    diagonal.compress(dealii::VectorOperation::add);
+  }
+
+  void
+  MechanicsOperator::compute_inverse_diagonal(DeviceVector &inverse_diagonal) const
+  {
+    compute_diagonal(inverse_diagonal);
+    ops::invert_diagonal(inverse_diagonal.locally_owned_size(), inverse_diagonal.device_data());
+  }
+
+  void
+  MechanicsOperator::set_constrained_values(DeviceVector &u, const double scale) const
+  {
+    ops::assign_entries(constrained_owned_dofs.size(),
+                        constrained_owned_dofs.data(),
+                        constrained_owned_values.data(),
+                        u.device_data());
+    if (scale != 1.)
+      {
+        // Scale only the constrained entries: u_c = scale g_c.
+        temporary.reinit(partitioner);
+        ops::assign_entries(constrained_owned_dofs.size(),
+                            constrained_owned_dofs.data(),
+                            constrained_owned_values.data(),
+                            temporary.device_data());
+        ops::set_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(), 0., u.device_data());
+        u.add(scale, temporary);
+      }
+  }
+
+  void
+  MechanicsOperator::set_constrained_zero(DeviceVector &u) const
+  {
+    ops::set_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(), 0., u.device_data());
+  }
+
+  void
+  MechanicsOperator::lift_inhomogeneities(DeviceVector &rhs, const double scale) const
+  {
+    DeviceVector g(partitioner);
+    set_constrained_values(g, scale);
+    g.update_ghost_values();
+    device_operator->apply_unconstrained(g.device_data(), temporary.device_data());
+    temporary.compress(dealii::VectorOperation::add);
+    rhs.add(-1., temporary);
+    // Constrained rows carry the prescribed value (unit diagonal).
+    ops::copy_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(),
+                      g.device_data(), rhs.device_data());
+  }
+
+  std::vector<double>
+  MechanicsOperator::cell_average_strain(const DeviceVector &u) const
+  {
+    u.update_ghost_values();
+    std::vector<double> result(6 * static_cast<std::size_t>(device_operator->n_cells()));
+    device_operator->cell_average_strain(u.device_data(), result.data());
+    return result;
+  }
+
+  const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
+  MechanicsOperator::get_partitioner() const
+  {
+    return partitioner;
+  }
+
+  const backend::MechanicsOperator &
+  MechanicsOperator::backend_operator() const
+  {
+    return *device_operator;
+  }
+
+  unsigned int
+  MechanicsOperator::n_locally_owned_cells() const
+  {
+    return device_operator->n_cells();
+  }
+
+  std::size_t
+  MechanicsOperator::memory_consumption() const
+  {
+    return device_operator->memory_consumption() + constrained_owned_dofs.memory_consumption() +
+           constrained_owned_values.memory_consumption() + temporary.memory_consumption();
+  }
+
+  std::string
+  MechanicsOperator::description() const
+  {
+    return device_operator->description();
+  }
+} // namespace plastix

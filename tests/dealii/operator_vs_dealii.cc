@@ -1,0 +1,140 @@
+// The plastix operator times a random vector equals deal.II's assembled
+// sparse matrix (Trilinos) and deal.II's MatrixFree/FEEvaluation operator on a
+// distorted mesh with two materials, for every strategy and cell kernel, to
+// 1e-12 relative. Also the diagonal, and the result's independence of the
+// strategy. Run with 1 and 2 MPI ranks.
+#include <deal.II/base/conditional_ostream.h>
+#include <deal.II/base/function.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/grid/grid_tools.h>
+#include <deal.II/lac/trilinos_vector.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/reference_operators.h>
+#include <plastix/dealii/runtime.h>
+
+#include <iostream>
+
+using namespace dealii;
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  plastix::Runtime                 runtime;
+  const MPI_Comm                   comm = MPI_COMM_WORLD;
+  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
+  int                              failures = 0;
+  {
+    parallel::distributed::Triangulation<3> tria(comm);
+    GridGenerator::subdivided_hyper_rectangle(tria, {5, 4, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
+    tria.refine_global(1);
+    GridTools::distort_random(0.25, tria, true, 7);
+    for (const auto &cell : tria.active_cell_iterators())
+      cell->set_material_id(cell->center()[0] > 1.2 ? 3 : 0);
+
+    const FESystem<3> fe(FE_Q<3>(1), 3);
+    DoFHandler<3>     dof_handler(tria);
+    dof_handler.distribute_dofs(fe);
+    IndexSet relevant;
+    DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+    AffineConstraints<double> constraints(relevant);
+    VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ConstantFunction<3>(0.01, 3), constraints);
+    // Only the y component fixed on the top face: mixed constrained/free DoFs in one node.
+    VectorTools::interpolate_boundary_values(dof_handler, 5, Functions::ZeroFunction<3>(3), constraints,
+                                             fe.component_mask(FEValuesExtractors::Scalar(1)));
+    constraints.close();
+
+    const plastix::MaterialTable materials = {{0, plastix::make_material(200e9, 0.3)},
+                                              {3, plastix::make_material(70e9, 0.35)}};
+    pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells()
+         << ", constrained " << Utilities::MPI::sum(constraints.n_constraints(), comm) << " (summed over ranks)\n";
+
+    TrilinosWrappers::SparseMatrix matrix;
+    plastix::reference::assemble_trilinos_matrix(dof_handler, constraints, materials, matrix);
+    plastix::reference::MatrixFreeElasticity mf;
+    mf.reinit(dof_handler, constraints, materials);
+
+    // Random source, a function of the global index (rank-count independent), zero on constrained DoFs.
+    LinearAlgebra::distributed::Vector<double> src_host, dst_mf;
+    mf.initialize_dof_vector(src_host);
+    mf.initialize_dof_vector(dst_mf);
+    for (const auto i : src_host.locally_owned_elements())
+      src_host(i) = constraints.is_constrained(i) ? 0. : std::sin(1.7 * i + 0.3) + 0.25 * std::cos(0.11 * i);
+    mf.vmult(dst_mf, src_host);
+
+    TrilinosWrappers::MPI::Vector src_t(dof_handler.locally_owned_dofs(), comm), dst_t(src_t);
+    for (const auto i : src_host.locally_owned_elements())
+      src_t(i) = src_host(i);
+    src_t.compress(VectorOperation::insert);
+    matrix.vmult(dst_t, src_t);
+
+    auto relative_difference = [&](const auto &a, const auto &b, const bool free_rows_only) {
+      double diff = 0, norm = 0;
+      for (const auto i : src_host.locally_owned_elements())
+        {
+          if (free_rows_only && constraints.is_constrained(i))
+            continue;
+          diff += (a(i) - b(i)) * (a(i) - b(i));
+          norm += b(i) * b(i);
+        }
+      return std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm));
+    };
+    auto check = [&](const std::string &what, const double value, const double tolerance) {
+      const bool ok = value <= tolerance;
+      pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << value << " (tolerance " << tolerance << ")\n";
+      if (!ok)
+        ++failures;
+    };
+    check("MatrixFree vs Trilinos matrix (free rows)", relative_difference(dst_mf, dst_t, true), 1e-12);
+
+    LinearAlgebra::distributed::Vector<double> reference_result;
+    bool                                       have_reference = false;
+    for (const auto strategy : {plastix::backend::Strategy::ebe_atomic,
+                                plastix::backend::Strategy::ebe_colored,
+                                plastix::backend::Strategy::dbd})
+      for (const auto kernel : {plastix::backend::CellKernel::stored_geometry,
+                                plastix::backend::CellKernel::geometry_on_the_fly,
+                                plastix::backend::CellKernel::element_matrix})
+        {
+          plastix::MechanicsOperator op;
+          op.reinit(dof_handler, constraints, materials, {strategy, kernel});
+          plastix::DeviceVector src, dst;
+          op.initialize_dof_vector(src);
+          op.initialize_dof_vector(dst);
+          src.copy_from_host(src_host);
+          op.vmult(dst, src);
+          LinearAlgebra::distributed::Vector<double> result;
+          mf.initialize_dof_vector(result);
+          dst.copy_to_host(result);
+          const std::string name = plastix::backend::to_string(strategy) + ", " +
+                                   plastix::backend::to_string(kernel);
+          check(name + " vs Trilinos matrix", relative_difference(result, dst_t, true), 1e-12);
+          check(name + " vs MatrixFree (all rows)", relative_difference(result, dst_mf, false), 1e-12);
+          if (!have_reference)
+            {
+              reference_result = result;
+              have_reference   = true;
+            }
+          check(name + " vs first strategy", relative_difference(result, reference_result, false), 1e-13);
+
+          plastix::DeviceVector diagonal;
+          op.compute_diagonal(diagonal);
+          double diff = 0, norm = 0;
+          for (const auto i : src_host.locally_owned_elements())
+            if (!constraints.is_constrained(i))
+              {
+                diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
+                norm += std::pow(matrix.diag_element(i), 2);
+              }
+          check(name + " diagonal vs matrix", std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-12);
+        }
+  }
+  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return failures == 0 ? 0 : 1;
+}
