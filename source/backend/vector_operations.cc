@@ -79,17 +79,6 @@ namespace plastix
       }
 
       void
-      set_periodic_pattern(const std::size_t   n,
-                           const std::uint64_t first_index,
-                           const unsigned int  period,
-                           double             *x)
-      {
-        for_range("plastix::periodic_pattern", n, KOKKOS_LAMBDA(const Index64 i) {
-          x[i] = static_cast<double>((first_index + i) % period);
-        });
-      }
-
-      void
       pointwise_multiply(const std::size_t n, const double *x, double *y)
       {
         for_range("plastix::pointwise_multiply", n, KOKKOS_LAMBDA(const Index64 i) {

@@ -559,15 +559,6 @@ namespace plastix
       solution.swap(solution_old);
   }
 
-  void
-  set_initial_guess(DeviceVector &vector)
-  {
-    const auto first = vector.locally_owned_size() > 0 ?
-                         vector.locally_owned_elements().nth_index_in_set(0) :
-                         0;
-    ops::set_periodic_pattern(vector.locally_owned_size(), first, 11, vector.device_data());
-    vector.add(-vector.mean_value());
-  }
 } // namespace plastix
 
 // The vector memory pool that deal.II's solvers use for temporary vectors.

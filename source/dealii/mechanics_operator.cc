@@ -176,6 +176,7 @@ namespace plastix
     settings.strategy    = additional_data.strategy;
     settings.cell_kernel = additional_data.cell_kernel;
     device_operator      = std::make_unique<backend::MechanicsOperator>(mesh, settings);
+    cached_diagonal.reset();
     temporary.reinit(partitioner);
   }
 
@@ -218,6 +219,20 @@ namespace plastix
   MechanicsOperator::n() const
   {
     return partitioner->size();
+  }
+
+  double
+  MechanicsOperator::el(const size_type i, const size_type j) const
+  {
+    if (i != j)
+      throw std::logic_error("plastix::MechanicsOperator::el: off-diagonal entries are not "
+                             "available from a matrix-free operator");
+    if (!cached_diagonal)
+      {
+        cached_diagonal = std::make_unique<DeviceVector>();
+        compute_diagonal(*cached_diagonal);
+      }
+    return (*cached_diagonal)(i);
   }
 
   void

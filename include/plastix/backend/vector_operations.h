@@ -51,10 +51,6 @@ namespace plastix
       PLASTIX_BACKEND_EXPORT void
       triad(std::size_t n, double s, const double *b, const double *c, double *a);
 
-      /** x[i] = (first_index + i) % period: a cheap high-frequency test vector. */
-      PLASTIX_BACKEND_EXPORT void
-      set_periodic_pattern(std::size_t n, std::uint64_t first_index, unsigned int period, double *x);
-
       /** y[i] *= x[i] */
       PLASTIX_BACKEND_EXPORT void
       pointwise_multiply(std::size_t n, const double *x, double *y);

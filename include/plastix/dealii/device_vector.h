@@ -285,13 +285,6 @@ namespace plastix
                  DeviceVector                               &temp_vector2,
                  DeviceVector                               &solution);
 
-  /**
-   * Initial guess of deal.II's Chebyshev eigenvalue estimate: a rank-count
-   * independent high-frequency mode with zero mean (as deal.II uses for its
-   * own distributed vectors), found by argument-dependent lookup.
-   */
-  void
-  set_initial_guess(DeviceVector &vector);
 } // namespace plastix
 
 #endif

@@ -121,6 +121,14 @@ namespace plastix
     size_type
     n() const;
 
+    /**
+     * Matrix entry (i, i): the diagonal (computed on first use). Off-diagonal
+     * entries are not available matrix-free and throw. For deal.II code that
+     * asks a matrix for its diagonal.
+     */
+    double
+    el(size_type i, size_type j) const;
+
     /** Give @p vector the layout of the operator (zeroed). */
     void
     initialize_dof_vector(DeviceVector &vector) const;
@@ -184,6 +192,7 @@ namespace plastix
     backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
     backend::DeviceArray<double>                                 constrained_owned_values;
     mutable DeviceVector                                         temporary;
+    mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
   };
 } // namespace plastix
 

@@ -1,0 +1,29 @@
+// Meshes of the plastix application: generated geometries and mesh files.
+#ifndef PLASTIX_DEALII_MESH_GENERATION_H
+#define PLASTIX_DEALII_MESH_GENERATION_H
+
+#include <deal.II/grid/tria.h>
+
+#include <plastix/dealii/parameters.h>
+
+namespace plastix
+{
+  /**
+   * Fill the empty @p triangulation (serial or parallel::distributed) as
+   * @p parameters describe: generate or read the coarse mesh, refine, distort.
+   * Generated geometries have material id 0 and boundary ids 0..5 on the
+   * faces of their bounding box (x-, x+, y-, y+, z-, z+), 6 elsewhere; file
+   * meshes keep the ids of the file. Throws InputError for unreadable files.
+   */
+  void
+  create_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Give boundary faces ids 0..5 if their centre lies on the face x-, x+, y-,
+   * y+, z-, z+ of the bounding box of @p triangulation, 6 otherwise.
+   */
+  void
+  set_bounding_box_boundary_ids(dealii::Triangulation<3> &triangulation);
+} // namespace plastix
+
+#endif

@@ -1,0 +1,64 @@
+// Output that never leaves half-written files behind: everything is written
+// into a hidden staging folder and moved into place only when complete.
+#ifndef PLASTIX_DEALII_OUTPUT_H
+#define PLASTIX_DEALII_OUTPUT_H
+
+#include <deal.II/base/mpi.h>
+#include <deal.II/numerics/data_out.h>
+
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * Stages output files of all ranks in "<directory>/.plastix-staging-<id>"
+   * and moves them into <directory> on commit(). If the object is destroyed
+   * without commit() (an error ended the run), the staging folder and its
+   * contents are removed, so the output directory only ever holds complete
+   * files.
+   */
+  class StagedOutput
+  {
+  public:
+    /** Create @p directory (collective) and a fresh staging folder in it. */
+    StagedOutput(const std::string &directory, MPI_Comm communicator);
+
+    /** Remove the staging folder with whatever was not committed. */
+    ~StagedOutput();
+
+    StagedOutput(const StagedOutput &) = delete;
+    StagedOutput &
+    operator=(const StagedOutput &) = delete;
+
+    /**
+     * Write @p data_out as VTU (one per rank) plus a PVTU record, named
+     * base_name_<counter>.<...>; returns the PVTU file name (collective).
+     */
+    std::string
+    write_vtu(const dealii::DataOut<3> &data_out, const std::string &base_name, unsigned int counter);
+
+    /** Write a text file (rank 0's @p content; collective). */
+    void
+    write_text(const std::string &file_name, const std::string &content);
+
+    /**
+     * Move every staged file into the output directory, replacing files of
+     * the same name (collective). May be called repeatedly (after each load
+     * step); staging continues afterwards.
+     */
+    void
+    commit();
+
+    /** The output directory. */
+    const std::string &
+    directory() const;
+
+  private:
+    std::string directory_;
+    std::string staging_;
+    MPI_Comm    communicator;
+  };
+} // namespace plastix
+
+#endif

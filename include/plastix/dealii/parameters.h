@@ -1,0 +1,202 @@
+// Run parameters of the plastix application, read from a .prm file with
+// deal.II's ParameterHandler. Each struct declares and reads one subsection
+// (the ExaDG/Lethe pattern).
+#ifndef PLASTIX_DEALII_PARAMETERS_H
+#define PLASTIX_DEALII_PARAMETERS_H
+
+#include <deal.II/base/parameter_handler.h>
+#include <deal.II/base/point.h>
+#include <deal.II/base/types.h>
+
+#include <plastix/backend/mechanics_operator.h>
+
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * Bad input: a parameter value that cannot be used, a missing file, an
+   * impossible material. The message names the parameter (subsection/entry)
+   * and the reason; applications print it and exit with a non-zero status.
+   */
+  class InputError : public std::runtime_error
+  {
+  public:
+    /** @p entry is "Subsection/Entry name", @p reason what is wrong with it. */
+    InputError(const std::string &entry, const std::string &reason)
+      : std::runtime_error(entry.empty() ? reason : entry + ": " + reason)
+    {}
+  };
+
+  /** Subsection "Mesh". */
+  struct MeshParameters
+  {
+    /** box | cantilever | L-shaped | file (more in later versions). */
+    std::string geometry = "box";
+    /** Lower and upper corner of box-like geometries. */
+    dealii::Point<3> lower_corner{0., 0., 0.};
+    dealii::Point<3> upper_corner{1., 1., 1.};
+    /** Coarse cells per direction. */
+    std::vector<unsigned int> subdivisions{4, 4, 4};
+    /** Uniform refinements after creation. */
+    unsigned int global_refinements = 0;
+    /** Random displacement of interior vertices, as a fraction of the shortest adjacent edge (deal.II distort_random). */
+    double distortion = 0.;
+    /** Mesh file (gmsh .msh or Abaqus .inp) for geometry = file. */
+    std::string file;
+    /** Factor applied to the coordinates of a mesh file. */
+    double scale = 1.;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Check values that ParameterHandler's patterns cannot check. */
+    void
+    check() const;
+  };
+
+  /** One material: elastic constants and, for plasticity, the yield data. */
+  struct MaterialDescription
+  {
+    double young_modulus       = 200e9;
+    double poisson_ratio       = 0.3;
+    double yield_stress        = 0.;
+    double isotropic_hardening = 0.;
+    double kinematic_hardening = 0.;
+  };
+
+  /** Subsection "Materials". */
+  struct MaterialParameters
+  {
+    /** The material of every material id not listed in per_material_id. */
+    MaterialDescription default_material;
+    /** Text of "Per material id" (parsed in check()). */
+    std::string per_material_id_text;
+    /** Materials by material id, parsed from per_material_id_text. */
+    std::map<dealii::types::material_id, MaterialDescription> per_material_id;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the per-material-id list and check that every material is physical. */
+    void
+    check();
+  };
+
+  /** A prescribed displacement on one boundary id. */
+  struct DirichletCondition
+  {
+    dealii::types::boundary_id boundary_id = 0;
+    /** Which components are prescribed. */
+    std::array<bool, 3> components{{false, false, false}};
+    /** The prescribed values of those components (at load factor 1). */
+    std::array<double, 3> values{{0., 0., 0.}};
+  };
+
+  /** A surface load on one boundary id. */
+  struct TractionCondition
+  {
+    dealii::types::boundary_id boundary_id = 0;
+    /** Traction vector (force per area, at load factor 1). */
+    std::array<double, 3> traction{{0., 0., 0.}};
+    /** Pressure (force per area along the inward normal, at load factor 1); added to the traction. */
+    double pressure = 0.;
+  };
+
+  /** Subsection "Boundary conditions". */
+  struct BoundaryParameters
+  {
+    std::string dirichlet_text = "0: xyz = 0, 0, 0";
+    std::string traction_text;
+    std::string pressure_text;
+    dealii::Point<3> body_force{0., 0., 0.};
+
+    std::vector<DirichletCondition> dirichlet;
+    std::vector<TractionCondition>  tractions;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the condition lists. */
+    void
+    check();
+  };
+
+  /** Subsection "Operator". */
+  struct OperatorParameters
+  {
+    std::string strategy    = "ebe atomic";
+    std::string cell_kernel = "stored geometry";
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    backend::Strategy
+    get_strategy() const;
+    backend::CellKernel
+    get_cell_kernel() const;
+  };
+
+  /** Subsection "Linear solver". */
+  struct SolverParameters
+  {
+    /** cg | gmres */
+    std::string type = "cg";
+    /** none | jacobi | chebyshev */
+    std::string preconditioner = "jacobi";
+    double       relative_tolerance = 1e-8;
+    double       absolute_tolerance = 0.;
+    unsigned int max_iterations     = 10000;
+    unsigned int chebyshev_degree   = 4;
+    unsigned int gmres_restart      = 50;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** Subsection "Output". */
+  struct OutputParameters
+  {
+    std::string directory = "output";
+    std::string base_name = "solution";
+    bool        write_vtu = true;
+    /** One-line summary appended to this file (empty: none). */
+    std::string summary_file;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** All parameters of a run. */
+  struct Parameters
+  {
+    MeshParameters     mesh;
+    MaterialParameters materials;
+    BoundaryParameters boundary;
+    OperatorParameters op;
+    SolverParameters   solver;
+    OutputParameters   output;
+
+    /** Declare every subsection in @p prm (values are bound to the members). */
+    void
+    declare(dealii::ParameterHandler &prm);
+
+    /**
+     * Read @p file into the members. Throws InputError with the file name,
+     * line and entry for a missing file, an unknown entry or a value that
+     * does not fit the entry's pattern, and for values check() rejects.
+     */
+    void
+    read(dealii::ParameterHandler &prm, const std::string &file);
+
+    /** Checks beyond the patterns (physical materials, parsable lists). */
+    void
+    check();
+  };
+
+  /** Parse "x, y, z" into three doubles; throws InputError naming @p entry. */
+  std::array<double, 3>
+  parse_vector(const std::string &text, const std::string &entry);
+} // namespace plastix
+
+#endif

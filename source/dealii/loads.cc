@@ -1,0 +1,159 @@
+// Dirichlet constraints, external forces and material tables.
+#include <deal.II/base/function.h>
+#include <deal.II/base/mpi.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <plastix/dealii/loads.h>
+
+#include <set>
+
+namespace plastix
+{
+  namespace
+  {
+    /** Boundary ids present on the (global) mesh boundary. */
+    std::set<dealii::types::boundary_id>
+    mesh_boundary_ids(const dealii::DoFHandler<3> &dof_handler)
+    {
+      std::vector<unsigned int> local;
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        if (cell->is_locally_owned())
+          for (const auto f : cell->face_indices())
+            if (cell->face(f)->at_boundary())
+              local.push_back(cell->face(f)->boundary_id());
+      const auto all = dealii::Utilities::MPI::compute_set_union(local, dof_handler.get_communicator());
+      return {all.begin(), all.end()};
+    }
+
+    void
+    check_boundary_id(const std::set<dealii::types::boundary_id> &ids,
+                      const dealii::types::boundary_id            id,
+                      const std::string                          &entry)
+    {
+      if (ids.count(id) == 0)
+        {
+          std::string list;
+          for (const auto i : ids)
+            list += (list.empty() ? "" : ", ") + std::to_string(i);
+          throw InputError(entry, "boundary id " + std::to_string(id) +
+                                    " does not occur on the mesh (its boundary ids are " + list + ")");
+        }
+    }
+  } // namespace
+
+  void
+  make_dirichlet_constraints(const dealii::DoFHandler<3>       &dof_handler,
+                             const BoundaryParameters          &boundary,
+                             dealii::AffineConstraints<double> &constraints)
+  {
+    dealii::IndexSet relevant;
+    dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+    constraints.clear();
+    constraints.reinit(relevant);
+    const auto ids = mesh_boundary_ids(dof_handler);
+    for (const auto &c : boundary.dirichlet)
+      {
+        check_boundary_id(ids, c.boundary_id, "Boundary conditions/Dirichlet");
+        const dealii::ComponentMask mask(std::vector<bool>(c.components.begin(), c.components.end()));
+        dealii::Vector<double>      values(3);
+        for (unsigned int d = 0; d < 3; ++d)
+          values[d] = c.values[d];
+        dealii::VectorTools::interpolate_boundary_values(dof_handler, c.boundary_id,
+                                                         dealii::Functions::ConstantFunction<3>(values),
+                                                         constraints, mask);
+      }
+    constraints.close();
+  }
+
+  void
+  assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
+                          const BoundaryParameters                            &boundary,
+                          dealii::LinearAlgebra::distributed::Vector<double> &force)
+  {
+    const auto ids = mesh_boundary_ids(dof_handler);
+    for (const auto &t : boundary.tractions)
+      check_boundary_id(ids, t.boundary_id,
+                        t.pressure != 0 ? "Boundary conditions/Pressure" : "Boundary conditions/Traction");
+
+    const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
+    const dealii::MappingQ<3>       mapping(1);
+    const dealii::QGauss<3>         cell_quadrature(2);
+    const dealii::QGauss<2>         face_quadrature(2);
+    dealii::FEValues<3>             fe_values(mapping, fe, cell_quadrature,
+                                  dealii::update_values | dealii::update_JxW_values);
+    dealii::FEFaceValues<3>         fe_face_values(mapping, fe, face_quadrature,
+                                           dealii::update_values | dealii::update_JxW_values |
+                                             dealii::update_normal_vectors);
+    const bool has_body_force = boundary.body_force.norm() > 0;
+    std::vector<dealii::types::global_dof_index> dofs(fe.n_dofs_per_cell());
+    dealii::Vector<double>                       cell_force(fe.n_dofs_per_cell());
+    force = 0;
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      {
+        if (!cell->is_locally_owned())
+          continue;
+        cell_force = 0;
+        if (has_body_force)
+          {
+            fe_values.reinit(cell);
+            for (unsigned int q = 0; q < cell_quadrature.size(); ++q)
+              for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+                {
+                  const unsigned int c = fe.system_to_component_index(i).first;
+                  cell_force(i) += fe_values.shape_value(i, q) * boundary.body_force[c] * fe_values.JxW(q);
+                }
+          }
+        for (const auto f : cell->face_indices())
+          {
+            if (!cell->face(f)->at_boundary())
+              continue;
+            bool initialized = false;
+            for (const auto &t : boundary.tractions)
+              {
+                if (t.boundary_id != cell->face(f)->boundary_id())
+                  continue;
+                if (!initialized)
+                  fe_face_values.reinit(cell, f);
+                initialized = true;
+                for (unsigned int q = 0; q < face_quadrature.size(); ++q)
+                  {
+                    const auto &n = fe_face_values.normal_vector(q);
+                    for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+                      {
+                        const unsigned int c = fe.system_to_component_index(i).first;
+                        const double       value = t.traction[c] - t.pressure * n[c];
+                        cell_force(i) += fe_face_values.shape_value(i, q) * value * fe_face_values.JxW(q);
+                      }
+                  }
+              }
+          }
+        cell->get_dof_indices(dofs);
+        for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+          force(dofs[i]) += cell_force(i);
+      }
+    force.compress(dealii::VectorOperation::add);
+  }
+
+  MaterialTable
+  make_material_table(const dealii::DoFHandler<3> &dof_handler, const MaterialParameters &materials)
+  {
+    std::vector<unsigned int> local;
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        local.push_back(cell->material_id());
+    MaterialTable table;
+    for (const auto id : dealii::Utilities::MPI::compute_set_union(local, dof_handler.get_communicator()))
+      {
+        const auto               it = materials.per_material_id.find(id);
+        const MaterialDescription &m = it != materials.per_material_id.end() ? it->second : materials.default_material;
+        table[id] = make_material(m.young_modulus, m.poisson_ratio, m.yield_stress,
+                                  m.isotropic_hardening, m.kinematic_hardening);
+      }
+    return table;
+  }
+} // namespace plastix

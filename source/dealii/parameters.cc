@@ -1,0 +1,431 @@
+// Declaration, reading and checking of the run parameters.
+#include <deal.II/base/exceptions.h>
+#include <deal.II/base/patterns.h>
+
+#include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/parameters.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace plastix
+{
+  namespace
+  {
+    std::string
+    trim(const std::string &s)
+    {
+      const auto begin = s.find_first_not_of(" \t\n\r");
+      if (begin == std::string::npos)
+        return "";
+      const auto end = s.find_last_not_of(" \t\n\r");
+      return s.substr(begin, end - begin + 1);
+    }
+
+    std::vector<std::string>
+    split(const std::string &s, const char separator)
+    {
+      std::vector<std::string> parts;
+      std::stringstream        stream(s);
+      std::string              item;
+      while (std::getline(stream, item, separator))
+        parts.push_back(trim(item));
+      return parts;
+    }
+
+    double
+    parse_double(const std::string &text, const std::string &entry)
+    {
+      try
+        {
+          std::size_t  used  = 0;
+          const double value = std::stod(text, &used);
+          if (trim(text.substr(used)).empty())
+            return value;
+        }
+      catch (const std::exception &)
+        {}
+      throw InputError(entry, "'" + text + "' is not a number");
+    }
+
+    dealii::types::boundary_id
+    parse_id(const std::string &text, const std::string &entry, const std::string &what)
+    {
+      const double value = parse_double(text, entry);
+      if (value < 0 || value > 254 || value != static_cast<int>(value))
+        throw InputError(entry, "'" + text + "' is not a valid " + what + " (an integer 0..254)");
+      return static_cast<dealii::types::boundary_id>(value);
+    }
+
+    /** Split "id: rest; id: rest" into (id text, rest) pairs. */
+    std::vector<std::pair<std::string, std::string>>
+    parse_id_list(const std::string &text, const std::string &entry, const std::string &example)
+    {
+      std::vector<std::pair<std::string, std::string>> items;
+      for (const auto &item : split(text, ';'))
+        {
+          if (item.empty())
+            continue;
+          const auto colon = item.find(':');
+          if (colon == std::string::npos)
+            throw InputError(entry, "'" + item + "' lacks 'id:' (expected e.g. '" + example + "')");
+          items.emplace_back(trim(item.substr(0, colon)), trim(item.substr(colon + 1)));
+        }
+      return items;
+    }
+  } // namespace
+
+  std::array<double, 3>
+  parse_vector(const std::string &text, const std::string &entry)
+  {
+    const auto parts = split(text, ',');
+    if (parts.size() != 3)
+      throw InputError(entry, "'" + text + "' must be three numbers 'x, y, z'");
+    return {{parse_double(parts[0], entry), parse_double(parts[1], entry), parse_double(parts[2], entry)}};
+  }
+
+  void
+  MeshParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Mesh");
+    prm.add_parameter("Geometry", geometry,
+                      "box: a brick [Lower corner, Upper corner] with boundary ids 0..5 on "
+                      "the faces x-, x+, y-, y+, z-, z+; cantilever: the same brick, "
+                      "meant long in x (clamp id 0, load id 1); L-shaped: the brick with "
+                      "the quarter x > mid, y > mid removed (faces on the bounding box "
+                      "get ids 0..5, the re-entrant faces id 6); file: read 'File'",
+                      dealii::Patterns::Selection("box|cantilever|L-shaped|file"));
+    prm.add_parameter("Lower corner", lower_corner, "Lower corner of box-like geometries");
+    prm.add_parameter("Upper corner", upper_corner, "Upper corner of box-like geometries");
+    prm.add_parameter("Subdivisions", subdivisions,
+                      "Coarse cells in x, y, z of box-like geometries",
+                      dealii::Patterns::List(dealii::Patterns::Integer(1), 3, 3));
+    prm.add_parameter("Global refinements", global_refinements,
+                      "Number of uniform refinements of the coarse mesh",
+                      dealii::Patterns::Integer(0, 12));
+    prm.add_parameter("Distortion", distortion,
+                      "Random displacement of interior vertices as a fraction of the "
+                      "shortest adjacent edge (0 keeps the mesh as generated)",
+                      dealii::Patterns::Double(0., 0.4));
+    prm.add_parameter("File", file,
+                      "Mesh file for Geometry = file: gmsh (.msh) or Abaqus (.inp), hexahedra only",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Scale", scale, "Factor applied to the coordinates of a mesh file",
+                      dealii::Patterns::Double(0.));
+    prm.leave_subsection();
+  }
+
+  void
+  MeshParameters::check() const
+  {
+    if (geometry != "file")
+      for (unsigned int d = 0; d < 3; ++d)
+        if (!(upper_corner[d] > lower_corner[d]))
+          throw InputError("Mesh/Upper corner",
+                           "must exceed Lower corner in every coordinate");
+    if (geometry == "L-shaped")
+      for (unsigned int d = 0; d < 2; ++d)
+        if (subdivisions[d] < 2 || subdivisions[d] % 2 != 0)
+          throw InputError("Mesh/Subdivisions",
+                           "the L-shaped geometry needs an even number (>= 2) of cells in x and y");
+    if (geometry == "file")
+      {
+        if (file.empty())
+          throw InputError("Mesh/File", "Geometry = file but no file is given");
+        std::ifstream in(file);
+        if (!in)
+          throw InputError("Mesh/File", "cannot open mesh file '" + file + "'");
+        const auto dot = file.rfind('.');
+        const auto ext = dot == std::string::npos ? std::string() : file.substr(dot);
+        if (ext != ".msh" && ext != ".inp")
+          throw InputError("Mesh/File", "unknown mesh format '" + ext +
+                                          "' of '" + file + "' (expected .msh or .inp)");
+        if (!(scale > 0))
+          throw InputError("Mesh/Scale", "must be positive");
+      }
+  }
+
+  namespace
+  {
+    void
+    declare_material_entries(dealii::ParameterHandler &prm, MaterialDescription &m)
+    {
+      prm.add_parameter("Young's modulus", m.young_modulus, "Young's modulus E (> 0)");
+      prm.add_parameter("Poisson's ratio", m.poisson_ratio, "Poisson's ratio nu, -1 < nu < 0.5");
+      prm.add_parameter("Yield stress", m.yield_stress,
+                        "Initial von Mises yield stress (elastoplastic problems; 0 = elastic)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Isotropic hardening", m.isotropic_hardening,
+                        "Linear isotropic hardening modulus H (slope of the yield stress "
+                        "over the equivalent plastic strain)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Kinematic hardening", m.kinematic_hardening,
+                        "Linear kinematic hardening modulus (Prager)",
+                        dealii::Patterns::Double(0.));
+    }
+
+    void
+    check_material(const MaterialDescription &m, const std::string &where)
+    {
+      try
+        {
+          make_material(m.young_modulus, m.poisson_ratio, m.yield_stress,
+                        m.isotropic_hardening, m.kinematic_hardening);
+        }
+      catch (const std::invalid_argument &error)
+        {
+          throw InputError(where, error.what());
+        }
+    }
+  } // namespace
+
+  void
+  MaterialParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Materials");
+    declare_material_entries(prm, default_material);
+    prm.add_parameter("Per material id", per_material_id_text,
+                      "Materials of particular material ids, overriding the entries above: "
+                      "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...' "
+                      "(omitted keys take the values above)",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  MaterialParameters::check()
+  {
+    check_material(default_material, "Materials");
+    per_material_id.clear();
+    const std::string entry = "Materials/Per material id";
+    for (const auto &[id_text, rest] : parse_id_list(per_material_id_text, entry, "1: E=70e9, nu=0.33"))
+      {
+        const auto          id = parse_id(id_text, entry, "material id");
+        MaterialDescription m  = default_material;
+        for (const auto &assignment : split(rest, ','))
+          {
+            if (assignment.empty())
+              continue;
+            const auto eq = assignment.find('=');
+            if (eq == std::string::npos)
+              throw InputError(entry, "'" + assignment + "' is not 'key=value'");
+            const std::string key   = trim(assignment.substr(0, eq));
+            const double      value = parse_double(trim(assignment.substr(eq + 1)), entry);
+            if (key == "E")
+              m.young_modulus = value;
+            else if (key == "nu")
+              m.poisson_ratio = value;
+            else if (key == "yield")
+              m.yield_stress = value;
+            else if (key == "H")
+              m.isotropic_hardening = value;
+            else if (key == "Hkin")
+              m.kinematic_hardening = value;
+            else
+              throw InputError(entry, "unknown key '" + key + "' (expected E, nu, yield, H, Hkin)");
+          }
+        check_material(m, entry + " (material id " + id_text + ")");
+        per_material_id[id] = m;
+      }
+  }
+
+  void
+  BoundaryParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Boundary conditions");
+    prm.add_parameter("Dirichlet", dirichlet_text,
+                      "Prescribed displacements: 'id: components = values; ...', components "
+                      "a subset of xyz, e.g. '0: xyz = 0, 0, 0; 3: z = -0.001' (scaled by "
+                      "the load factor)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Traction", traction_text,
+                      "Surface tractions (force per area): 'id: tx, ty, tz; ...'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Pressure", pressure_text,
+                      "Normal pressure (force per area, positive pushes into the body): 'id: p; ...'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Body force", body_force, "Force per volume, 'fx, fy, fz'");
+    prm.leave_subsection();
+  }
+
+  void
+  BoundaryParameters::check()
+  {
+    dirichlet.clear();
+    tractions.clear();
+    {
+      const std::string entry = "Boundary conditions/Dirichlet";
+      for (const auto &[id_text, rest] : parse_id_list(dirichlet_text, entry, "0: xyz = 0, 0, 0"))
+        {
+          DirichletCondition c;
+          c.boundary_id = parse_id(id_text, entry, "boundary id");
+          const auto eq = rest.find('=');
+          if (eq == std::string::npos)
+            throw InputError(entry, "'" + rest + "' is not 'components = values'");
+          const std::string components = trim(rest.substr(0, eq));
+          const auto        values     = split(rest.substr(eq + 1), ',');
+          if (components.empty())
+            throw InputError(entry, "no components given for boundary id " + id_text);
+          unsigned int n = 0;
+          for (const char ch : components)
+            {
+              if (ch != 'x' && ch != 'y' && ch != 'z')
+                throw InputError(entry, "component '" + std::string(1, ch) + "' is not x, y or z");
+              const unsigned int d = ch - 'x';
+              if (c.components[d])
+                throw InputError(entry, "component '" + std::string(1, ch) + "' given twice");
+              c.components[d] = true;
+              if (n >= values.size())
+                throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
+                                          " components but " + std::to_string(values.size()) + " values");
+              c.values[d] = parse_double(values[n++], entry);
+            }
+          if (n != values.size())
+            throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
+                                      " components but " + std::to_string(values.size()) + " values");
+          dirichlet.push_back(c);
+        }
+    }
+    {
+      const std::string entry = "Boundary conditions/Traction";
+      for (const auto &[id_text, rest] : parse_id_list(traction_text, entry, "1: 0, 0, -1e6"))
+        {
+          TractionCondition c;
+          c.boundary_id = parse_id(id_text, entry, "boundary id");
+          c.traction    = parse_vector(rest, entry);
+          tractions.push_back(c);
+        }
+    }
+    {
+      const std::string entry = "Boundary conditions/Pressure";
+      for (const auto &[id_text, rest] : parse_id_list(pressure_text, entry, "1: 1e6"))
+        {
+          TractionCondition c;
+          c.boundary_id = parse_id(id_text, entry, "boundary id");
+          c.pressure    = parse_double(rest, entry);
+          tractions.push_back(c);
+        }
+    }
+    for (const auto &t : tractions)
+      for (const auto &d : dirichlet)
+        if (t.boundary_id == d.boundary_id && d.components[0] && d.components[1] && d.components[2])
+          throw InputError("Boundary conditions",
+                           "boundary id " + std::to_string(t.boundary_id) +
+                             " has both a load and a fully prescribed displacement");
+  }
+
+  void
+  OperatorParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Operator");
+    prm.add_parameter("Strategy", strategy,
+                      "How cell contributions reach the global vector: element by element with "
+                      "atomic adds, element by element by colour (bitwise reproducible), or "
+                      "DoF by DoF (each node gathers from its cells)",
+                      dealii::Patterns::Selection("ebe atomic|ebe colored|dbd"));
+    prm.add_parameter("Cell kernel", cell_kernel,
+                      "How a cell applies its operator: quadrature with stored inverse "
+                      "Jacobians, quadrature with the Jacobian recomputed from the vertices, "
+                      "or 24x24 element matrices (one shared by congruent cells, e.g. all "
+                      "cells of a uniform mesh)",
+                      dealii::Patterns::Selection("stored geometry|geometry on the fly|element matrix"));
+    prm.leave_subsection();
+  }
+
+  backend::Strategy
+  OperatorParameters::get_strategy() const
+  {
+    return backend::parse_strategy(strategy);
+  }
+
+  backend::CellKernel
+  OperatorParameters::get_cell_kernel() const
+  {
+    return backend::parse_cell_kernel(cell_kernel);
+  }
+
+  void
+  SolverParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Linear solver");
+    prm.add_parameter("Type", type, "Krylov solver (deal.II)", dealii::Patterns::Selection("cg|gmres"));
+    prm.add_parameter("Preconditioner", preconditioner,
+                      "none, jacobi (inverse matrix-free diagonal) or chebyshev (Chebyshev "
+                      "polynomial around Jacobi, eigenvalues estimated by CG)",
+                      dealii::Patterns::Selection("none|jacobi|chebyshev"));
+    prm.add_parameter("Relative tolerance", relative_tolerance,
+                      "Stop when |r| <= max(relative tolerance |b|, absolute tolerance)",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Absolute tolerance", absolute_tolerance, "See Relative tolerance",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Maximum iterations", max_iterations,
+                      "Iterations after which the solve fails with an error",
+                      dealii::Patterns::Integer(1));
+    prm.add_parameter("Chebyshev degree", chebyshev_degree,
+                      "Polynomial degree of the Chebyshev preconditioner",
+                      dealii::Patterns::Integer(1, 100));
+    prm.add_parameter("GMRES restart", gmres_restart, "Krylov vectors kept by GMRES",
+                      dealii::Patterns::Integer(2, 1000));
+    prm.leave_subsection();
+  }
+
+  void
+  OutputParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Output");
+    prm.add_parameter("Directory", directory, "Folder for all output (created if missing)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Base name", base_name, "File name stem of the VTU/PVTU output",
+                      dealii::Patterns::FileName());
+    prm.add_parameter("Write VTU", write_vtu,
+                      "Write displacement, stress and von Mises stress as VTU/PVTU");
+    prm.add_parameter("Summary file", summary_file,
+                      "File in the output directory to which the one-line summary is appended "
+                      "(empty: only print it)",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  Parameters::declare(dealii::ParameterHandler &prm)
+  {
+    mesh.declare(prm);
+    materials.declare(prm);
+    boundary.declare(prm);
+    op.declare(prm);
+    solver.declare(prm);
+    output.declare(prm);
+  }
+
+  void
+  Parameters::read(dealii::ParameterHandler &prm, const std::string &file)
+  {
+    {
+      std::ifstream in(file);
+      if (!in)
+        throw InputError("", "cannot open parameter file '" + file + "'");
+    }
+    try
+      {
+        prm.parse_input(file, "", false, true);
+      }
+    catch (const dealii::ExceptionBase &error)
+      {
+        std::ostringstream message;
+        error.print_info(message);
+        std::string text = trim(message.str());
+        throw InputError("", "in parameter file '" + file + "': " + text);
+      }
+    check();
+  }
+
+  void
+  Parameters::check()
+  {
+    mesh.check();
+    materials.check();
+    boundary.check();
+    if (output.base_name.empty())
+      throw InputError("Output/Base name", "must not be empty");
+  }
+} // namespace plastix
