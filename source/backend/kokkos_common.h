@@ -49,7 +49,7 @@ namespace plastix
   }   // namespace backend
 } // namespace plastix
 
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDACC__)
 #  define PLASTIX_UNROLL _Pragma("unroll")
 #elif defined(__GNUC__) && !defined(__clang__)
 #  define PLASTIX_UNROLL _Pragma("GCC unroll 24")

@@ -201,6 +201,52 @@ namespace plastix
       }
     } // namespace
 
+    namespace internal
+    {
+      /** Inverse Jacobians and JxW of every cell and Gauss point, computed on the device. */
+      void
+      store_geometry(const OnTheFlyGeometry &source, const Strided<double> &target, const Index64 n_cells)
+      {
+        for_range("plastix::store_geometry", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+          OnTheFlyGeometry::CellData c;
+          source.load(cell, c);
+          for (int q = 0; q < 8; ++q)
+            {
+              double       inv[3][3];
+              const double JxW = source.at(c, q, inv);
+              for (int k = 0; k < 9; ++k)
+                target(cell, 10 * q + k) = inv[k / 3][k % 3];
+              target(cell, 10 * q + 9) = JxW;
+            }
+        });
+      }
+
+      /** Number of cells with a non-positive Jacobian determinant at a Gauss point. */
+      Index64
+      count_inverted_cells(const OnTheFlyGeometry &geometry, const Index64 n_cells)
+      {
+        Index64 n_bad = 0;
+        Kokkos::parallel_reduce(
+          "plastix::check_jacobians",
+          RangePolicy(0, n_cells),
+          KOKKOS_LAMBDA(const Index64 cell, Index64 &bad) {
+            OnTheFlyGeometry::CellData c;
+            geometry.load(cell, c);
+            for (int q = 0; q < 8; ++q)
+              {
+                double inv[3][3];
+                if (!(geometry.at(c, q, inv) > 0))
+                  {
+                    ++bad;
+                    break;
+                  }
+              }
+          },
+          n_bad);
+        return n_bad;
+      }
+    } // namespace internal
+
     MechanicsOperator::MechanicsOperator(const MeshData         &mesh,
                                          const OperatorSettings &settings)
       : impl_(std::make_unique<Impl>())
@@ -270,20 +316,9 @@ namespace plastix
                                     d.geometry_stride_entry);
           d.geometry.resize(static_cast<std::size_t>(d.n_cells) * internal::stored_geometry_entries,
                             "stored geometry");
-          const internal::OnTheFlyGeometry   source = d.on_the_fly_geometry();
-          const internal::Strided<double>    target{d.geometry.data(), d.geometry_stride_cell, d.geometry_stride_entry};
-          internal::for_range("plastix::store_geometry", d.n_cells, KOKKOS_LAMBDA(const Index64 cell) {
-            internal::OnTheFlyGeometry::CellData c;
-            source.load(cell, c);
-            for (int q = 0; q < 8; ++q)
-              {
-                double       inv[3][3];
-                const double JxW = source.at(c, q, inv);
-                for (int k = 0; k < 9; ++k)
-                  target(cell, 10 * q + k) = inv[k / 3][k % 3];
-                target(cell, 10 * q + 9) = JxW;
-              }
-          });
+          internal::store_geometry(d.on_the_fly_geometry(),
+                                   {d.geometry.data(), d.geometry_stride_cell, d.geometry_stride_entry},
+                                   d.n_cells);
         }
       else if (settings.cell_kernel == CellKernel::element_matrix)
         {
@@ -305,32 +340,12 @@ namespace plastix
 
       // A negative Jacobian means a tangled or wrongly oriented cell: the
       // operator would not be positive definite.
-      {
-        const internal::OnTheFlyGeometry geometry = d.on_the_fly_geometry();
-        Index64                          n_bad    = 0;
-        Kokkos::parallel_reduce(
-          "plastix::check_jacobians",
-          internal::RangePolicy(0, d.n_cells),
-          KOKKOS_LAMBDA(const Index64 cell, Index64 &bad) {
-            internal::OnTheFlyGeometry::CellData c;
-            geometry.load(cell, c);
-            for (int q = 0; q < 8; ++q)
-              {
-                double inv[3][3];
-                if (!(geometry.at(c, q, inv) > 0))
-                  {
-                    ++bad;
-                    break;
-                  }
-              }
-          },
-          n_bad);
-        if (n_bad > 0)
-          throw std::invalid_argument(
-            std::to_string(n_bad) +
-            " cells have a non-positive Jacobian determinant at a Gauss point "
-            "(tangled, degenerate or inverted hexahedra)");
-      }
+      const Index64 n_bad = internal::count_inverted_cells(d.on_the_fly_geometry(), d.n_cells);
+      if (n_bad > 0)
+        throw std::invalid_argument(
+          std::to_string(n_bad) +
+          " cells have a non-positive Jacobian determinant at a Gauss point "
+          "(tangled, degenerate or inverted hexahedra)");
     }
 
     MechanicsOperator::~MechanicsOperator() = default;
