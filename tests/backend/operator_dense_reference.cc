@@ -1,0 +1,514 @@
+// The backend operator against a dense global stiffness matrix that this test
+// assembles itself with an independent host implementation (explicit
+// trilinear shape functions on [0,1]^3, 2x2x2 Gauss points, B^T D B with
+// engineering strains), on small box meshes: uniform and distorted, two
+// materials, randomly renumbered nodes, mixed constrained/free components of
+// one node and (in one case) a layer of "ghost" nodes. For every strategy and
+// cell kernel:
+//   apply               == A_c x     (A_c: constrained rows/columns zero, unit
+//                                      diagonal at owned constrained DoFs)
+//   apply_unconstrained == A x
+//   compute_diagonal    == diag(A_c)
+//   x^T A_c y           == y^T A_c x
+//   A r = 0 for the six rigid-body modes r
+// all to 1e-12 relative; plus bitwise reproducibility of the conflict-free
+// strategies and the rejection of a tangled mesh. Backend only (no deal.II).
+#include <plastix/backend/box_mesh.h>
+#include <plastix/backend/device.h>
+#include <plastix/backend/device_array.h>
+#include <plastix/backend/mechanics_operator.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <iostream>
+#include <numeric>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace plastix::backend;
+
+namespace
+{
+  int failures = 0;
+
+  void
+  check(const std::string &what, const double value, const double tolerance)
+  {
+    const bool ok = value <= tolerance; // NaN fails
+    std::printf("  %s %s: %.3e (tolerance %.1e)\n", ok ? "ok  " : "FAIL", what.c_str(), value, tolerance);
+    if (!ok)
+      ++failures;
+  }
+
+  void
+  check_true(const std::string &what, const bool ok)
+  {
+    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
+    if (!ok)
+      ++failures;
+  }
+
+  /** Dense row-major n x n matrix. */
+  struct Dense
+  {
+    std::size_t         n = 0;
+    std::vector<double> a;
+    explicit Dense(std::size_t n)
+      : n(n)
+      , a(n * n, 0.)
+    {}
+    double &
+    operator()(std::size_t i, std::size_t j)
+    {
+      return a[i * n + j];
+    }
+    double
+    operator()(std::size_t i, std::size_t j) const
+    {
+      return a[i * n + j];
+    }
+    std::vector<double>
+    times(const std::vector<double> &x) const
+    {
+      std::vector<double> y(n, 0.);
+      for (std::size_t i = 0; i < n; ++i)
+        {
+          long double s = 0;
+          for (std::size_t j = 0; j < n; ++j)
+            s += static_cast<long double>(a[i * n + j]) * x[j];
+          y[i] = static_cast<double>(s);
+        }
+      return y;
+    }
+  };
+
+  double
+  norm(const std::vector<double> &x)
+  {
+    long double s = 0;
+    for (const double v : x)
+      s += static_cast<long double>(v) * v;
+    return std::sqrt(static_cast<double>(s));
+  }
+
+  double
+  dot(const std::vector<double> &x, const std::vector<double> &y)
+  {
+    long double s = 0;
+    for (std::size_t i = 0; i < x.size(); ++i)
+      s += static_cast<long double>(x[i]) * y[i];
+    return static_cast<double>(s);
+  }
+
+  double
+  relative_difference(const std::vector<double> &a, const std::vector<double> &reference)
+  {
+    std::vector<double> d(a.size());
+    for (std::size_t i = 0; i < a.size(); ++i)
+      d[i] = a[i] - reference[i];
+    return norm(d) / norm(reference);
+  }
+
+  /** Inverse of a 3x3 matrix by Gauss-Jordan elimination with partial pivoting; returns det. */
+  double
+  invert3(const double J[3][3], double inv[3][3])
+  {
+    double m[3][6];
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 6; ++j)
+        m[i][j] = j < 3 ? J[i][j] : (j - 3 == i ? 1. : 0.);
+    double det = 1;
+    for (int c = 0; c < 3; ++c)
+      {
+        int p = c;
+        for (int r = c + 1; r < 3; ++r)
+          if (std::abs(m[r][c]) > std::abs(m[p][c]))
+            p = r;
+        if (p != c)
+          {
+            for (int j = 0; j < 6; ++j)
+              std::swap(m[p][j], m[c][j]);
+            det = -det;
+          }
+        det *= m[c][c];
+        const double pivot = m[c][c];
+        for (int j = 0; j < 6; ++j)
+          m[c][j] /= pivot;
+        for (int r = 0; r < 3; ++r)
+          if (r != c)
+            {
+              const double f = m[r][c];
+              for (int j = 0; j < 6; ++j)
+                m[r][j] -= f * m[c][j];
+            }
+      }
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        inv[i][j] = m[i][j + 3];
+    return det;
+  }
+
+  /**
+   * Element stiffness (24 x 24, DoF 3a+c) of a trilinear hexahedron with
+   * vertices X (deal.II lexicographic order) by B^T D B over 2x2x2 Gauss points.
+   */
+  void
+  element_matrix(const double X[8][3], const Material &m, double K[24][24])
+  {
+    const double g[2] = {0.5 - 0.5 / std::sqrt(3.), 0.5 + 0.5 / std::sqrt(3.)};
+    // D in Voigt notation xx, yy, zz, yz, xz, xy with engineering shear strains.
+    double D[6][6] = {};
+    for (int i = 0; i < 3; ++i)
+      {
+        for (int j = 0; j < 3; ++j)
+          D[i][j] = m.lambda;
+        D[i][i] += 2. * m.mu;
+        D[i + 3][i + 3] = m.mu;
+      }
+    for (int i = 0; i < 24; ++i)
+      for (int j = 0; j < 24; ++j)
+        K[i][j] = 0;
+    for (int qz = 0; qz < 2; ++qz)
+      for (int qy = 0; qy < 2; ++qy)
+        for (int qx = 0; qx < 2; ++qx)
+          {
+            const double xi[3] = {g[qx], g[qy], g[qz]};
+            double       dN[8][3]; // reference gradients
+            for (int a = 0; a < 8; ++a)
+              {
+                const int bit[3] = {a & 1, (a >> 1) & 1, (a >> 2) & 1};
+                double    f[3], df[3];
+                for (int d = 0; d < 3; ++d)
+                  {
+                    f[d]  = bit[d] ? xi[d] : 1. - xi[d];
+                    df[d] = bit[d] ? 1. : -1.;
+                  }
+                dN[a][0] = df[0] * f[1] * f[2];
+                dN[a][1] = f[0] * df[1] * f[2];
+                dN[a][2] = f[0] * f[1] * df[2];
+              }
+            double J[3][3] = {}; // J[i][d] = dx_i/dxi_d
+            for (int a = 0; a < 8; ++a)
+              for (int i = 0; i < 3; ++i)
+                for (int d = 0; d < 3; ++d)
+                  J[i][d] += X[a][i] * dN[a][d];
+            double       Jinv[3][3]; // Jinv[d][i] = dxi_d/dx_i
+            const double det = invert3(J, Jinv);
+            const double JxW = det * 0.125;
+            double       B[6][24] = {};
+            for (int a = 0; a < 8; ++a)
+              {
+                double gr[3];
+                for (int i = 0; i < 3; ++i)
+                  gr[i] = dN[a][0] * Jinv[0][i] + dN[a][1] * Jinv[1][i] + dN[a][2] * Jinv[2][i];
+                const int k = 3 * a;
+                B[0][k]     = gr[0];
+                B[1][k + 1] = gr[1];
+                B[2][k + 2] = gr[2];
+                B[3][k + 1] = gr[2];
+                B[3][k + 2] = gr[1];
+                B[4][k]     = gr[2];
+                B[4][k + 2] = gr[0];
+                B[5][k]     = gr[1];
+                B[5][k + 1] = gr[0];
+              }
+            double DB[6][24];
+            for (int r = 0; r < 6; ++r)
+              for (int j = 0; j < 24; ++j)
+                {
+                  double s = 0;
+                  for (int k = 0; k < 6; ++k)
+                    s += D[r][k] * B[k][j];
+                  DB[r][j] = s;
+                }
+            for (int i = 0; i < 24; ++i)
+              for (int j = 0; j < 24; ++j)
+                {
+                  double s = 0;
+                  for (int r = 0; r < 6; ++r)
+                    s += B[r][i] * DB[r][j];
+                  K[i][j] += s * JxW;
+                }
+          }
+  }
+
+  /** The unconstrained global matrix of the local cells. */
+  Dense
+  assemble(const MeshData &mesh)
+  {
+    Dense A(mesh.n_dofs());
+    for (LocalIndex cell = 0; cell < mesh.n_cells(); ++cell)
+      {
+        double X[8][3];
+        for (int a = 0; a < 8; ++a)
+          for (int i = 0; i < 3; ++i)
+            X[a][i] = mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + a] + i];
+        double K[24][24];
+        element_matrix(X, mesh.materials[mesh.cell_material[cell]], K);
+        for (int a = 0; a < 8; ++a)
+          for (int c = 0; c < 3; ++c)
+            for (int b = 0; b < 8; ++b)
+              for (int e = 0; e < 3; ++e)
+                A(3 * mesh.cell_nodes[8 * cell + a] + c, 3 * mesh.cell_nodes[8 * cell + b] + e) +=
+                  K[3 * a + c][3 * b + e];
+      }
+    return A;
+  }
+
+  /** Constrained version: rows and columns zero, unit diagonal at owned constrained DoFs. */
+  Dense
+  constrain(const Dense &A, const MeshData &mesh)
+  {
+    Dense C = A;
+    for (std::size_t i = 0; i < C.n; ++i)
+      for (std::size_t j = 0; j < C.n; ++j)
+        if (mesh.constrained_dofs[i] || mesh.constrained_dofs[j])
+          C(i, j) = 0;
+    for (LocalIndex i = 0; i < mesh.n_owned_dofs(); ++i)
+      if (mesh.constrained_dofs[i])
+        C(i, i) = 1;
+    return C;
+  }
+
+  /** Renumber the nodes by a random permutation (cells keep their vertex order). */
+  void
+  permute_nodes(MeshData &mesh, std::mt19937 &rng)
+  {
+    std::vector<LocalIndex> new_index(mesh.n_nodes);
+    std::iota(new_index.begin(), new_index.end(), 0);
+    std::shuffle(new_index.begin(), new_index.end(), rng);
+    std::vector<double>       coordinates(mesh.node_coordinates.size());
+    std::vector<std::uint8_t> constrained(mesh.constrained_dofs.size());
+    for (LocalIndex n = 0; n < mesh.n_nodes; ++n)
+      for (int i = 0; i < 3; ++i)
+        {
+          coordinates[3 * new_index[n] + i] = mesh.node_coordinates[3 * n + i];
+          constrained[3 * new_index[n] + i] = mesh.constrained_dofs[3 * n + i];
+        }
+    for (auto &node : mesh.cell_nodes)
+      node = new_index[node];
+    mesh.node_coordinates = coordinates;
+    mesh.constrained_dofs = constrained;
+  }
+
+  std::vector<double>
+  run_apply(const MechanicsOperator &op, const std::vector<double> &x, const bool constrained)
+  {
+    DeviceArray<double> src(x, "test src"), dst(x.size(), "test dst");
+    // Garbage in dst: the operator must overwrite every entry.
+    std::vector<double> garbage(x.size(), 1.2345e300);
+    dst.copy_from_host(garbage);
+    if (constrained)
+      op.apply(src.data(), dst.data());
+    else
+      op.apply_unconstrained(src.data(), dst.data());
+    fence();
+    return dst.to_host();
+  }
+
+  /** The six rigid-body modes at the nodes of @p mesh. */
+  std::vector<std::vector<double>>
+  rigid_body_modes(const MeshData &mesh)
+  {
+    std::vector<std::vector<double>> modes(6, std::vector<double>(mesh.n_dofs(), 0.));
+    for (LocalIndex n = 0; n < mesh.n_nodes; ++n)
+      {
+        const double *x = &mesh.node_coordinates[3 * n];
+        for (int c = 0; c < 3; ++c)
+          modes[c][3 * n + c] = 1.;
+        // rotations about the axes through (0.3, -0.2, 0.5): omega x (x - x0)
+        const double y[3] = {x[0] - 0.3, x[1] + 0.2, x[2] - 0.5};
+        for (int axis = 0; axis < 3; ++axis)
+          {
+            double w[3] = {0, 0, 0};
+            w[axis]     = 1.;
+            modes[3 + axis][3 * n + 0] = w[1] * y[2] - w[2] * y[1];
+            modes[3 + axis][3 * n + 1] = w[2] * y[0] - w[0] * y[2];
+            modes[3 + axis][3 * n + 2] = w[0] * y[1] - w[1] * y[0];
+          }
+      }
+    return modes;
+  }
+
+  void
+  test_mesh(const std::string &name, const MeshData &mesh, const bool expect_shared_matrices)
+  {
+    std::printf("%s: %d cells, %d nodes (%d owned), %d DoFs, %d constrained\n", name.c_str(),
+                mesh.n_cells(), mesh.n_nodes, mesh.n_owned_nodes, mesh.n_dofs(),
+                static_cast<int>(std::count(mesh.constrained_dofs.begin(), mesh.constrained_dofs.end(), 1)));
+    const Dense A = assemble(mesh);
+    const Dense C = constrain(A, mesh);
+
+    // Sanity of the reference itself: symmetric, rigid modes in its null space.
+    {
+      double asym = 0, amax = 0;
+      for (std::size_t i = 0; i < A.n; ++i)
+        for (std::size_t j = 0; j < A.n; ++j)
+          {
+            asym = std::max(asym, std::abs(A(i, j) - A(j, i)));
+            amax = std::max(amax, std::abs(A(i, j)));
+          }
+      check(name + ": reference matrix symmetric (max |A-A^T| / max |A|)", asym / amax, 1e-14);
+    }
+
+    std::mt19937                           rng(12345);
+    std::uniform_real_distribution<double> uniform(-1., 1.);
+    std::vector<double>                    x(mesh.n_dofs()), y(mesh.n_dofs());
+    for (auto &v : x)
+      v = uniform(rng);
+    for (auto &v : y)
+      v = uniform(rng);
+    const std::vector<double> Cx = C.times(x), Cy = C.times(y), Ax = A.times(x);
+    std::vector<double>       diagonal(A.n);
+    for (std::size_t i = 0; i < A.n; ++i)
+      diagonal[i] = C(i, i);
+    const double A_norm_estimate = norm(Ax) / norm(x);
+    const auto   modes           = rigid_body_modes(mesh);
+    for (const auto &mode : modes)
+      check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
+
+    std::vector<double> first_result;
+    for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd})
+      for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
+        {
+          const std::string       what = name + ", " + to_string(strategy) + ", " + to_string(kernel);
+          const MechanicsOperator op(mesh, {strategy, kernel});
+          if (op.n_cells() != mesh.n_cells() || op.n_dofs() != mesh.n_dofs() || op.n_owned_dofs() != mesh.n_owned_dofs())
+            check_true(what + ": sizes", false);
+          if (kernel == CellKernel::element_matrix)
+            {
+              const std::size_t expected = expect_shared_matrices ? mesh.materials.size() : mesh.n_cells();
+              check_true(what + ": " + std::to_string(op.n_element_matrices()) + " element matrices (expected " +
+                           std::to_string(expected) + ")",
+                         op.n_element_matrices() == expected);
+            }
+
+          const std::vector<double> r = run_apply(op, x, true);
+          check(what + ": apply vs dense A_c", relative_difference(r, Cx), 1e-12);
+          const std::vector<double> ru = run_apply(op, x, false);
+          check(what + ": apply_unconstrained vs dense A", relative_difference(ru, Ax), 1e-12);
+
+          // Symmetry x^T A_c y = y^T A_c x (device results only).
+          const std::vector<double> ry = run_apply(op, y, true);
+          check(what + ": |x.Ay - y.Ax| / (|x| |Ay|)", std::abs(dot(x, ry) - dot(y, r)) / (norm(x) * norm(ry)), 1e-12);
+
+          {
+            DeviceArray<double> d(mesh.n_dofs(), "test diagonal");
+            d.copy_from_host(std::vector<double>(mesh.n_dofs(), -7.));
+            op.compute_diagonal(d.data());
+            check(what + ": compute_diagonal vs dense diag(A_c)", relative_difference(d.to_host(), diagonal), 1e-12);
+          }
+
+          double worst_mode = 0;
+          for (const auto &mode : modes)
+            worst_mode = std::max(worst_mode, norm(run_apply(op, mode, false)) / (A_norm_estimate * norm(mode)));
+          check(what + ": rigid-body modes, max |A r| / (|A| |r|)", worst_mode, 1e-12);
+
+          if (strategy != Strategy::ebe_atomic)
+            {
+              const std::vector<double> again = run_apply(op, x, true);
+              check_true(what + ": repeated apply bitwise identical", again == r);
+            }
+          if (first_result.empty())
+            first_result = r;
+          else
+            check(what + ": vs first variant", relative_difference(r, first_result), 1e-13);
+        }
+  }
+} // namespace
+
+int
+main()
+{
+  initialize();
+  std::printf("backend: %s\n", device_description().c_str());
+  try
+    {
+      const Material steel{1.1538461538461537e11, 7.6923076923076923e10, 0, 0, 0};
+      // E = 70e9, nu = 0.35
+      const Material aluminium{70e9 * 0.35 / (1.35 * 0.3), 70e9 / 2.7, 0, 0, 0};
+
+      auto make = [&](const double distortion, const bool two_materials) {
+        BoxMeshDescription desc;
+        desc.n_cells[0] = 3;
+        desc.n_cells[1] = 2;
+        desc.n_cells[2] = 4;
+        desc.extent[0]  = 1.5;
+        desc.extent[1]  = 0.8;
+        desc.extent[2]  = 2.0;
+        desc.distortion = distortion;
+        desc.seed       = 7;
+        desc.material   = steel;
+        MeshData mesh   = make_box_mesh(desc, true);
+        if (two_materials)
+          {
+            mesh.materials = {steel, aluminium};
+            for (LocalIndex c = 0; c < mesh.n_cells(); ++c)
+              {
+                double z = 0;
+                for (int a = 0; a < 8; ++a)
+                  z += mesh.node_coordinates[3 * mesh.cell_nodes[8 * c + a] + 2] / 8;
+                mesh.cell_material[c] = z > 1.1 ? 1 : 0;
+              }
+          }
+        return mesh;
+      };
+
+      {
+        // Uniform mesh, one material, the x = 0 face clamped: element
+        // matrices are shared by all cells.
+        MeshData mesh = make(0., false);
+        test_mesh("uniform, clamped", mesh, true);
+      }
+      {
+        // Uniform, two materials, no constraints at all.
+        MeshData mesh = make(0., true);
+        std::fill(mesh.constrained_dofs.begin(), mesh.constrained_dofs.end(), 0);
+        test_mesh("uniform, two materials, unconstrained", mesh, true);
+      }
+      {
+        // Distorted, two materials, renumbered nodes, single components
+        // constrained on some nodes (mixed masks within a node).
+        MeshData     mesh = make(0.25, true);
+        std::mt19937 rng(99);
+        for (LocalIndex n = 0; n < mesh.n_nodes; n += 7)
+          mesh.constrained_dofs[3 * n + (n % 3)] = 1;
+        permute_nodes(mesh, rng);
+        test_mesh("distorted, two materials, renumbered", mesh, false);
+
+        // The same with the last 12 nodes as ghosts (constrained ghost DoFs
+        // included): their rows hold partial sums and no unit diagonal.
+        mesh.n_owned_nodes = mesh.n_nodes - 12;
+        for (LocalIndex n = mesh.n_owned_nodes; n < mesh.n_nodes; n += 3)
+          mesh.constrained_dofs[3 * n + 1] = 1;
+        test_mesh("distorted, with ghost nodes", mesh, false);
+      }
+      {
+        // A tangled cell must be rejected.
+        MeshData mesh = make(0., false);
+        std::swap(mesh.cell_nodes[0], mesh.cell_nodes[7]);
+        bool thrown = false;
+        try
+          {
+            MechanicsOperator op(mesh, {});
+          }
+        catch (const std::invalid_argument &error)
+          {
+            thrown = std::string(error.what()).find("Jacobian") != std::string::npos;
+          }
+        check_true("tangled mesh throws std::invalid_argument mentioning the Jacobian", thrown);
+      }
+    }
+  catch (const std::exception &error)
+    {
+      std::printf("FAIL exception: %s\n", error.what());
+      ++failures;
+    }
+  finalize();
+  std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
+  return failures == 0 ? 0 : 1;
+}
