@@ -1,5 +1,6 @@
-// plastix: static linear elasticity driven by a .prm file, on the device
-// backend (CUDA GPU or CPU) with deal.II meshes, solvers and output.
+// plastix: static linear elasticity or incremental J2 elastoplasticity driven
+// by a .prm file, on the device backend (CUDA GPU or CPU) with deal.II meshes,
+// solvers and output.
 //
 //   plastix <file.prm>            run
 //   plastix --print-parameters    print a documented parameter file with all defaults
@@ -25,7 +26,8 @@ namespace
     "usage: plastix <file.prm>          run the problem the parameter file describes\n"
     "       plastix --print-parameters  print a documented parameter file with every default\n"
     "       plastix --help              show this text\n"
-    "Runs static linear elasticity with the plastix matrix-free device operator.\n"
+    "Runs static linear elasticity or J2 elastoplasticity (Problem/Type) with the plastix\n"
+    "matrix-free device operator.\n"
     "Exit status: 0 ok, 1 bad input, 2 solver did not converge, 3 device error, 4 other error.\n";
 
   int
@@ -84,8 +86,9 @@ main(int argc, char **argv)
   try
     {
       plastix::Runtime          runtime(comm);
-      plastix::ElasticProblem   problem(parameters, comm);
-      const plastix::RunSummary summary = problem.run();
+      const plastix::RunSummary summary = parameters.problem.type == "elastoplastic" ?
+                                            plastix::ElastoplasticProblem(parameters, comm).run() :
+                                            plastix::ElasticProblem(parameters, comm).run();
       if (root)
         std::cout << summary.line() << std::endl;
     }

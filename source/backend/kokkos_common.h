@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <cmath>
 #include <cstdint>
 
 namespace plastix
@@ -24,6 +25,17 @@ namespace plastix
       /** Whether kernels run on a GPU (memory not readable by the host). */
       constexpr bool on_device =
         !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+      /** Square root on host and device with Kokkos 3.4 and 4.x alike. */
+      KOKKOS_INLINE_FUNCTION double
+      square_root(const double x)
+      {
+#if KOKKOS_VERSION >= 30700
+        return Kokkos::sqrt(x);
+#else
+        return ::sqrt(x);
+#endif
+      }
 
       /** Launch a range kernel over [0, n), skipping empty ranges. */
       template <typename Functor>

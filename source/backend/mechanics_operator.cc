@@ -1,7 +1,7 @@
 // Construction and dispatch of the matrix-free Q1 mechanics operator.
 #include <plastix/backend/mechanics_operator.h>
 
-#include "operator_impl.h"
+#include "plasticity_impl.h"
 
 #include <algorithm>
 #include <array>
@@ -221,6 +221,41 @@ namespace plastix
         });
       }
 
+      /**
+       * Slots of the flagged cells (prefix sum): list[slot] = cell, and
+       * index[cell] = n_groups + slot for flagged cells, group[cell] else.
+       * Returns the number of flagged cells.
+       */
+      Index64
+      enumerate_flagged(const std::uint8_t *flag,
+                        const LocalIndex   *group,
+                        const LocalIndex    n_groups,
+                        const Index64       n_cells,
+                        LocalIndex         *list,
+                        LocalIndex         *index)
+      {
+        Index64 total = 0;
+        Kokkos::parallel_scan(
+          "plastix::enumerate_plastic_cells",
+          RangePolicy(0, n_cells),
+          KOKKOS_LAMBDA(const Index64 cell, Index64 &offset, const bool final) {
+            if (final)
+              {
+                if (flag[cell])
+                  {
+                    list[offset] = static_cast<LocalIndex>(cell);
+                    index[cell]  = n_groups + static_cast<LocalIndex>(offset);
+                  }
+                else
+                  index[cell] = group[cell];
+              }
+            if (flag[cell])
+              ++offset;
+          },
+          total);
+        return total;
+      }
+
       /** Number of cells with a non-positive Jacobian determinant at a Gauss point. */
       Index64
       count_inverted_cells(const OnTheFlyGeometry &geometry, const Index64 n_cells)
@@ -325,6 +360,7 @@ namespace plastix
           std::vector<LocalIndex> groups, representatives;
           group_congruent_cells(mesh, groups, representatives);
           d.n_matrices            = representatives.size();
+          d.cell_group            = DeviceArray<LocalIndex>(groups, "cell matrix group");
           d.cell_matrix           = DeviceArray<LocalIndex>(groups, "cell matrix index");
           d.matrix_representative = DeviceArray<LocalIndex>(representatives, "matrix cells");
           d.matrices.resize(576 * d.n_matrices, "element matrices");
@@ -352,61 +388,110 @@ namespace plastix
 
     namespace
     {
-      /** Run @p action with the elastic quadrature cell operator of the chosen geometry. */
+      /**
+       * Run @p action with the quadrature cell operator of the chosen
+       * geometry and the current law: the J2 tangent if a plasticity state
+       * is attached, linear elasticity otherwise.
+       */
       template <typename Action>
       void
-      with_elastic_quadrature_operator(const MechanicsOperator::Impl &d,
-                                       const bool                     stored,
-                                       const Action                  &action)
+      with_quadrature_operator(const MechanicsOperator::Impl &d, const Action &action)
       {
-        if (stored)
-          action(internal::QuadratureCellOperator<internal::StoredGeometry, internal::ElasticLaw>{
-            d.stored_geometry(), d.elastic_law()});
+        const bool stored = d.settings.cell_kernel == CellKernel::stored_geometry;
+        auto       with_law = [&](const auto &law) {
+          using Law = std::decay_t<decltype(law)>;
+          if (stored)
+            action(internal::QuadratureCellOperator<internal::StoredGeometry, Law>{d.stored_geometry(), law});
+          else
+            action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry, Law>{d.on_the_fly_geometry(), law});
+        };
+        if (d.plasticity != nullptr)
+          with_law(d.plasticity->tangent_law());
         else
-          action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry, internal::ElasticLaw>{
-            d.on_the_fly_geometry(), d.elastic_law()});
+          with_law(d.elastic_law());
+      }
+
+      internal::MatrixCellOperator
+      matrix_operator(const MechanicsOperator::Impl &d)
+      {
+        internal::MatrixCellOperator op;
+        op.matrices     = d.matrices.data();
+        op.cell_matrix  = d.cell_matrix.data();
+        op.own_matrices = d.plastic_matrices.data();
+        op.n_shared     = static_cast<LocalIndex>(d.n_matrices);
+        return op;
       }
 
       void
-      apply_elastic(const MechanicsOperator::Impl &d,
+      apply_current(const MechanicsOperator::Impl &d,
                     const double                  *src,
                     double                        *dst,
                     const bool                     masked)
       {
         if (d.settings.cell_kernel == CellKernel::element_matrix)
-          internal::launch_apply(d,
-                                 internal::MatrixCellOperator{d.matrices.data(), d.cell_matrix.data()},
-                                 src,
-                                 dst,
-                                 masked);
+          internal::launch_apply(d, matrix_operator(d), src, dst, masked);
         else
-          with_elastic_quadrature_operator(
-            d, d.settings.cell_kernel == CellKernel::stored_geometry, [&](const auto &op) {
-              internal::launch_apply(d, op, src, dst, masked);
-            });
+          with_quadrature_operator(d, [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });
       }
     } // namespace
 
     void
     MechanicsOperator::apply(const double *src, double *dst) const
     {
-      apply_elastic(*impl_, src, dst, true);
+      apply_current(*impl_, src, dst, true);
     }
 
     void
     MechanicsOperator::apply_unconstrained(const double *src, double *dst) const
     {
-      apply_elastic(*impl_, src, dst, false);
+      apply_current(*impl_, src, dst, false);
     }
 
     void
     MechanicsOperator::compute_diagonal(double *diagonal) const
     {
+      // The element-matrix kernel has no stored geometry: its diagonal comes
+      // from the same quadrature with the geometry recomputed.
       const Impl &d = *impl_;
-      with_elastic_quadrature_operator(
-        d, d.settings.cell_kernel == CellKernel::stored_geometry, [&](const auto &op) {
-          internal::launch_diagonal(d, op, diagonal);
-        });
+      with_quadrature_operator(d, [&](const auto &op) { internal::launch_diagonal(d, op, diagonal); });
+    }
+
+    void
+    MechanicsOperator::set_plasticity_state(const PlasticityState *state)
+    {
+      if (state != nullptr && &state->mechanics_operator() != this)
+        throw std::invalid_argument("MechanicsOperator::set_plasticity_state: the state belongs to another operator");
+      impl_->plasticity = state != nullptr ? &state->impl() : nullptr;
+      update_tangent();
+    }
+
+    void
+    MechanicsOperator::update_tangent()
+    {
+      Impl &d = *impl_;
+      if (d.settings.cell_kernel != CellKernel::element_matrix)
+        return;
+      if (d.plasticity == nullptr)
+        {
+          d.cell_matrix.copy_from(d.cell_group);
+          d.n_plastic_matrices = 0;
+          return;
+        }
+      // Enumerate the cells with plastic points; each gets its own matrix.
+      const std::uint8_t *plastic = d.plasticity->cell_plastic.data();
+      d.plastic_cells.resize(d.n_cells, "plastic cells");
+      LocalIndex       *list      = d.plastic_cells.data();
+      LocalIndex       *index     = d.cell_matrix.data();
+      const LocalIndex *group     = d.cell_group.data();
+      const LocalIndex  n_groups  = static_cast<LocalIndex>(d.n_matrices);
+      const Index64     n_plastic = internal::enumerate_flagged(plastic, group, n_groups, d.n_cells, list, index);
+      if (static_cast<std::size_t>(n_plastic) * 576 > d.plastic_matrices.size())
+        d.plastic_matrices.resize(static_cast<std::size_t>(n_plastic * 1.25 + 16) * 576, "plastic element matrices");
+      d.n_plastic_matrices = n_plastic;
+      internal::compute_element_matrices(
+        internal::QuadratureCellOperator<internal::OnTheFlyGeometry, internal::TangentLaw>{d.on_the_fly_geometry(),
+                                                                                        d.plasticity->tangent_law()},
+        list, 0, n_plastic, d.plastic_matrices.data());
     }
 
     const OperatorSettings &
@@ -456,7 +541,8 @@ namespace plastix
              d.constrained_dofs.memory_consumption() + d.geometry.memory_consumption() +
              d.colored_cells.memory_consumption() + d.node_offsets.memory_consumption() +
              d.node_entries.memory_consumption() + d.matrices.memory_consumption() +
-             d.cell_matrix.memory_consumption() +
+             d.cell_matrix.memory_consumption() + d.cell_group.memory_consumption() +
+             d.plastic_matrices.memory_consumption() + d.plastic_cells.memory_consumption() +
              d.matrix_representative.memory_consumption();
     }
 
@@ -478,7 +564,8 @@ namespace plastix
             bytes += d.coordinates.memory_consumption() + d.cell_material.memory_consumption();
             break;
           case CellKernel::element_matrix:
-            bytes += d.matrices.memory_consumption() + d.cell_matrix.memory_consumption();
+            bytes += d.matrices.memory_consumption() + d.cell_matrix.memory_consumption() +
+                     576 * sizeof(double) * d.n_plastic_matrices;
             break;
         }
       if (d.settings.strategy == Strategy::dbd)

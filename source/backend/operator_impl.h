@@ -5,6 +5,7 @@
 
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
 
 #include "q1_kernels.h"
@@ -53,12 +54,25 @@ namespace plastix
       DeviceArray<LocalIndex> node_offsets;
       DeviceArray<LocalIndex> node_entries;
 
-      /** Element matrices (element_matrix kernel): 576 doubles each. */
+      /** Element matrices of the congruent-cell groups (element_matrix kernel): 576 doubles each. */
       DeviceArray<double>     matrices;
-      DeviceArray<LocalIndex> cell_matrix;
+      /** Group of each cell. */
+      DeviceArray<LocalIndex> cell_group;
       /** A cell of each matrix group, used to compute the matrix. */
       DeviceArray<LocalIndex> matrix_representative;
       std::size_t             n_matrices = 0;
+      /**
+       * Matrix of each cell in use: its group's (< n_matrices) or, for cells
+       * with plastic points under a plasticity state, n_matrices + slot in
+       * plastic_matrices.
+       */
+      DeviceArray<LocalIndex> cell_matrix;
+      DeviceArray<double>     plastic_matrices;
+      DeviceArray<LocalIndex> plastic_cells;
+      std::size_t             n_plastic_matrices = 0;
+
+      /** Attached plasticity state (tangent operator), or null for elasticity. */
+      const PlasticityState::Impl *plasticity = nullptr;
 
       internal::Strided<const LocalIndex>
       cell_node_table() const

@@ -8,6 +8,8 @@
 
 #include "kokkos_common.h"
 
+#include <type_traits>
+
 namespace plastix
 {
   namespace backend
@@ -36,6 +38,13 @@ namespace plastix
         operator()(const Index64 item, const Index64 entry) const
         {
           return data[item * stride_item + entry * stride_entry];
+        }
+
+        /** Read-only view of the same data. */
+        template <typename U = T, typename = std::enable_if_t<!std::is_const<U>::value>>
+        operator Strided<const U>() const
+        {
+          return {data, stride_item, stride_entry};
         }
       };
 
@@ -463,15 +472,27 @@ namespace plastix
       /** Element-matrix form of the cell operator: f = K_cell u. */
       struct MatrixCellOperator
       {
-        /** 576 doubles per matrix, row-major. */
+        /** 576 doubles per matrix, row-major: the shared (group) matrices. */
         const double     *matrices    = nullptr;
-        /** Matrix index of each cell. */
+        /** Matrix index of each cell: < n_shared in matrices, else in own_matrices. */
         const LocalIndex *cell_matrix = nullptr;
+        /** Matrices of individual cells (plastic cells). */
+        const double *own_matrices = nullptr;
+        /** Number of shared matrices. */
+        LocalIndex n_shared = 0;
+
+        KOKKOS_INLINE_FUNCTION const double *
+        matrix(const Index64 cell) const
+        {
+          const LocalIndex m = cell_matrix[cell];
+          return m < n_shared ? matrices + 576 * static_cast<Index64>(m) :
+                                own_matrices + 576 * static_cast<Index64>(m - n_shared);
+        }
 
         KOKKOS_INLINE_FUNCTION void
         apply(const Index64 cell, const double u[24], double f[24]) const
         {
-          const double *K = matrices + 576 * static_cast<Index64>(cell_matrix[cell]);
+          const double *K = matrix(cell);
           for (int i = 0; i < 24; ++i)
             {
               double s = 0;
@@ -489,7 +510,7 @@ namespace plastix
                         const double  u[24],
                         double        f[3]) const
         {
-          const double *K = matrices + 576 * static_cast<Index64>(cell_matrix[cell]) + 72 * a;
+          const double *K = matrix(cell) + 72 * a;
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             {

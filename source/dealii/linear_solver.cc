@@ -76,8 +76,13 @@ namespace plastix
           }
         else
           {
-            dealii::SolverGMRES<DeviceVector> solver(
-              control, typename dealii::SolverGMRES<DeviceVector>::AdditionalData(parameters.gmres_restart));
+            typename dealii::SolverGMRES<DeviceVector>::AdditionalData gmres_data(parameters.gmres_restart);
+            // Right preconditioning: GMRES then monitors the true residual
+            // |b - A x| that the tolerance refers to; with deal.II's default
+            // (left) it would monitor |P^-1 (b - A x)|, which the Jacobi
+            // scaling (1/diag ~ 1/E) makes tiny long before convergence.
+            gmres_data.right_preconditioning = true;
+            dealii::SolverGMRES<DeviceVector> solver(control, gmres_data);
             run(solver);
           }
       }

@@ -3,6 +3,7 @@
 #include <deal.II/fe/fe.h>
 #include <deal.II/fe/mapping_q.h>
 
+#include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
 #include <plastix/dealii/mechanics_operator.h>
 
@@ -303,6 +304,20 @@ namespace plastix
     std::vector<double> result(6 * static_cast<std::size_t>(device_operator->n_cells()));
     device_operator->cell_average_strain(u.device_data(), result.data());
     return result;
+  }
+
+  void
+  MechanicsOperator::attach_plasticity_state(const backend::PlasticityState *state)
+  {
+    device_operator->set_plasticity_state(state);
+    cached_diagonal.reset();
+  }
+
+  void
+  MechanicsOperator::tangent_changed()
+  {
+    device_operator->update_tangent();
+    cached_diagonal.reset();
   }
 
   const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &

@@ -53,6 +53,12 @@ namespace plastix
     return data_out.write_vtu_with_pvtu_record(staging_ + "/", base_name, counter, communicator, 4);
   }
 
+  std::string
+  StagedOutput::staged_path(const std::string &file_name) const
+  {
+    return (fs::path(staging_) / file_name).string();
+  }
+
   void
   StagedOutput::write_text(const std::string &file_name, const std::string &content)
   {

@@ -387,8 +387,131 @@ namespace plastix
   }
 
   void
+  ProblemParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Problem");
+    prm.add_parameter("Type", type,
+                      "elastic: one linear solve at load factor 1; elastoplastic: J2 plasticity "
+                      "with Newton iterations over the load steps of 'Load stepping'",
+                      dealii::Patterns::Selection("elastic|elastoplastic"));
+    prm.leave_subsection();
+  }
+
+  void
+  LoadSteppingParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Load stepping");
+    prm.add_parameter("Final load factor", final_load_factor,
+                      "Load factor of the last step; all loads and prescribed displacements "
+                      "are multiplied by the load factor",
+                      dealii::Patterns::Double());
+    prm.add_parameter("Number of steps", n_steps, "Equal steps from 0 to the final load factor",
+                      dealii::Patterns::Integer(1, 100000));
+    prm.add_parameter("Load factors", load_factors_text,
+                      "Explicit load factors, e.g. '0.333, 0.667, 1' or with unloading "
+                      "'0.5, 1, 0.5, 0' (overrides the two entries above)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Minimum increment", minimum_increment,
+                      "A step whose Newton iteration fails is halved until its load-factor "
+                      "increment falls below this; then the run fails",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Maximum cuts", max_cuts, "Most halvings of one step",
+                      dealii::Patterns::Integer(0, 60));
+    prm.leave_subsection();
+  }
+
+  void
+  LoadSteppingParameters::check()
+  {
+    load_factors.clear();
+    const std::string entry = "Load stepping/Load factors";
+    for (const auto &item : split(load_factors_text, ','))
+      if (!item.empty())
+        load_factors.push_back(parse_double(item, entry));
+    if (load_factors.empty())
+      for (unsigned int i = 1; i <= n_steps; ++i)
+        load_factors.push_back(final_load_factor * i / n_steps);
+    double previous = 0;
+    for (const double f : load_factors)
+      {
+        if (f == previous)
+          throw InputError(load_factors_text.empty() ? "Load stepping/Final load factor" : entry,
+                           "consecutive load factors must differ (got " + std::to_string(f) +
+                             " twice; the run starts at 0)");
+        previous = f;
+      }
+  }
+
+  void
+  NewtonParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Newton");
+    prm.add_parameter("Maximum iterations", max_iterations,
+                      "Newton iterations per load step before the step is cut",
+                      dealii::Patterns::Integer(1, 1000));
+    prm.add_parameter("Residual tolerance", residual_tolerance,
+                      "Converged when |f_ext - f_int| (unconstrained DoFs) <= tolerance * "
+                      "max(|f_ext|, |reaction forces|) ...",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Displacement tolerance", displacement_tolerance,
+                      "... and the last correction |du| <= tolerance * |u|",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Maximum forcing term", max_forcing_term,
+                      "Largest relative tolerance of a linear solve (inexact Newton; the "
+                      "forcing term shrinks quadratically with the residual)",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Minimum forcing term", min_forcing_term,
+                      "Smallest relative tolerance of a linear solve", dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Divergence factor", divergence_factor,
+                      "A step is cut when its residual exceeds this factor times its first residual",
+                      dealii::Patterns::Double(1.));
+    prm.leave_subsection();
+  }
+
+  void
+  MonitorParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Monitor");
+    prm.add_parameter("Points", points_text,
+                      "Points whose displacement (of the nearest mesh vertex) is written to the "
+                      "CSV file each load step: 'name: x, y, z; ...'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Reactions", reactions_text,
+                      "Boundary ids whose summed reaction force is written each load step, e.g. '0, 4'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Plot column", plot_column,
+                      "CSV column plotted against the load factor (empty: the first displacement "
+                      "or reaction column)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Write plot", write_plot, "Write the load curve as a PNG");
+    prm.leave_subsection();
+  }
+
+  void
+  MonitorParameters::check()
+  {
+    points.clear();
+    reaction_ids.clear();
+    const std::string entry = "Monitor/Points";
+    for (const auto &[name, rest] : parse_id_list(points_text, entry, "tip: 10, 0.5, 0.5"))
+      {
+        if (name.empty() || name.find_first_of(", \t") != std::string::npos)
+          throw InputError(entry, "point name '" + name + "' must be one word");
+        const auto x = parse_vector(rest, entry);
+        points.push_back({name, dealii::Point<3>(x[0], x[1], x[2])});
+      }
+    for (const auto &item : split(reactions_text, ','))
+      if (!item.empty())
+        reaction_ids.push_back(parse_id(item, "Monitor/Reactions", "boundary id"));
+  }
+
+  void
   Parameters::declare(dealii::ParameterHandler &prm)
   {
+    problem.declare(prm);
+    load_stepping.declare(prm);
+    newton.declare(prm);
+    monitor.declare(prm);
     mesh.declare(prm);
     materials.declare(prm);
     boundary.declare(prm);
@@ -425,6 +548,17 @@ namespace plastix
     mesh.check();
     materials.check();
     boundary.check();
+    load_stepping.check();
+    monitor.check();
+    if (problem.type == "elastoplastic")
+      {
+        bool yields = materials.default_material.yield_stress > 0;
+        for (const auto &[id, m] : materials.per_material_id)
+          yields = yields || m.yield_stress > 0;
+        if (!yields)
+          throw InputError("Materials/Yield stress",
+                           "Problem type is elastoplastic but no material has a positive yield stress");
+      }
     if (output.base_name.empty())
       throw InputError("Output/Base name", "must not be empty");
   }

@@ -13,6 +13,8 @@ namespace plastix
 {
   namespace backend
   {
+    class PlasticityState;
+
     /**
      * How the cell contributions reach the global vector.
      */
@@ -70,7 +72,9 @@ namespace plastix
 
     /**
      * The matrix-free operator of small-strain solid mechanics on Q1
-     * hexahedra (3 components, 2x2x2 Gauss points), resident on the device.
+     * hexahedra (3 components, 2x2x2 Gauss points), resident on the device:
+     * linear elasticity, or the consistent tangent of J2 plasticity when a
+     * PlasticityState is attached.
      * All vectors are device arrays over the
      * local DoFs (owned then ghost); ghost entries of a result hold partial
      * sums that the caller adds to their owners (MPI compress).
@@ -105,6 +109,23 @@ namespace plastix
       /** The local contributions to the diagonal of A (1 at owned constrained DoFs). */
       void
       compute_diagonal(double *diagonal) const;
+
+      /**
+       * Make the operator the consistent tangent of @p state (elastic where a
+       * point is elastic), or linear elasticity again for nullptr. The state
+       * must belong to this operator and outlive its use here. apply(),
+       * apply_unconstrained() and compute_diagonal() follow.
+       */
+      void
+      set_plasticity_state(const PlasticityState *state);
+
+      /**
+       * Refresh what the element-matrix kernel stores of the tangent (the
+       * matrices of cells with plastic points); call after each
+       * PlasticityState::update(). A no-op for the quadrature kernels.
+       */
+      void
+      update_tangent();
 
       /** Settings in use. */
       const OperatorSettings &

@@ -6,6 +6,7 @@
 #include <deal.II/base/index_set.h>
 #include <deal.II/base/partitioner.h>
 #include <deal.II/base/subscriptor.h>
+#include <deal.II/base/template_constraints.h>
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/vector_operation.h>
@@ -14,6 +15,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace plastix
@@ -286,5 +288,59 @@ namespace plastix
                  DeviceVector                               &solution);
 
 } // namespace plastix
+
+namespace dealii
+{
+  namespace internal
+  {
+    namespace LinearOperatorImplementation
+    {
+      template <typename Vector>
+      class ReinitHelper;
+
+      /**
+       * Vectors that dealii::LinearOperator creates (inverse_operator(),
+       * operator*) get the distributed layout of the matrix: the generic
+       * helper would call reinit(m()), a serial vector of the global size.
+       */
+      template <>
+      class ReinitHelper<plastix::DeviceVector>
+      {
+      public:
+        template <typename Matrix>
+        static void
+        reinit_range_vector(const Matrix &matrix, plastix::DeviceVector &v, const bool omit_zeroing_entries)
+        {
+          reinit(matrix, v, omit_zeroing_entries);
+        }
+
+        template <typename Matrix>
+        static void
+        reinit_domain_vector(const Matrix &matrix, plastix::DeviceVector &v, const bool omit_zeroing_entries)
+        {
+          reinit(matrix, v, omit_zeroing_entries);
+        }
+
+      private:
+        template <typename T>
+        using get_partitioner_t = decltype(std::declval<const T &>().get_partitioner());
+        template <typename T>
+        using get_vector_t = decltype(std::declval<const T &>().get_vector().get_partitioner());
+
+        template <typename Matrix>
+        static void
+        reinit(const Matrix &matrix, plastix::DeviceVector &v, const bool omit_zeroing_entries)
+        {
+          if constexpr (is_supported_operation<get_partitioner_t, Matrix>)
+            v.reinit(matrix.get_partitioner(), omit_zeroing_entries);
+          else if constexpr (is_supported_operation<get_vector_t, Matrix>)
+            v.reinit(matrix.get_vector(), omit_zeroing_entries);
+          else
+            v.reinit(matrix.m(), omit_zeroing_entries);
+        }
+      };
+    } // namespace LinearOperatorImplementation
+  }   // namespace internal
+} // namespace dealii
 
 #endif

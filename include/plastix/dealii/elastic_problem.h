@@ -1,40 +1,15 @@
-// The static linear elasticity run of the plastix application.
+// The drivers of the plastix application: static linear elasticity and
+// incremental J2 elastoplasticity.
 #ifndef PLASTIX_DEALII_ELASTIC_PROBLEM_H
 #define PLASTIX_DEALII_ELASTIC_PROBLEM_H
 
 #include <deal.II/base/mpi.h>
 
 #include <plastix/dealii/parameters.h>
-
-#include <map>
-#include <string>
+#include <plastix/dealii/run_summary.h>
 
 namespace plastix
 {
-  /** What a run did and how long each stage took. */
-  struct RunSummary
-  {
-    unsigned int n_ranks       = 1;
-    std::string  device;
-    unsigned long long n_dofs  = 0;
-    unsigned long long n_cells = 0;
-    std::string  operator_description;
-    std::string  solver;
-    unsigned int iterations     = 0;
-    double       final_residual = 0;
-    double       relative_residual = 0;
-    /** Stage name -> wall seconds (maximum over ranks), in run order. */
-    std::vector<std::pair<std::string, double>> stage_seconds;
-    /** Largest displacement magnitude at a node. */
-    double max_displacement = 0;
-    /** Written PVTU file (empty if none). */
-    std::string output_file;
-
-    /** One line for humans and scripts. */
-    std::string
-    line() const;
-  };
-
   /**
    * Static linear elasticity on a mesh from the parameters: Dirichlet
    * constraints, tractions and body force, solved with the plastix device
@@ -51,8 +26,32 @@ namespace plastix
     run();
 
   private:
-    Parameters parameters;
-    MPI_Comm   communicator;
+    const Parameters &parameters;
+    MPI_Comm          communicator;
+  };
+
+  /**
+   * Small-strain J2 elastoplasticity: the loads and prescribed displacements
+   * of the parameters scaled by the load factors of 'Load stepping'; at every
+   * step Newton-Raphson with the consistent tangent (matrix-free on the
+   * device), inexact linear solves, and automatic halving of steps that do
+   * not converge. Per converged step: VTU/PVTU (displacement, stress, von
+   * Mises stress, equivalent plastic strain, plastic fraction) listed in a
+   * .pvd time series, and a CSV (and PNG) of the monitored displacements and
+   * reactions against the load factor.
+   */
+  class ElastoplasticProblem
+  {
+  public:
+    ElastoplasticProblem(const Parameters &parameters, MPI_Comm communicator);
+
+    /** Run all load steps; throws InputError, SolverError or a device error. */
+    RunSummary
+    run();
+
+  private:
+    const Parameters &parameters;
+    MPI_Comm          communicator;
   };
 } // namespace plastix
 

@@ -166,6 +166,20 @@ namespace plastix
     std::vector<double>
     cell_average_strain(const DeviceVector &u) const;
 
+    /**
+     * Make the operator the consistent tangent of @p state (nullptr:
+     * elasticity again). Used by plastix::PlasticityState.
+     */
+    void
+    attach_plasticity_state(const backend::PlasticityState *state);
+
+    /**
+     * The tangent changed (after a stress update): refresh element matrices
+     * of plastic cells and forget the cached diagonal.
+     */
+    void
+    tangent_changed();
+
     /** The layout of the vectors. */
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
     get_partitioner() const;

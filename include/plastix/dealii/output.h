@@ -38,6 +38,13 @@ namespace plastix
     std::string
     write_vtu(const dealii::DataOut<3> &data_out, const std::string &base_name, unsigned int counter);
 
+    /**
+     * Path in the staging folder at which rank 0 may write @p file_name
+     * itself (e.g. a PNG); it is moved into place by the next commit().
+     */
+    std::string
+    staged_path(const std::string &file_name) const;
+
     /** Write a text file (rank 0's @p content; collective). */
     void
     write_text(const std::string &file_name, const std::string &content);

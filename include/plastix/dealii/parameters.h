@@ -167,15 +167,99 @@ namespace plastix
     declare(dealii::ParameterHandler &prm);
   };
 
+  /** Subsection "Problem". */
+  struct ProblemParameters
+  {
+    /** elastic | elastoplastic */
+    std::string type = "elastic";
+
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** Subsection "Load stepping": load factors of the elastoplastic run. */
+  struct LoadSteppingParameters
+  {
+    /** Load factor at the end of the run (multiplies loads and prescribed displacements). */
+    double final_load_factor = 1.;
+    /** Number of equal load steps up to the final factor. */
+    unsigned int n_steps = 1;
+    /** Explicit increasing list of load factors (overrides the two entries above). */
+    std::string load_factors_text;
+    /** Smallest load-factor increment a cut step may reach before the run fails. */
+    double minimum_increment = 1e-6;
+    /** Most times a step may be halved. */
+    unsigned int max_cuts = 12;
+
+    /** The load factors, parsed in check(). */
+    std::vector<double> load_factors;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    void
+    check();
+  };
+
+  /** Subsection "Newton". */
+  struct NewtonParameters
+  {
+    unsigned int max_iterations = 25;
+    /** Converged when |R| <= tolerance * max(|f_ext|, |reactions|). */
+    double residual_tolerance = 1e-8;
+    /** ... and |du| <= tolerance * |u|. */
+    double displacement_tolerance = 1e-8;
+    /** Largest relative tolerance of the linear solves (inexact Newton forcing term). */
+    double max_forcing_term = 1e-2;
+    /** Smallest relative tolerance of the linear solves. */
+    double min_forcing_term = 1e-10;
+    /** A step fails if the residual grows by more than this factor. */
+    double divergence_factor = 1e6;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** A point whose displacement is recorded each load step. */
+  struct MonitorPoint
+  {
+    std::string      name;
+    dealii::Point<3> location;
+  };
+
+  /** Subsection "Monitor": curves written as CSV (and PNG) per load step. */
+  struct MonitorParameters
+  {
+    /** 'name: x, y, z; ...' */
+    std::string points_text;
+    /** Boundary ids whose reaction forces are recorded, e.g. '0, 4'. */
+    std::string reactions_text = "";
+    /** CSV column plotted against the load factor in the PNG ('' = first displacement column). */
+    std::string plot_column;
+    /** Write the PNG plot. */
+    bool write_plot = true;
+
+    std::vector<MonitorPoint>               points;
+    std::vector<dealii::types::boundary_id> reaction_ids;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    void
+    check();
+  };
+
   /** All parameters of a run. */
   struct Parameters
   {
-    MeshParameters     mesh;
+    ProblemParameters      problem;
+    MeshParameters         mesh;
     MaterialParameters materials;
     BoundaryParameters boundary;
     OperatorParameters op;
     SolverParameters   solver;
     OutputParameters   output;
+    LoadSteppingParameters load_stepping;
+    NewtonParameters       newton;
+    MonitorParameters      monitor;
 
     /** Declare every subsection in @p prm (values are bound to the members). */
     void

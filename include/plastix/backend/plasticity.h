@@ -1,0 +1,132 @@
+// Kokkos-free interface of J2 (von Mises) plasticity on the device: the
+// quadrature-point state, the radial-return stress update, the internal force
+// and the consistent tangent used by MechanicsOperator.
+#ifndef PLASTIX_BACKEND_PLASTICITY_H
+#define PLASTIX_BACKEND_PLASTICITY_H
+
+#include <plastix/backend/config.h>
+#include <plastix/backend/mechanics_operator.h>
+
+#include <cstddef>
+#include <memory>
+
+namespace plastix
+{
+  namespace backend
+  {
+    /** Counts from one stress update. */
+    struct StressUpdateStatistics
+    {
+      /** Gauss points that yielded in this update (local). */
+      std::size_t n_plastic_points = 0;
+      /** Cells with at least one such point (local). */
+      std::size_t n_plastic_cells = 0;
+    };
+
+    /**
+     * History of small-strain J2 plasticity with linear isotropic and
+     * kinematic (Prager) hardening at every Gauss point of the cells of a
+     * MechanicsOperator: plastic strain, equivalent plastic strain and back
+     * stress, in a committed copy (last converged load step) and a trial
+     * copy (current Newton iterate), plus the trial stress and the data of
+     * the consistent tangent. Everything stays in device memory.
+     *
+     * Backward-Euler radial return (closed form for linear hardening):
+     *   eta_tr = 2G dev(eps - eps_p_n) - beta_n,  q_tr = sqrt(3/2) |eta_tr|
+     *   f = q_tr - (sigma_y + H alpha_n);  elastic if f <= 0, else
+     *   dgamma = f / (3G + H + H_kin),  n = eta_tr / |eta_tr|
+     *   eps_p = eps_p_n + sqrt(3/2) dgamma n,  alpha = alpha_n + dgamma,
+     *   beta = beta_n + sqrt(2/3) H_kin dgamma n,
+     *   sigma = K tr(eps) I + 2G dev(eps - eps_p)
+     * and consistent tangent
+     *   D = K I(x)I + 2G (1 - 3G dgamma/q_tr) I_dev
+     *       + 6G^2 (dgamma/q_tr - 1/(3G + H + H_kin)) n(x)n.
+     */
+    class PLASTIX_BACKEND_EXPORT PlasticityState
+    {
+    public:
+      /** State for the cells of @p op, all elastic and stress free. */
+      explicit PlasticityState(const MechanicsOperator &op);
+
+      ~PlasticityState();
+
+      PlasticityState(const PlasticityState &) = delete;
+      PlasticityState &
+      operator=(const PlasticityState &) = delete;
+
+      /**
+       * Radial return at every Gauss point for the total displacement @p u
+       * (local array with valid ghosts) from the committed history: writes
+       * the trial history, stress and tangent. If @p internal_force is not
+       * null, it receives the local contributions of f_int = sum B^T sigma
+       * JxW on all rows (constrained ones too, for reactions), computed with
+       * the operator's strategy; the caller adds ghost parts to their owners.
+       */
+      StressUpdateStatistics
+      update(const double *u, double *internal_force);
+
+      /** Internal force of the current trial stress (as in update()). */
+      void
+      internal_force(double *internal_force) const;
+
+      /** Accept the trial history as converged (end of a load step). */
+      void
+      commit();
+
+      /** Discard the trial history (a failed load step will be retried). */
+      void
+      reset_trial();
+
+      /**
+       * Per-cell averages over the Gauss points of the trial state, 10
+       * values per cell: stress xx, yy, zz, yz, xz, xy; von Mises stress;
+       * equivalent plastic strain; fraction of Gauss points that are plastic
+       * (yielded in the last update); hydrostatic stress. Copied to
+       * @p host_out (10 n_cells values).
+       */
+      void
+      cell_averages(double *host_out) const;
+
+      /** Number of Gauss points whose committed equivalent plastic strain is positive. */
+      std::size_t
+      n_yielded_points() const;
+
+      /** Device memory held (bytes). */
+      std::size_t
+      memory_consumption() const;
+
+      /** The operator the state belongs to. */
+      const MechanicsOperator &
+      mechanics_operator() const;
+
+      struct Impl;
+
+      /** Internal data, for the operator kernels. */
+      const Impl &
+      impl() const;
+
+    private:
+      std::unique_ptr<Impl> impl_;
+    };
+
+    /**
+     * The return map of one Gauss point evaluated on the host with the same
+     * code the device runs, for tests: from the committed history
+     * (@p plastic_strain[6], @p alpha, @p back_stress[6]) and the total
+     * strain @p strain[6] (tensor components xx, yy, zz, yz, xz, xy) compute
+     * @p stress[6] and the consistent tangent @p tangent[36] with
+     * d stress_i = sum_j tangent[6 i + j] d strain_j (tensor components).
+     * Returns true if the point yields.
+     */
+    PLASTIX_BACKEND_EXPORT bool
+    j2_return_map(const Material &material,
+                  const double    plastic_strain[6],
+                  double          alpha,
+                  const double    back_stress[6],
+                  const double    strain[6],
+                  double          stress[6],
+                  double          tangent[36]);
+  } // namespace backend
+} // namespace plastix
+
+#endif

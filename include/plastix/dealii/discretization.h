@@ -1,0 +1,76 @@
+// The pieces every plastix run needs: mesh, DoFs, constraints, materials, the
+// device operator and the external force; plus VTU output of a solution.
+#ifndef PLASTIX_DEALII_DISCRETIZATION_H
+#define PLASTIX_DEALII_DISCRETIZATION_H
+
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/dealii/device_vector.h>
+#include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/output.h>
+#include <plastix/dealii/parameters.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace plastix
+{
+  /** Values per locally owned cell (in the order of the locally owned active cells), by name. */
+  using CellFields = std::vector<std::pair<std::string, std::vector<double>>>;
+
+  /**
+   * Mesh, FESystem(FE_Q(1),3) DoFs, Dirichlet constraints (load factor 1),
+   * material table, device operator and external force (load factor 1) of a
+   * run, built in stages so that a driver can time them.
+   */
+  class Discretization
+  {
+  public:
+    Discretization(const Parameters &parameters, MPI_Comm communicator);
+
+    /** Create (or read) and refine the mesh. */
+    void
+    make_mesh();
+
+    /** Distribute DoFs, build constraints, materials and the device operator. */
+    void
+    setup();
+
+    /** Assemble the external force at load factor 1 (host) and copy it to the device. */
+    void
+    assemble_external_force();
+
+    /** Copy @p u to a host vector with the locally relevant ghosts updated. */
+    dealii::LinearAlgebra::distributed::Vector<double>
+    to_host(const DeviceVector &u) const;
+
+    /**
+     * Write displacement @p u and @p cell_fields as VTU/PVTU into @p output
+     * (staged), named base_name_<counter>; returns the PVTU file name.
+     */
+    std::string
+    write_vtu(StagedOutput       &output,
+              const DeviceVector &u,
+              const CellFields   &cell_fields,
+              const std::string  &base_name,
+              unsigned int        counter) const;
+
+    const Parameters                               &parameters;
+    MPI_Comm                                        communicator;
+    dealii::parallel::distributed::Triangulation<3> triangulation;
+    dealii::FESystem<3>                             fe;
+    dealii::DoFHandler<3>                           dof_handler;
+    dealii::AffineConstraints<double>               constraints;
+    MaterialTable                                   materials;
+    MechanicsOperator                               op;
+    /** External force at load factor 1 (device). */
+    DeviceVector external_force;
+  };
+} // namespace plastix
+
+#endif

@@ -1,0 +1,310 @@
+// J2 plasticity on the device: radial return at every Gauss point, internal
+// force, committed/trial history, output averages.
+#include <plastix/backend/plasticity.h>
+
+#include "plasticity_impl.h"
+
+#include <stdexcept>
+
+namespace plastix
+{
+  namespace backend
+  {
+    using internal::Index64;
+
+    namespace internal
+    {
+      /**
+       * Radial return at all Gauss points of all cells for displacement u.
+       * Returns (plastic points) + (plastic cells << 32).
+       */
+      template <typename Geometry>
+      Index64
+      stress_update(const Geometry                  &geometry,
+                    const Strided<const LocalIndex> &cell_nodes,
+                    const Material                  *materials,
+                    const std::uint16_t             *cell_material,
+                    const Strided<const double>     &committed,
+                    const Strided<double>           &trial,
+                    const Strided<double>           &stress,
+                    const Strided<double>           &tangent,
+                    std::uint8_t                    *cell_plastic,
+                    std::uint8_t                    *point_plastic,
+                    const double                    *u,
+                    const Index64                    n_cells)
+      {
+        Index64 counts = 0;
+        Kokkos::parallel_reduce(
+          "plastix::radial_return",
+          RangePolicy(0, n_cells),
+          KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
+            LocalIndex nodes[8];
+            double     values[24];
+            gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
+            double e[3][3][4];
+            for (int c = 0; c < 3; ++c)
+              {
+                double v[8];
+                for (int a = 0; a < 8; ++a)
+                  v[a] = values[3 * a + c];
+                edge_differences(v, e[c]);
+              }
+            typename Geometry::CellData g;
+            geometry.load(cell, g);
+            const Material &m             = materials[cell_material[cell]];
+            int             plastic_count = 0;
+            for (int q = 0; q < 8; ++q)
+              {
+                double w[3][4], inv[3][3], G[3][3], eps[6];
+                gradient_weights(q, w);
+                geometry.at(g, q, inv);
+                displacement_gradient(e, w, inv, G);
+                symmetric_part(G, eps);
+                double ep[6], beta[6];
+                for (int k = 0; k < 6; ++k)
+                  {
+                    ep[k]   = committed(cell, k * 8 + q);
+                    beta[k] = committed(cell, (7 + k) * 8 + q);
+                  }
+                ReturnMapResult r;
+                j2_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
+                for (int k = 0; k < 6; ++k)
+                  {
+                    trial(cell, k * 8 + q)       = r.plastic_strain[k];
+                    trial(cell, (7 + k) * 8 + q) = r.back_stress[k];
+                    stress(cell, k * 8 + q)      = r.stress[k];
+                    tangent(cell, (2 + k) * 8 + q) = r.n[k];
+                  }
+                trial(cell, 6 * 8 + q) = r.alpha;
+                tangent(cell, q)       = r.a;
+                tangent(cell, 8 + q)   = r.b;
+                point_plastic[8 * cell + q] = r.plastic ? 1 : 0;
+                plastic_count += r.plastic ? 1 : 0;
+              }
+            cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
+            sum += plastic_count + (plastic_count > 0 ? (Index64(1) << 32) : 0);
+          },
+          counts);
+        return counts;
+      }
+
+      /** Cell averages of stress, von Mises stress, alpha, plastic fraction, pressure. */
+      template <typename Geometry>
+      void
+      average_cells(const Geometry              &geometry,
+                    const Strided<const double> &trial,
+                    const Strided<const double> &stress,
+                    const std::uint8_t          *point_plastic,
+                    double                      *out,
+                    const Index64                n_cells)
+      {
+        for_range("plastix::cell_averages", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          double sum[10] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, volume = 0;
+          for (int q = 0; q < 8; ++q)
+            {
+              double       inv[3][3];
+              const double JxW = geometry.at(g, q, inv);
+              double       s[6];
+              for (int k = 0; k < 6; ++k)
+                s[k] = stress(cell, k * 8 + q);
+              const double p = (s[0] + s[1] + s[2]) / 3.;
+              double       dev[6];
+              for (int k = 0; k < 6; ++k)
+                dev[k] = s[k] - (k < 3 ? p : 0.);
+              for (int k = 0; k < 6; ++k)
+                sum[k] += JxW * s[k];
+              sum[6] += JxW * square_root(1.5 * contract(dev, dev));
+              sum[7] += JxW * trial(cell, 6 * 8 + q);
+              sum[8] += JxW * point_plastic[8 * cell + q];
+              sum[9] += JxW * p;
+              volume += JxW;
+            }
+          for (int k = 0; k < 10; ++k)
+            out[10 * cell + k] = sum[k] / volume;
+        });
+      }
+    } // namespace internal
+
+    namespace
+    {
+      /** Call @p action with the geometry the operator keeps (stored if available). */
+      template <typename Action>
+      void
+      with_geometry(const MechanicsOperator::Impl &d, const Action &action)
+      {
+        if (d.settings.cell_kernel == CellKernel::stored_geometry)
+          action(d.stored_geometry());
+        else
+          action(d.on_the_fly_geometry());
+      }
+    } // namespace
+
+    PlasticityState::PlasticityState(const MechanicsOperator &op)
+      : impl_(std::make_unique<Impl>())
+    {
+      Impl &s   = *impl_;
+      s.op      = &op;
+      s.n_cells = op.n_cells();
+      internal::Index64 dummy;
+      internal::default_strides(s.n_cells, 8 * internal::history_fields, s.stride_cell, s.history_stride_entry);
+      internal::default_strides(s.n_cells, 8 * internal::tangent_fields, dummy, s.tangent_stride_entry);
+      internal::default_strides(s.n_cells, 8 * internal::stress_fields, dummy, s.stress_stride_entry);
+      const std::size_t n = s.n_cells;
+      s.history_committed.resize(n * 8 * internal::history_fields, "plastic history");
+      s.history_trial.resize(n * 8 * internal::history_fields, "plastic history (trial)");
+      s.tangent.resize(n * 8 * internal::tangent_fields, "consistent tangent");
+      s.stress.resize(n * 8 * internal::stress_fields, "stress");
+      s.cell_plastic.resize(n, "plastic cells");
+      s.point_plastic.resize(8 * n, "plastic points");
+      s.history_committed.set_zero();
+      s.history_trial.set_zero();
+      s.stress.set_zero();
+      s.tangent.set_zero();
+      s.cell_plastic.set_zero();
+      s.point_plastic.set_zero();
+    }
+
+    PlasticityState::~PlasticityState() = default;
+
+    StressUpdateStatistics
+    PlasticityState::update(const double *u, double *f_int)
+    {
+      Impl                          &s = *impl_;
+      const MechanicsOperator::Impl &d = s.op->impl();
+      Index64                        counts = 0;
+      with_geometry(d, [&](const auto &geometry) {
+        counts = internal::stress_update(geometry,
+                                         d.cell_node_table(),
+                                         d.materials.data(),
+                                         d.cell_material.data(),
+                                         s.strided(s.history_committed, s.history_stride_entry),
+                                         s.strided(s.history_trial, s.history_stride_entry),
+                                         s.strided(s.stress, s.stress_stride_entry),
+                                         s.strided(s.tangent, s.tangent_stride_entry),
+                                         s.cell_plastic.data(),
+                                         s.point_plastic.data(),
+                                         u,
+                                         s.n_cells);
+      });
+      if (f_int != nullptr)
+        internal_force(f_int);
+      StressUpdateStatistics statistics;
+      statistics.n_plastic_points = counts & 0xffffffffu;
+      statistics.n_plastic_cells  = counts >> 32;
+      return statistics;
+    }
+
+    void
+    PlasticityState::internal_force(double *f_int) const
+    {
+      const Impl                    &s = *impl_;
+      const MechanicsOperator::Impl &d = s.op->impl();
+      with_geometry(d, [&](const auto &geometry) {
+        using Geometry = std::decay_t<decltype(geometry)>;
+        // The stored-stress law does not use the source values: any
+        // read-only array of n_dofs entries serves (the coordinates).
+        internal::launch_apply(d,
+                               internal::QuadratureCellOperator<Geometry, internal::StoredStressLaw>{geometry,
+                                                                                                   s.stored_stress_law()},
+                               d.coordinates.data(),
+                               f_int,
+                               false);
+      });
+    }
+
+    void
+    PlasticityState::commit()
+    {
+      impl_->history_committed.copy_from(impl_->history_trial);
+    }
+
+    void
+    PlasticityState::reset_trial()
+    {
+      impl_->history_trial.copy_from(impl_->history_committed);
+    }
+
+    void
+    PlasticityState::cell_averages(double *host_out) const
+    {
+      const Impl                    &s = *impl_;
+      const MechanicsOperator::Impl &d = s.op->impl();
+      DeviceArray<double>            out(10 * static_cast<std::size_t>(s.n_cells), "cell averages");
+      with_geometry(d, [&](const auto &geometry) {
+        internal::average_cells(geometry,
+                                s.strided(s.history_trial, s.history_stride_entry),
+                                s.strided(s.stress, s.stress_stride_entry),
+                                s.point_plastic.data(),
+                                out.data(),
+                                s.n_cells);
+      });
+      copy_to_host(host_out, out.data(), out.memory_consumption());
+    }
+
+    std::size_t
+    PlasticityState::n_yielded_points() const
+    {
+      const Impl                 &s         = *impl_;
+      const internal::Strided<double> committed = s.strided(s.history_committed, s.history_stride_entry);
+      Index64                     count     = 0;
+      Kokkos::parallel_reduce(
+        "plastix::count_yielded",
+        internal::RangePolicy(0, 8 * s.n_cells),
+        KOKKOS_LAMBDA(const Index64 i, Index64 &sum) { sum += committed(i / 8, 6 * 8 + i % 8) > 0 ? 1 : 0; },
+        count);
+      return count;
+    }
+
+    std::size_t
+    PlasticityState::memory_consumption() const
+    {
+      const Impl &s = *impl_;
+      return s.history_committed.memory_consumption() + s.history_trial.memory_consumption() +
+             s.tangent.memory_consumption() + s.stress.memory_consumption() +
+             s.cell_plastic.memory_consumption() + s.point_plastic.memory_consumption();
+    }
+
+    const MechanicsOperator &
+    PlasticityState::mechanics_operator() const
+    {
+      return *impl_->op;
+    }
+
+    const PlasticityState::Impl &
+    PlasticityState::impl() const
+    {
+      return *impl_;
+    }
+
+    bool
+    j2_return_map(const Material &material,
+                  const double    plastic_strain[6],
+                  const double    alpha,
+                  const double    back_stress[6],
+                  const double    strain[6],
+                  double          stress[6],
+                  double          tangent[36])
+    {
+      internal::ReturnMapResult r;
+      internal::j2_return_map(material, strain, plastic_strain, alpha, back_stress, r);
+      const double K = material.lambda + 2. / 3. * material.mu;
+      for (int k = 0; k < 6; ++k)
+        stress[k] = r.stress[k];
+      // Column j: the stress increment of a unit strain increment in
+      // component j (shear components enter twice through symmetry).
+      for (int j = 0; j < 6; ++j)
+        {
+          double e[6] = {0, 0, 0, 0, 0, 0}, s[6];
+          e[j]        = (j < 3) ? 1. : 0.5;
+          internal::tangent_stress(K, r.a, r.b, r.n, e, s);
+          for (int i = 0; i < 6; ++i)
+            tangent[6 * i + j] = s[i];
+        }
+      return r.plastic;
+    }
+  } // namespace backend
+} // namespace plastix
+
+#include "firewall_check.h"

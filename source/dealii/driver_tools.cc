@@ -1,0 +1,44 @@
+// Helpers shared by the drivers.
+#include <deal.II/base/mpi.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include "driver_tools.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace plastix
+{
+  namespace internal
+  {
+    double
+    max_nodal_displacement(const DeviceVector &u)
+    {
+      dealii::LinearAlgebra::distributed::Vector<double> host(u.get_partitioner());
+      u.copy_to_host(host);
+      double max_sq = 0;
+      for (unsigned int i = 0; i + 2 < host.locally_owned_size(); i += 3)
+        max_sq = std::max(max_sq, host.local_element(i) * host.local_element(i) +
+                                    host.local_element(i + 1) * host.local_element(i + 1) +
+                                    host.local_element(i + 2) * host.local_element(i + 2));
+      return std::sqrt(dealii::Utilities::MPI::max(max_sq, u.get_mpi_communicator()));
+    }
+
+    void
+    append_summary(StagedOutput &output, const OutputParameters &parameters, const std::string &line)
+    {
+      if (parameters.summary_file.empty())
+        return;
+      std::string previous;
+      if (dealii::Utilities::MPI::this_mpi_process(MPI_COMM_WORLD) == 0)
+        {
+          std::ifstream     in(std::filesystem::path(output.directory()) / parameters.summary_file);
+          std::stringstream buffer;
+          buffer << in.rdbuf();
+          previous = buffer.str();
+        }
+      output.write_text(parameters.summary_file, previous + line + "\n");
+    }
+  } // namespace internal
+} // namespace plastix

@@ -1,0 +1,430 @@
+// Incremental J2 elastoplasticity: load steps, Newton-Raphson with the
+// consistent tangent, step cutting, per-step output.
+#include <deal.II/base/data_out_base.h>
+#include <deal.II/dofs/dof_tools.h>
+
+#include <plastix/dealii/discretization.h>
+#include <plastix/dealii/elastic_problem.h>
+#include <plastix/dealii/linear_solver.h>
+#include <plastix/dealii/plasticity.h>
+#include <plastix/dealii/plot.h>
+#include <plastix/dealii/runtime.h>
+
+#include "driver_tools.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace plastix
+{
+  ElastoplasticProblem::ElastoplasticProblem(const Parameters &parameters, MPI_Comm communicator)
+    : parameters(parameters)
+    , communicator(communicator)
+  {}
+
+  namespace
+  {
+    /** Displacements of monitored points and reactions of boundary ids, one CSV row per load step. */
+    class Monitor
+    {
+    public:
+      Monitor(const Discretization &d, const MonitorParameters &p)
+        : d(d)
+        , parameters(p)
+      {
+        // The nearest vertex of each point; its owner records the DoFs.
+        for (const auto &point : p.points)
+          {
+            double                                       best = std::numeric_limits<double>::max();
+            std::vector<dealii::types::global_dof_index> best_dofs(3, 0);
+            for (const auto &cell : d.dof_handler.active_cell_iterators())
+              if (cell->is_locally_owned())
+                for (const auto v : cell->vertex_indices())
+                  {
+                    const double distance = cell->vertex(v).distance(point.location);
+                    const auto   dof      = cell->vertex_dof_index(v, 0);
+                    if (distance < best && d.dof_handler.locally_owned_dofs().is_element(dof))
+                      {
+                        best = distance;
+                        for (unsigned int c = 0; c < 3; ++c)
+                          best_dofs[c] = cell->vertex_dof_index(v, c);
+                      }
+                  }
+            struct
+            {
+              double distance;
+              int    rank;
+            } local{best, static_cast<int>(dealii::Utilities::MPI::this_mpi_process(d.communicator))}, global;
+            MPI_Allreduce(&local, &global, 1, MPI_DOUBLE_INT, MPI_MINLOC, d.communicator);
+            point_dofs.push_back(global.rank == local.rank ? best_dofs : std::vector<dealii::types::global_dof_index>());
+            point_distance.push_back(global.distance);
+          }
+        for (const auto id : p.reaction_ids)
+          {
+            dealii::IndexSet dofs = dealii::DoFTools::extract_boundary_dofs(d.dof_handler, dealii::ComponentMask(), {id});
+            dofs = dofs & d.dof_handler.locally_owned_dofs();
+            reaction_dofs.push_back(dofs);
+          }
+        header = "step,load_factor,newton_iterations,linear_iterations,plastic_points";
+        for (const auto &point : p.points)
+          for (const char *c : {"ux", "uy", "uz"})
+            header += "," + point.name + "_" + c;
+        for (const auto id : p.reaction_ids)
+          for (const char *c : {"x", "y", "z"})
+            header += ",R" + std::to_string(id) + "_" + c;
+      }
+
+      /** Append the row of a converged step. */
+      void
+      record(const unsigned int                                        step,
+             const double                                              load_factor,
+             const unsigned int                                        newton_iterations,
+             const unsigned int                                        linear_iterations,
+             const unsigned long long                                  plastic_points,
+             const dealii::LinearAlgebra::distributed::Vector<double> &u,
+             const DeviceVector                                       &internal_force)
+      {
+        std::vector<double> values;
+        for (const auto &dofs : point_dofs)
+          for (unsigned int c = 0; c < 3; ++c)
+            values.push_back(dofs.empty() ? 0. : u(dofs[c]));
+        if (!reaction_dofs.empty())
+          {
+            dealii::LinearAlgebra::distributed::Vector<double> f(internal_force.get_partitioner());
+            internal_force.copy_to_host(f);
+            for (const auto &dofs : reaction_dofs)
+              {
+                double r[3] = {0, 0, 0};
+                for (const auto i : dofs)
+                  r[i % 3] += f(i);
+                values.insert(values.end(), r, r + 3);
+              }
+          }
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), values.size(), MPI_DOUBLE, MPI_SUM, d.communicator);
+        std::ostringstream row;
+        row << std::setprecision(10) << step << ',' << load_factor << ',' << newton_iterations << ','
+            << linear_iterations << ',' << plastic_points;
+        for (const double v : values)
+          row << ',' << v;
+        rows.push_back(row.str());
+        load_factors.push_back(load_factor);
+        columns.push_back(values);
+      }
+
+      std::string
+      csv() const
+      {
+        std::string text = header + "\n";
+        for (const auto &row : rows)
+          text += row + "\n";
+        return text;
+      }
+
+      /** Plot the chosen column against the load factor (rank 0 writes @p file). */
+      void
+      plot(const std::string &file) const
+      {
+        if (columns.empty() || columns.front().empty())
+          return;
+        const auto   names = dealii::Utilities::split_string_list(header, ',');
+        unsigned int index = 0; // first monitored column
+        if (!parameters.plot_column.empty())
+          {
+            const auto it = std::find(names.begin() + 5, names.end(), parameters.plot_column);
+            if (it == names.end())
+              throw InputError("Monitor/Plot column",
+                               "no CSV column '" + parameters.plot_column + "' (columns: " + header + ")");
+            index = it - names.begin() - 5;
+          }
+        PlotSeries series;
+        series.label = names[5 + index];
+        for (std::size_t s = 0; s < columns.size(); ++s)
+          {
+            series.x.push_back(columns[s][index]);
+            series.y.push_back(load_factors[s]);
+          }
+        series.x.insert(series.x.begin(), 0.);
+        series.y.insert(series.y.begin(), 0.);
+        write_line_plot_png(file, {series}, names[5 + index], "load factor",
+                            "plastix: load factor vs " + names[5 + index]);
+      }
+
+      /** Distance of each monitored point to the vertex that stands for it. */
+      std::vector<double> point_distance;
+
+    private:
+      const Discretization                                      &d;
+      const MonitorParameters                                   &parameters;
+      std::vector<std::vector<dealii::types::global_dof_index>> point_dofs;
+      std::vector<dealii::IndexSet>                             reaction_dofs;
+      std::string                                               header;
+      std::vector<std::string>                                  rows;
+      std::vector<double>                                       load_factors;
+      std::vector<std::vector<double>>                          columns;
+    };
+
+    /** Outcome of the Newton iteration of one load step. */
+    struct NewtonResult
+    {
+      bool         converged         = false;
+      unsigned int iterations        = 0;
+      unsigned int linear_iterations = 0;
+      double       residual          = 0;
+      double       relative_residual = 0;
+      std::string  failure;
+      StressUpdateStatistics plastic;
+    };
+
+    /** The vectors and objects of the Newton iteration. */
+    struct NewtonSolver
+    {
+      NewtonSolver(Discretization &d, PlasticityState &state, const Parameters &parameters)
+        : d(d)
+        , state(state)
+        , parameters(parameters)
+        , linear_solver(parameters.solver)
+      {
+        for (DeviceVector *v : {&u, &du, &f_int, &residual, &work})
+          d.op.initialize_dof_vector(*v);
+      }
+
+      /** Norms of the residual (unconstrained rows) and of the reactions at u with the current f_int. */
+      void
+      compute_residual(const double load_factor, double &residual_norm, double &reference)
+      {
+        residual.equ(load_factor, d.external_force);
+        residual.add(-1., f_int);
+        d.op.set_constrained_zero(residual);
+        residual_norm = residual.l2_norm();
+        work.equ(1., f_int);
+        d.op.set_constrained_zero(work);
+        const double reaction = std::sqrt(std::max(0., f_int.norm_sqr() - work.norm_sqr()));
+        work.equ(load_factor, d.external_force);
+        d.op.set_constrained_zero(work);
+        reference = std::max({work.l2_norm(), reaction, 1e-300});
+      }
+
+      /** Newton iteration from the committed state at u to load factor @p lambda_new. */
+      NewtonResult
+      step(const double lambda_old, const double lambda_new, const unsigned int step_number, const bool verbose)
+      {
+        const auto  &np = parameters.newton;
+        NewtonResult result;
+        try
+          {
+            // Predictor: tangent at the converged state, prescribed values
+            // raised by the increment through the tangent (lifting).
+            residual.equ(lambda_new, d.external_force);
+            residual.add(-1., f_int);
+            d.op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+            linear_solver.initialize(d.op);
+            du = 0.;
+            const double rhs_norm = residual.l2_norm();
+            result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+            u.add(1., du);
+
+            double first_residual = 0, previous_residual = 0;
+            for (unsigned int k = 1; k <= np.max_iterations; ++k)
+              {
+                result.plastic = state.update(u, f_int);
+                double residual_norm, reference;
+                compute_residual(lambda_new, residual_norm, reference);
+                result.iterations        = k;
+                result.residual          = residual_norm;
+                result.relative_residual = residual_norm / reference;
+                const double du_norm = du.l2_norm(), u_norm = u.l2_norm();
+                if (verbose)
+                  std::cout << "  step " << step_number << " (load factor " << lambda_new << ") Newton " << k
+                            << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
+                            << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat
+                            << ", plastic points " << result.plastic.n_plastic_points << std::endl;
+                if (!std::isfinite(residual_norm))
+                  {
+                    result.failure = "the residual is not finite";
+                    return result;
+                  }
+                if (result.relative_residual <= np.residual_tolerance && du_norm <= np.displacement_tolerance * u_norm)
+                  {
+                    result.converged = true;
+                    return result;
+                  }
+                if (k == 1)
+                  first_residual = residual_norm;
+                else if (residual_norm > np.divergence_factor * first_residual)
+                  {
+                    result.failure = "the residual grew by more than the divergence factor";
+                    return result;
+                  }
+                if (k == np.max_iterations)
+                  break;
+                // Inexact Newton: forcing term shrinking with the square of the
+                // residual reduction (Eisenstat-Walker), no tighter than the
+                // Newton tolerance needs.
+                double eta = np.max_forcing_term;
+                if (k > 1)
+                  eta = std::min(eta, 0.9 * std::pow(residual_norm / previous_residual, 2));
+                eta = std::max(eta, np.min_forcing_term);
+                const double tolerance = std::max(eta * residual_norm, 0.1 * np.residual_tolerance * reference);
+                previous_residual      = residual_norm;
+                linear_solver.initialize(d.op);
+                du = 0.;
+                result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
+                u.add(1., du);
+              }
+            result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
+          }
+        catch (const SolverError &error)
+          {
+            result.failure = std::string("linear solver failed: ") + error.what();
+          }
+        return result;
+      }
+
+      Discretization   &d;
+      PlasticityState  &state;
+      const Parameters &parameters;
+      LinearSolver      linear_solver;
+      DeviceVector      u, du, f_int, residual, work;
+    };
+
+    CellFields
+    plastic_cell_fields(const PlasticityState &state)
+    {
+      const std::vector<double> averages = state.cell_averages();
+      const char *names[10] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz",
+                               "stress_xy", "von_mises", "equivalent_plastic_strain", "plastic_fraction",
+                               "hydrostatic_stress"};
+      CellFields fields;
+      for (unsigned int f = 0; f < 10; ++f)
+        {
+          std::vector<double> values(averages.size() / 10);
+          for (std::size_t c = 0; c < values.size(); ++c)
+            values[c] = averages[10 * c + f];
+          fields.emplace_back(names[f], std::move(values));
+        }
+      return fields;
+    }
+  } // namespace
+
+  RunSummary
+  ElastoplasticProblem::run()
+  {
+    RunSummary summary;
+    summary.n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    summary.device  = Runtime::execution_space();
+    StageTimer timer(communicator, summary);
+    const bool root = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;
+
+    StagedOutput   output(parameters.output.directory, communicator);
+    Discretization d(parameters, communicator);
+
+    timer.start();
+    d.make_mesh();
+    summary.n_cells = d.triangulation.n_global_active_cells();
+    timer.stop("mesh");
+
+    timer.start();
+    d.setup();
+    summary.n_dofs               = d.dof_handler.n_dofs();
+    summary.operator_description = parameters.op.strategy + " / " + parameters.op.cell_kernel;
+    d.assemble_external_force();
+    PlasticityState state(d.op);
+    NewtonSolver    newton(d, state, parameters);
+    Monitor         monitor(d, parameters.monitor);
+    summary.solver = newton.linear_solver.name();
+    // The tangent and f_int of the initial (stress-free) state.
+    state.update(newton.u, newton.f_int);
+    timer.stop("setup");
+    if (root)
+      for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
+        if (monitor.point_distance[i] > 0)
+          std::cout << "  monitor point '" << parameters.monitor.points[i].name << "' is "
+                    << monitor.point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
+
+    std::vector<std::pair<double, std::string>> pvd;
+    double                                      lambda = 0;
+    unsigned int                                step   = 0;
+    DeviceVector                                u_start;
+    for (const double target : parameters.load_stepping.load_factors)
+      {
+        double       increment = target - lambda;
+        unsigned int cuts      = 0;
+        while (lambda != target)
+          {
+            const double lambda_new = std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target :
+                                                                                                     lambda + increment;
+            timer.start();
+            u_start = newton.u;
+            const NewtonResult result = newton.step(lambda, lambda_new, step + 1, root);
+            summary.newton_iterations += result.iterations;
+            summary.linear_iterations += result.linear_iterations;
+            timer.stop("newton");
+            if (!result.converged)
+              {
+                // Back to the converged state; try half the increment.
+                newton.u = u_start;
+                state.reset_trial();
+                state.update(newton.u, newton.f_int);
+                ++cuts;
+                ++summary.n_cuts;
+                increment /= 2;
+                if (root)
+                  std::cout << "  step to load factor " << lambda_new << " failed (" << result.failure
+                            << "); retrying with increment " << increment << std::endl;
+                if (cuts > parameters.load_stepping.max_cuts ||
+                    std::abs(increment) < parameters.load_stepping.minimum_increment)
+                  {
+                    std::ostringstream message;
+                    message << "Newton iteration failed at load factor " << lambda_new << " (last converged "
+                            << lambda << ") after " << cuts << " step cuts: " << result.failure
+                            << "; last relative residual " << result.relative_residual
+                            << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
+                               "'Load stepping/Number of steps'";
+                    throw SolverError(message.str());
+                  }
+                continue;
+              }
+            state.commit();
+            lambda = lambda_new;
+            ++step;
+            summary.final_residual    = result.residual;
+            summary.relative_residual = result.relative_residual;
+
+            timer.start();
+            const auto u_host = d.to_host(newton.u);
+            monitor.record(step, lambda, result.iterations, result.linear_iterations,
+                           result.plastic.n_plastic_points, u_host, newton.f_int);
+            if (parameters.output.write_vtu)
+              {
+                const std::string pvtu = d.write_vtu(output, newton.u, plastic_cell_fields(state),
+                                                     parameters.output.base_name, step);
+                pvd.emplace_back(lambda, pvtu);
+                std::ostringstream pvd_text;
+                dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
+                output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
+                summary.output_file = (std::filesystem::path(parameters.output.directory) / pvtu).string();
+              }
+            output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+            if (parameters.monitor.write_plot && root)
+              monitor.plot(output.staged_path(parameters.output.base_name + ".png"));
+            // Each converged step's files are complete: publish them.
+            output.commit();
+            timer.stop("output");
+            if (root)
+              std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
+                        << " Newton iterations, " << result.linear_iterations << " linear iterations, "
+                        << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+            increment = target - lambda;
+          }
+      }
+    summary.n_steps          = step;
+    summary.yielded_points   = state.n_yielded_points();
+    summary.max_displacement = internal::max_nodal_displacement(newton.u);
+    internal::append_summary(output, parameters.output, summary.line());
+    output.commit();
+    return summary;
+  }
+} // namespace plastix
