@@ -147,10 +147,9 @@ namespace plastix
       Impl &s   = *impl_;
       s.op      = &op;
       s.n_cells = op.n_cells();
-      internal::Index64 dummy;
-      internal::default_strides(s.n_cells, 8 * internal::history_fields, s.stride_cell, s.history_stride_entry);
-      internal::default_strides(s.n_cells, 8 * internal::tangent_fields, dummy, s.tangent_stride_entry);
-      internal::default_strides(s.n_cells, 8 * internal::stress_fields, dummy, s.stress_stride_entry);
+      internal::default_strides(s.n_cells, 8 * internal::history_fields, s.history_stride_cell, s.history_stride_entry);
+      internal::default_strides(s.n_cells, 8 * internal::tangent_fields, s.tangent_stride_cell, s.tangent_stride_entry);
+      internal::default_strides(s.n_cells, 8 * internal::stress_fields, s.stress_stride_cell, s.stress_stride_entry);
       const std::size_t n = s.n_cells;
       s.history_committed.resize(n * 8 * internal::history_fields, "plastic history");
       s.history_trial.resize(n * 8 * internal::history_fields, "plastic history (trial)");
@@ -179,10 +178,10 @@ namespace plastix
                                          d.cell_node_table(),
                                          d.materials.data(),
                                          d.cell_material.data(),
-                                         s.strided(s.history_committed, s.history_stride_entry),
-                                         s.strided(s.history_trial, s.history_stride_entry),
-                                         s.strided(s.stress, s.stress_stride_entry),
-                                         s.strided(s.tangent, s.tangent_stride_entry),
+                                         s.history(s.history_committed),
+                                         s.history(s.history_trial),
+                                         s.stress_view(),
+                                         s.tangent_view(),
                                          s.cell_plastic.data(),
                                          s.point_plastic.data(),
                                          u,
@@ -234,8 +233,8 @@ namespace plastix
       DeviceArray<double>            out(10 * static_cast<std::size_t>(s.n_cells), "cell averages");
       with_geometry(d, [&](const auto &geometry) {
         internal::average_cells(geometry,
-                                s.strided(s.history_trial, s.history_stride_entry),
-                                s.strided(s.stress, s.stress_stride_entry),
+                                s.history(s.history_trial),
+                                s.stress_view(),
                                 s.point_plastic.data(),
                                 out.data(),
                                 s.n_cells);
@@ -247,7 +246,7 @@ namespace plastix
     PlasticityState::n_yielded_points() const
     {
       const Impl                 &s         = *impl_;
-      const internal::Strided<double> committed = s.strided(s.history_committed, s.history_stride_entry);
+      const internal::Strided<double> committed = s.history(s.history_committed);
       Index64                     count     = 0;
       Kokkos::parallel_reduce(
         "plastix::count_yielded",

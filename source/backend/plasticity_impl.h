@@ -159,9 +159,13 @@ namespace plastix
     {
       const MechanicsOperator *op      = nullptr;
       internal::Index64        n_cells = 0;
-      internal::Index64        stride_cell = 0;
-      /** Stride of one field (SoA on GPUs); entries are field * 8 + q. */
-      internal::Index64 history_stride_entry = 0, tangent_stride_entry = 0, stress_stride_entry = 0;
+      /**
+       * Strides (cell, entry) of the per-point arrays; entry = field * 8 + q.
+       * SoA on GPUs, AoS on CPUs (default_strides), so each array has its own.
+       */
+      internal::Index64 history_stride_cell = 0, history_stride_entry = 0;
+      internal::Index64 tangent_stride_cell = 0, tangent_stride_entry = 0;
+      internal::Index64 stress_stride_cell = 0, stress_stride_entry = 0;
 
       DeviceArray<double>       history_committed;
       DeviceArray<double>       history_trial;
@@ -171,23 +175,34 @@ namespace plastix
       DeviceArray<std::uint8_t> point_plastic;
 
       internal::Strided<double>
-      strided(const DeviceArray<double> &a, const internal::Index64 stride_entry) const
+      history(const DeviceArray<double> &a) const
       {
-        return {const_cast<double *>(a.data()), stride_cell, stride_entry};
+        return {const_cast<double *>(a.data()), history_stride_cell, history_stride_entry};
+      }
+
+      internal::Strided<double>
+      stress_view() const
+      {
+        return {const_cast<double *>(stress.data()), stress_stride_cell, stress_stride_entry};
+      }
+
+      internal::Strided<double>
+      tangent_view() const
+      {
+        return {const_cast<double *>(tangent.data()), tangent_stride_cell, tangent_stride_entry};
       }
 
       internal::TangentLaw
       tangent_law() const
       {
         const auto &d = op->impl();
-        return {d.materials.data(), d.cell_material.data(), cell_plastic.data(),
-                {tangent.data(), stride_cell, tangent_stride_entry}};
+        return {d.materials.data(), d.cell_material.data(), cell_plastic.data(), tangent_view()};
       }
 
       internal::StoredStressLaw
       stored_stress_law() const
       {
-        return {{stress.data(), stride_cell, stress_stride_entry}};
+        return {stress_view()};
       }
     };
   } // namespace backend

@@ -3,10 +3,14 @@
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_in.h>
 #include <deal.II/grid/grid_tools.h>
+#include <deal.II/grid/manifold_lib.h>
 
 #include <plastix/dealii/mesh_generation.h>
 
+#include <array>
+#include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace plastix
@@ -37,6 +41,62 @@ namespace plastix
 
   namespace
   {
+    /**
+     * A coarse voxel mesh: the brick of n[0] x n[1] x n[2] cells of size h
+     * (origin at 0) without the cells whose centre @p keep rejects.
+     */
+    template <typename Keep>
+    void
+    make_voxel_mesh(const std::array<unsigned int, 3> &n,
+                    const std::array<double, 3>       &h,
+                    const Keep                        &keep,
+                    dealii::Triangulation<3>          &triangulation)
+    {
+      dealii::Triangulation<3> brick;
+      dealii::GridGenerator::subdivided_hyper_rectangle(brick, {n[0], n[1], n[2]}, dealii::Point<3>(),
+                                                        dealii::Point<3>(n[0] * h[0], n[1] * h[1], n[2] * h[2]));
+      std::set<dealii::Triangulation<3>::active_cell_iterator> removed;
+      for (const auto &cell : brick.active_cell_iterators())
+        if (!keep(cell->center()))
+          removed.insert(cell);
+      dealii::Triangulation<3> voxels;
+      dealii::GridGenerator::create_triangulation_with_removed_cells(brick, removed, voxels);
+      triangulation.copy_triangulation(voxels);
+      set_bounding_box_boundary_ids(triangulation);
+    }
+
+    /** Thick-walled shells: boundary ids 0 inner, 1 outer, 2..4 planes x, y, z = 0, 5 z = top. */
+    void
+    set_shell_boundary_ids(dealii::Triangulation<3> &triangulation,
+                           const double              inner_radius,
+                           const double              outer_radius,
+                           const bool                cylinder,
+                           const double              length)
+    {
+      const double tolerance = 1e-8 * outer_radius;
+      for (const auto &cell : triangulation.cell_iterators())
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary())
+            {
+              const auto   c = cell->face(f)->center(true);
+              const double r = cylinder ? std::hypot(c[0], c[1]) : c.norm();
+              dealii::types::boundary_id id = 6;
+              if (std::abs(c[0]) < tolerance)
+                id = 2;
+              else if (std::abs(c[1]) < tolerance)
+                id = 3;
+              else if (std::abs(c[2]) < tolerance)
+                id = 4;
+              else if (cylinder && std::abs(c[2] - length) < tolerance)
+                id = 5;
+              else if (std::abs(r - inner_radius) < 1e-3 * inner_radius)
+                id = 0;
+              else if (std::abs(r - outer_radius) < 1e-3 * outer_radius)
+                id = 1;
+              cell->face(f)->set_boundary_id(id);
+            }
+    }
+
     void
     read_mesh_file(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
     {
@@ -85,6 +145,58 @@ namespace plastix
           triangulation, repetitions, p.lower_corner, p.upper_corner,
           {static_cast<int>(repetitions[0] / 2), static_cast<int>(repetitions[1] / 2), 0});
         set_bounding_box_boundary_ids(triangulation);
+      }
+    else if (p.geometry == "L-bracket")
+      {
+        make_voxel_mesh({20, 20, 4}, {0.05, 0.05, 0.05},
+                        [](const dealii::Point<3> &c) { return !(c[0] > 0.4 && c[1] > 0.4); },
+                        triangulation);
+        for (const auto &cell : triangulation.active_cell_iterators())
+          for (const auto f : cell->face_indices())
+            if (cell->face(f)->at_boundary())
+              {
+                const auto c = cell->face(f)->center();
+                if (std::abs(c[1] - 0.4) < 1e-10 && c[0] >= 0.8)
+                  cell->face(f)->set_boundary_id(7);
+              }
+      }
+    else if (p.geometry == "plate with holes")
+      make_voxel_mesh({20, 20, 2}, {5., 5., 5.},
+                      [](const dealii::Point<3> &c) {
+                        for (const double x : {25., 75.})
+                          for (const double y : {25., 75.})
+                            if (std::abs(c[0] - x) < 5. && std::abs(c[1] - y) < 5.)
+                              return false;
+                        return true;
+                      },
+                      triangulation);
+    else if (p.geometry == "cut-out cantilever")
+      make_voxel_mesh({60, 20, 4}, {5., 5., 8.},
+                      [](const dealii::Point<3> &c) {
+                        if (c[0] > 150. && c[1] > 60.)
+                          return false;
+                        return !(c[0] > 50. && c[0] < 100. && c[1] > 35. && c[1] < 65.);
+                      },
+                      triangulation);
+    else if (p.geometry == "cylinder")
+      {
+        dealii::Triangulation<2> ring;
+        dealii::GridGenerator::quarter_hyper_shell(ring, dealii::Point<2>(), p.inner_radius, p.outer_radius, 0);
+        dealii::Triangulation<3> shell;
+        dealii::GridGenerator::extrude_triangulation(ring, 2, p.cylinder_length, shell);
+        triangulation.copy_triangulation(shell);
+        triangulation.set_all_manifold_ids(0);
+        triangulation.set_manifold(0, dealii::CylindricalManifold<3>(2));
+        set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, true, p.cylinder_length);
+      }
+    else if (p.geometry == "sphere")
+      {
+        dealii::Triangulation<3> shell;
+        dealii::GridGenerator::quarter_hyper_shell(shell, dealii::Point<3>(), p.inner_radius, p.outer_radius, 0);
+        triangulation.copy_triangulation(shell);
+        triangulation.set_all_manifold_ids(0);
+        triangulation.set_manifold(0, dealii::SphericalManifold<3>(dealii::Point<3>()));
+        set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, false, 0.);
       }
     else if (p.geometry == "file")
       read_mesh_file(p, triangulation);

@@ -88,13 +88,25 @@ namespace plastix
   MeshParameters::declare(dealii::ParameterHandler &prm)
   {
     prm.enter_subsection("Mesh");
-    prm.add_parameter("Geometry", geometry,
-                      "box: a brick [Lower corner, Upper corner] with boundary ids 0..5 on "
-                      "the faces x-, x+, y-, y+, z-, z+; cantilever: the same brick, "
-                      "meant long in x (clamp id 0, load id 1); L-shaped: the brick with "
-                      "the quarter x > mid, y > mid removed (faces on the bounding box "
-                      "get ids 0..5, the re-entrant faces id 6); file: read 'File'",
-                      dealii::Patterns::Selection("box|cantilever|L-shaped|file"));
+    prm.add_parameter(
+      "Geometry", geometry,
+      "box: a brick [Lower corner, Upper corner]; cantilever: the same brick, meant long "
+      "in x (clamp id 0, load id 1); L-shaped: the brick without the quarter x > mid, "
+      "y > mid. These get boundary ids 0..5 on the faces x-, x+, y-, y+, z-, z+ of their "
+      "bounding box and 6 elsewhere. Voxel benchmark geometries (coarse voxels, refine "
+      "with 'Global refinements'; ids as for box unless stated): L-bracket: 1 x 1 profile "
+      "in x-y without x > 0.4, y > 0.4, thickness 0.2 in z, coarse voxel 0.05, id 7 = "
+      "top face y = 0.4 of the horizontal arm where x >= 0.8; plate with holes: 100 x 100 "
+      "x 10 with four 10 x 10 square holes centred at (25|75, 25|75), coarse voxel 5 x 5 "
+      "x 5, hole faces id 6; cut-out cantilever: 300 x 100 x 32 with the top x > 150, "
+      "y > 60 cut away and a rectangular hole 50 < x < 100, 35 < y < 65, coarse voxel 5 x "
+      "5 x 8. Curved: cylinder: quarter of a thick-walled cylinder (axis z) between "
+      "'Inner radius' and 'Outer radius', length 'Cylinder length', ids 0 inner, 1 outer, "
+      "2 plane x = 0, 3 plane y = 0, 4 z = 0, 5 z = length; sphere: octant of a "
+      "thick-walled sphere, ids 0 inner, 1 outer, 2 x = 0, 3 y = 0, 4 z = 0. file: read "
+      "'File'",
+      dealii::Patterns::Selection(
+        "box|cantilever|L-shaped|L-bracket|plate with holes|cut-out cantilever|cylinder|sphere|file"));
     prm.add_parameter("Lower corner", lower_corner, "Lower corner of box-like geometries");
     prm.add_parameter("Upper corner", upper_corner, "Upper corner of box-like geometries");
     prm.add_parameter("Subdivisions", subdivisions,
@@ -112,13 +124,19 @@ namespace plastix
                       dealii::Patterns::Anything());
     prm.add_parameter("Scale", scale, "Factor applied to the coordinates of a mesh file",
                       dealii::Patterns::Double(0.));
+    prm.add_parameter("Inner radius", inner_radius, "Inner radius of the cylinder and sphere geometries",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Outer radius", outer_radius, "Outer radius of the cylinder and sphere geometries",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Cylinder length", cylinder_length, "Axial length of the cylinder geometry",
+                      dealii::Patterns::Double(0.));
     prm.leave_subsection();
   }
 
   void
   MeshParameters::check() const
   {
-    if (geometry != "file")
+    if (geometry == "box" || geometry == "cantilever" || geometry == "L-shaped")
       for (unsigned int d = 0; d < 3; ++d)
         if (!(upper_corner[d] > lower_corner[d]))
           throw InputError("Mesh/Upper corner",
@@ -128,6 +146,11 @@ namespace plastix
         if (subdivisions[d] < 2 || subdivisions[d] % 2 != 0)
           throw InputError("Mesh/Subdivisions",
                            "the L-shaped geometry needs an even number (>= 2) of cells in x and y");
+    if ((geometry == "cylinder" || geometry == "sphere") &&
+        !(inner_radius > 0 && outer_radius > inner_radius))
+      throw InputError("Mesh/Outer radius", "need 0 < Inner radius < Outer radius");
+    if (geometry == "cylinder" && !(cylinder_length > 0))
+      throw InputError("Mesh/Cylinder length", "must be positive");
     if (geometry == "file")
       {
         if (file.empty())

@@ -35,7 +35,10 @@ namespace plastix
   /** Subsection "Mesh". */
   struct MeshParameters
   {
-    /** box | cantilever | L-shaped | file (more in later versions). */
+    /**
+     * box | cantilever | L-shaped | L-bracket | plate with holes | cut-out
+     * cantilever | cylinder | sphere | file (see declare() for each).
+     */
     std::string geometry = "box";
     /** Lower and upper corner of box-like geometries. */
     dealii::Point<3> lower_corner{0., 0., 0.};
@@ -50,6 +53,10 @@ namespace plastix
     std::string file;
     /** Factor applied to the coordinates of a mesh file. */
     double scale = 1.;
+    /** Radii of the cylinder and sphere geometries. */
+    double inner_radius = 1., outer_radius = 2.;
+    /** Axial length of the cylinder geometry. */
+    double cylinder_length = 0.25;
 
     void
     declare(dealii::ParameterHandler &prm);
