@@ -2,6 +2,7 @@
 // consistent tangent, step cutting, per-step output.
 #include <deal.II/base/data_out_base.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/grid/grid_tools.h>
 
 #include <plastix/dealii/discretization.h>
 #include <plastix/dealii/elastic_problem.h>
@@ -338,9 +339,10 @@ namespace plastix
     // The tangent and f_int of the initial (stress-free) state.
     state.update(newton.u, newton.f_int);
     timer.stop("setup");
+    const double mesh_size = dealii::GridTools::diameter(d.triangulation);
     if (root)
       for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
-        if (monitor.point_distance[i] > 0)
+        if (monitor.point_distance[i] > 1e-8 * mesh_size)
           std::cout << "  monitor point '" << parameters.monitor.points[i].name << "' is "
                     << monitor.point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
 
