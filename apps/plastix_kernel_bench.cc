@@ -69,6 +69,7 @@ main(int argc, char **argv)
   int                      repeats    = 20;
   std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd"};
   std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
+  std::vector<std::string> mappings   = {"auto"};
   for (int i = 1; i < argc; ++i)
     {
       const std::string arg  = argv[i];
@@ -87,10 +88,12 @@ main(int argc, char **argv)
         strategies = split(argv[++i], ',');
       else if (arg == "--kernels" && more)
         kernels = split(argv[++i], ',');
+      else if (arg == "--mappings" && more)
+        mappings = split(argv[++i], ',');
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
-                       "[--repeats r] [--strategies a,b] [--kernels a,b]\n";
+                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node]\n";
           return 1;
         }
     }
@@ -101,8 +104,8 @@ main(int argc, char **argv)
     {
       std::cout << "# plastix-kernel-bench, " << device_description() << "\n";
       std::cout << "# distortion " << distortion << ", median of " << repeats << " runs\n";
-      std::cout << "| cells/dir | DoFs | strategy | cell kernel | ms | GDoF/s | GB/s | % triad | B/DoF | rel. diff |\n"
-                << "|---|---|---|---|---|---|---|---|---|---|\n";
+      std::cout << "| cells/dir | DoFs | strategy | cell kernel | threads | ms | GDoF/s | GB/s | % triad | B/DoF | rel. diff |\n"
+                << "|---|---|---|---|---|---|---|---|---|---|---|\n";
       for (const int n : sizes)
         {
           BoxMeshDescription desc;
@@ -125,16 +128,20 @@ main(int argc, char **argv)
             vector_operations::triad(n_triad, 3., tb.data(), tc.data(), ta.data());
           });
           const double triad_gbs = 24. * n_triad / triad_s / 1e9;
-          std::cout << "| " << n << " | " << n_dofs << " | triad | " << n_triad << " entries | "
+          std::cout << "| " << n << " | " << n_dofs << " | triad | " << n_triad << " entries | | "
                     << triad_s * 1e3 << " | | " << triad_gbs << " | 100 | | |\n";
 
           std::vector<double> reference;
           for (const auto &strategy : strategies)
             for (const auto &kernel : kernels)
+              for (const auto &mapping : mappings)
               {
                 OperatorSettings settings;
-                settings.strategy    = parse_strategy(strategy);
-                settings.cell_kernel = parse_cell_kernel(kernel);
+                settings.strategy       = parse_strategy(strategy);
+                settings.cell_kernel    = parse_cell_kernel(kernel);
+                settings.thread_mapping = parse_thread_mapping(mapping);
+                if (settings.strategy == Strategy::dbd && mapping != mappings.front())
+                  continue; // DbD has one mapping (thread per node)
                 MechanicsOperator op(mesh, settings);
                 const double      s = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
                 const auto        result = dst.to_host();
@@ -152,8 +159,11 @@ main(int argc, char **argv)
                 const double bytes = op.bytes_per_apply();
                 char         line[512];
                 std::snprintf(line, sizeof(line),
-                              "| %d | %zu | %s | %s | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |",
-                              n, n_dofs, strategy.c_str(), kernel.c_str(), s * 1e3,
+                              "| %d | %zu | %s | %s | %s | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |",
+                              n, n_dofs, strategy.c_str(), kernel.c_str(),
+                              settings.strategy == Strategy::dbd ? "node" :
+                                to_string(op.settings().thread_mapping).c_str(),
+                              s * 1e3,
                               n_dofs / s / 1e9, bytes / s / 1e9, 100. * bytes / s / 1e9 / triad_gbs,
                               bytes / n_dofs, rel);
                 std::cout << line << std::endl;

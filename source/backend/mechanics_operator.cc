@@ -43,6 +43,33 @@ namespace plastix
         "' (expected: stored geometry, geometry on the fly, element matrix)");
     }
 
+    ThreadMapping
+    parse_thread_mapping(const std::string &name)
+    {
+      if (name == "auto")
+        return ThreadMapping::automatic;
+      if (name == "cell")
+        return ThreadMapping::cell;
+      if (name == "node")
+        return ThreadMapping::node;
+      throw std::invalid_argument("unknown thread mapping '" + name + "' (expected: auto, cell, node)");
+    }
+
+    std::string
+    to_string(const ThreadMapping mapping)
+    {
+      switch (mapping)
+        {
+          case ThreadMapping::automatic:
+            return "auto";
+          case ThreadMapping::cell:
+            return "cell";
+          case ThreadMapping::node:
+            return "node";
+        }
+      return "?";
+    }
+
     std::string
     to_string(const Strategy strategy)
     {
@@ -190,9 +217,10 @@ namespace plastix
                        const Index64         n_items,
                        const Index64         n_entries,
                        Index64              &stride_item,
-                       Index64              &stride_entry)
+                       Index64              &stride_entry,
+                       const bool            thread_per_item)
       {
-        internal::default_strides(n_items, n_entries, stride_item, stride_entry);
+        internal::default_strides(n_items, n_entries, stride_item, stride_entry, thread_per_item);
         std::vector<T> result(row_major.size());
         for (Index64 i = 0; i < n_items; ++i)
           for (Index64 e = 0; e < n_entries; ++e)
@@ -289,12 +317,18 @@ namespace plastix
       mesh.check_consistency();
       Impl &d          = *impl_;
       d.settings       = settings;
+      if (d.settings.thread_mapping == ThreadMapping::automatic)
+        d.settings.thread_mapping = internal::on_device ? ThreadMapping::node : ThreadMapping::cell;
+      // One GPU thread per cell reads structure-of-arrays data; teams of a
+      // cell and CPU threads read array-of-structures data.
+      const bool thread_per_cell = d.settings.thread_mapping == ThreadMapping::cell;
       d.n_cells        = mesh.n_cells();
       d.n_nodes        = mesh.n_nodes;
       d.n_owned_nodes  = mesh.n_owned_nodes;
 
       d.cell_nodes = DeviceArray<LocalIndex>(
-        to_device_layout(mesh.cell_nodes, d.n_cells, 8, d.cell_nodes_stride_cell, d.cell_nodes_stride_node),
+        to_device_layout(mesh.cell_nodes, d.n_cells, 8, d.cell_nodes_stride_cell, d.cell_nodes_stride_node,
+                         thread_per_cell),
         "cell nodes");
       d.coordinates   = DeviceArray<double>(mesh.node_coordinates, "node coordinates");
       d.materials     = DeviceArray<Material>(mesh.materials, "materials");
@@ -348,7 +382,8 @@ namespace plastix
           internal::default_strides(d.n_cells,
                                     internal::stored_geometry_entries,
                                     d.geometry_stride_cell,
-                                    d.geometry_stride_entry);
+                                    d.geometry_stride_entry,
+                                    thread_per_cell);
           d.geometry.resize(static_cast<std::size_t>(d.n_cells) * internal::stored_geometry_entries,
                             "stored geometry");
           internal::store_geometry(d.on_the_fly_geometry(),
@@ -581,6 +616,10 @@ namespace plastix
       const Impl        &d = *impl_;
       std::ostringstream s;
       s << to_string(d.settings.strategy) << ", " << to_string(d.settings.cell_kernel) << ", "
+        << (d.settings.strategy == Strategy::dbd ? "thread per node" :
+                                                   d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
+                                                                                                      "thread per cell")
+        << ", "
         << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";
       if (d.settings.strategy == Strategy::ebe_colored)
         s << ", " << n_colors() << " colours";

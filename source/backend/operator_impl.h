@@ -167,6 +167,123 @@ namespace plastix
         }
       };
 
+      /** Cells per team of the node-mapped team kernels (8 threads each). */
+      constexpr int cells_per_team = 16;
+
+      using TeamPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
+      using TeamMember = TeamPolicy::member_type;
+
+      /**
+       * Element by element with eight threads per cell (the seed's EbE_Node):
+       * the team gathers the values (and, if needed, vertex coordinates) of
+       * its cells into scratch memory; thread q of a cell evaluates Gauss
+       * point q (quadrature kernels); thread a forms the three rows of vertex
+       * a and adds them to dst. Written with team loops, so the same code
+       * runs with one thread per team on CPUs.
+       */
+      template <typename CellOperator, bool masked, bool atomic>
+      struct TeamElementByElementApply
+      {
+        CellOperator              cell_operator;
+        Strided<const LocalIndex> cell_nodes;
+        const double             *coordinates = nullptr;
+        const std::uint32_t      *masks       = nullptr;
+        const LocalIndex         *cell_list   = nullptr;
+        Index64                   begin = 0, end = 0;
+        const double             *src = nullptr;
+        double                   *dst = nullptr;
+
+        /** Scratch doubles per cell: values, coordinates, fluxes of 8 points, node indices. */
+        static constexpr int scratch_per_cell = 24 + 24 + 72 + 8;
+
+        static std::size_t
+        scratch_bytes()
+        {
+          return sizeof(double) * scratch_per_cell * cells_per_team;
+        }
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const TeamMember &team) const
+        {
+          double *scratch = static_cast<double *>(team.team_shmem().get_shmem(scratch_bytes()));
+          double *u_s     = scratch;
+          double *x_s     = u_s + 24 * cells_per_team;
+          double *T_s     = x_s + 24 * cells_per_team;
+          double *n_s     = T_s + 72 * cells_per_team;
+          const Index64 first = begin + static_cast<Index64>(team.league_rank()) * cells_per_team;
+
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
+            const int     cl = t / 8, a = t % 8;
+            const Index64 i  = first + cl;
+            if (i >= end)
+              return;
+            const Index64       cell = cell_list != nullptr ? cell_list[i] : i;
+            const LocalIndex    node = cell_nodes(cell, a);
+            const std::uint32_t mask = masked ? masks[cell] : 0u;
+            n_s[8 * cl + a]          = node;
+            for (int c = 0; c < 3; ++c)
+              u_s[24 * cl + 3 * a + c] =
+                (mask >> (3 * a + c)) & 1u ? 0. : src[3 * static_cast<Index64>(node) + c];
+            if (CellOperator::needs_coordinates)
+              for (int c = 0; c < 3; ++c)
+                x_s[24 * cl + 3 * a + c] = coordinates[3 * static_cast<Index64>(node) + c];
+          });
+          team.team_barrier();
+
+          if (CellOperator::has_point_phase)
+            {
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
+                const int     cl = t / 8, q = t % 8;
+                const Index64 i  = first + cl;
+                if (i >= end)
+                  return;
+                const Index64 cell = cell_list != nullptr ? cell_list[i] : i;
+                cell_operator.point_phase(cell, q, u_s + 24 * cl, x_s + 24 * cl, T_s + 72 * cl + 9 * q);
+              });
+              team.team_barrier();
+            }
+
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
+            const int     cl = t / 8, a = t % 8;
+            const Index64 i  = first + cl;
+            if (i >= end)
+              return;
+            const Index64       cell = cell_list != nullptr ? cell_list[i] : i;
+            const std::uint32_t mask = masked ? masks[cell] : 0u;
+            double              f[3];
+            cell_operator.node_phase(cell, a, u_s + 24 * cl, T_s + 72 * cl, f);
+            const Index64 node = static_cast<Index64>(n_s[8 * cl + a]);
+            for (int c = 0; c < 3; ++c)
+              {
+                if (masked && ((mask >> (3 * a + c)) & 1u))
+                  continue;
+                double &target = dst[3 * node + c];
+                if (atomic)
+                  Kokkos::atomic_add(&target, f[c]);
+                else
+                  target += f[c];
+              }
+          });
+        }
+      };
+
+      /** Launch a team kernel over items [begin, end) of the cell range or list. */
+      template <typename Functor>
+      void
+      launch_team(const char *label, Functor functor, const Index64 begin, const Index64 end)
+      {
+        if (end <= begin)
+          return;
+        functor.begin           = begin;
+        functor.end             = end;
+        const Index64 n_teams   = (end - begin + cells_per_team - 1) / cells_per_team;
+        const int     team_size = on_device ? 8 * cells_per_team : 1;
+        Kokkos::parallel_for(label,
+                             TeamPolicy(static_cast<int>(n_teams), team_size)
+                               .set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes())),
+                             functor);
+      }
+
       /** DoF by DoF (node-wise): each node sums its rows over adjacent cells. */
       template <typename CellOperator, bool masked>
       struct DofByDofApply
@@ -225,6 +342,41 @@ namespace plastix
               {
                 vector_operations::set(n_dofs, 0., dst);
                 const bool colored = data.settings.strategy == Strategy::ebe_colored;
+                if (data.settings.thread_mapping == ThreadMapping::node)
+                  {
+                    auto run = [&](auto functor) {
+                      functor.cell_operator = cell_operator;
+                      functor.cell_nodes    = data.cell_node_table();
+                      functor.coordinates   = data.coordinates.data();
+                      functor.masks         = data.cell_constraint_mask.data();
+                      functor.src           = src;
+                      functor.dst           = dst;
+                      if (colored)
+                        {
+                          functor.cell_list = data.colored_cells.data();
+                          for (std::size_t color = 0; color + 1 < data.color_offsets.size(); ++color)
+                            launch_team("plastix::ebe_colored_node", functor, data.color_offsets[color],
+                                        data.color_offsets[color + 1]);
+                        }
+                      else
+                        launch_team("plastix::ebe_atomic_node", functor, 0, data.n_cells);
+                    };
+                    if (colored)
+                      {
+                        if (masked)
+                          run(TeamElementByElementApply<CellOperator, true, false>{});
+                        else
+                          run(TeamElementByElementApply<CellOperator, false, false>{});
+                      }
+                    else
+                      {
+                        if (masked)
+                          run(TeamElementByElementApply<CellOperator, true, true>{});
+                        else
+                          run(TeamElementByElementApply<CellOperator, false, true>{});
+                      }
+                    break;
+                  }
                 auto run = [&](auto functor) {
                   functor.cell_operator = cell_operator;
                   functor.cell_nodes    = data.cell_node_table();

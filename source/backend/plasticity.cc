@@ -88,6 +88,112 @@ namespace plastix
         return counts;
       }
 
+      /**
+       * The same return map with eight threads per cell (one per Gauss
+       * point) sharing the cell's values in team scratch memory: coalesced
+       * access to the array-of-structures point data on GPUs.
+       */
+      template <typename Geometry>
+      Index64
+      stress_update_team(const Geometry                  &geometry,
+                         const Strided<const LocalIndex> &cell_nodes,
+                         const double                    *coordinates,
+                         const Material                  *materials,
+                         const std::uint16_t             *cell_material,
+                         const Strided<const double>     &committed,
+                         const Strided<double>           &trial,
+                         const Strided<double>           &stress,
+                         const Strided<double>           &tangent,
+                         std::uint8_t                    *cell_plastic,
+                         std::uint8_t                    *point_plastic,
+                         const double                    *u,
+                         const Index64                    n_cells)
+      {
+        constexpr int     C        = cells_per_team;
+        const std::size_t bytes    = sizeof(double) * 48 * C;
+        const Index64     n_teams  = (n_cells + C - 1) / C;
+        Index64           counts   = 0;
+        Kokkos::parallel_reduce(
+          "plastix::radial_return_team",
+          TeamPolicy(static_cast<int>(n_teams), on_device ? 8 * C : 1).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+          KOKKOS_LAMBDA(const TeamMember &team, Index64 &sum) {
+            double *u_s   = static_cast<double *>(team.team_shmem().get_shmem(bytes));
+            double *x_s   = u_s + 24 * C;
+            const Index64 first = static_cast<Index64>(team.league_rank()) * C;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
+              const Index64 cell = first + t / 8;
+              if (cell >= n_cells)
+                return;
+              const int     a    = t % 8;
+              const Index64 node = cell_nodes(cell, a);
+              for (int c = 0; c < 3; ++c)
+                {
+                  u_s[3 * t + c] = u[3 * node + c];
+                  if (Geometry::needs_coordinates)
+                    x_s[3 * t + c] = coordinates[3 * node + c];
+                }
+            });
+            team.team_barrier();
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
+              const Index64 cell = first + t / 8;
+              if (cell >= n_cells)
+                return;
+              const int     q  = t % 8;
+              const double *uc = u_s + 24 * (t / 8);
+              double        e[3][3][4];
+              for (int c = 0; c < 3; ++c)
+                {
+                  double v[8];
+                  for (int a = 0; a < 8; ++a)
+                    v[a] = uc[3 * a + c];
+                  edge_differences(v, e[c]);
+                }
+              double w[3][4], inv[3][3], G[3][3], eps[6];
+              gradient_weights(q, w);
+              geometry.at_point(cell, x_s + 24 * (t / 8), q, inv);
+              displacement_gradient(e, w, inv, G);
+              symmetric_part(G, eps);
+              double ep[6], beta[6];
+              for (int k = 0; k < 6; ++k)
+                {
+                  ep[k]   = committed(cell, k * 8 + q);
+                  beta[k] = committed(cell, (7 + k) * 8 + q);
+                }
+              ReturnMapResult r;
+              j2_return_map(materials[cell_material[cell]], eps, ep, committed(cell, 6 * 8 + q), beta, r);
+              for (int k = 0; k < 6; ++k)
+                {
+                  trial(cell, k * 8 + q)         = r.plastic_strain[k];
+                  trial(cell, (7 + k) * 8 + q)   = r.back_stress[k];
+                  stress(cell, k * 8 + q)        = r.stress[k];
+                  tangent(cell, (2 + k) * 8 + q) = r.n[k];
+                }
+              trial(cell, 6 * 8 + q)      = r.alpha;
+              tangent(cell, q)            = r.a;
+              tangent(cell, 8 + q)        = r.b;
+              point_plastic[8 * cell + q] = r.plastic ? 1 : 0;
+            });
+            team.team_barrier();
+            Index64 team_sum = 0;
+            Kokkos::parallel_reduce(
+              Kokkos::TeamThreadRange(team, C),
+              [&](const int cl, Index64 &local) {
+                const Index64 cell = first + cl;
+                if (cell >= n_cells)
+                  return;
+                int n = 0;
+                for (int q = 0; q < 8; ++q)
+                  n += point_plastic[8 * cell + q];
+                cell_plastic[cell] = n > 0 ? 1 : 0;
+                local += n + (n > 0 ? (Index64(1) << 32) : 0);
+              },
+              team_sum);
+            Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += team_sum; });
+          },
+          counts);
+        return counts;
+      }
+
       /** Cell averages of stress, von Mises stress, alpha, plastic fraction, pressure. */
       template <typename Geometry>
       void
@@ -147,9 +253,13 @@ namespace plastix
       Impl &s   = *impl_;
       s.op      = &op;
       s.n_cells = op.n_cells();
-      internal::default_strides(s.n_cells, 8 * internal::history_fields, s.history_stride_cell, s.history_stride_entry);
-      internal::default_strides(s.n_cells, 8 * internal::tangent_fields, s.tangent_stride_cell, s.tangent_stride_entry);
-      internal::default_strides(s.n_cells, 8 * internal::stress_fields, s.stress_stride_cell, s.stress_stride_entry);
+      const bool thread_per_cell = op.settings().thread_mapping == ThreadMapping::cell;
+      internal::default_strides(s.n_cells, 8 * internal::history_fields, s.history_stride_cell,
+                                s.history_stride_entry, thread_per_cell);
+      internal::default_strides(s.n_cells, 8 * internal::tangent_fields, s.tangent_stride_cell,
+                                s.tangent_stride_entry, thread_per_cell);
+      internal::default_strides(s.n_cells, 8 * internal::stress_fields, s.stress_stride_cell,
+                                s.stress_stride_entry, thread_per_cell);
       const std::size_t n = s.n_cells;
       s.history_committed.resize(n * 8 * internal::history_fields, "plastic history");
       s.history_trial.resize(n * 8 * internal::history_fields, "plastic history (trial)");
@@ -174,18 +284,33 @@ namespace plastix
       const MechanicsOperator::Impl &d = s.op->impl();
       Index64                        counts = 0;
       with_geometry(d, [&](const auto &geometry) {
-        counts = internal::stress_update(geometry,
-                                         d.cell_node_table(),
-                                         d.materials.data(),
-                                         d.cell_material.data(),
-                                         s.history(s.history_committed),
-                                         s.history(s.history_trial),
-                                         s.stress_view(),
-                                         s.tangent_view(),
-                                         s.cell_plastic.data(),
-                                         s.point_plastic.data(),
-                                         u,
-                                         s.n_cells);
+        if (d.settings.thread_mapping == ThreadMapping::node)
+          counts = internal::stress_update_team(geometry,
+                                                d.cell_node_table(),
+                                                d.coordinates.data(),
+                                                d.materials.data(),
+                                                d.cell_material.data(),
+                                                s.history(s.history_committed),
+                                                s.history(s.history_trial),
+                                                s.stress_view(),
+                                                s.tangent_view(),
+                                                s.cell_plastic.data(),
+                                                s.point_plastic.data(),
+                                                u,
+                                                s.n_cells);
+        else
+          counts = internal::stress_update(geometry,
+                                           d.cell_node_table(),
+                                           d.materials.data(),
+                                           d.cell_material.data(),
+                                           s.history(s.history_committed),
+                                           s.history(s.history_trial),
+                                           s.stress_view(),
+                                           s.tangent_view(),
+                                           s.cell_plastic.data(),
+                                           s.point_plastic.data(),
+                                           u,
+                                           s.n_cells);
       });
       if (f_int != nullptr)
         internal_force(f_int);

@@ -48,14 +48,19 @@ namespace plastix
         }
       };
 
-      /** Strides of n_items x n_entries data in the layout of the execution space. */
+      /**
+       * Strides of n_items x n_entries data: structure of arrays for one GPU
+       * thread per item (coalesced across items), array of structures
+       * otherwise (CPUs, and GPU teams that share an item: coalesced within).
+       */
       inline void
       default_strides(const Index64 n_items,
                       const Index64 n_entries,
                       Index64      &stride_item,
-                      Index64      &stride_entry)
+                      Index64      &stride_entry,
+                      const bool    thread_per_item)
       {
-        if (on_device)
+        if (on_device && thread_per_item)
           {
             stride_item  = 1;
             stride_entry = n_items;
@@ -231,6 +236,17 @@ namespace plastix
               inv[d][i] = data(c.cell, 10 * q + 3 * d + i);
           return data(c.cell, 10 * q + 9);
         }
+
+        /** No coordinates are needed: the data are stored. */
+        static constexpr bool needs_coordinates = false;
+
+        /** Point access for the team kernels (x unused). */
+        KOKKOS_INLINE_FUNCTION double
+        at_point(const Index64 cell, const double *, const int q, double inv[3][3]) const
+        {
+          CellData c{cell};
+          return at(c, q, inv);
+        }
       };
 
       /** Geometry recomputed from the eight vertex coordinates (trilinear map). */
@@ -275,7 +291,42 @@ namespace plastix
                         w[d][2] * c.edges[i][d][2] + w[d][3] * c.edges[i][d][3];
           return invert_jacobian(J, inv) * gauss_weight;
         }
+
+        /** The team kernels gather the vertex coordinates into shared memory. */
+        static constexpr bool needs_coordinates = true;
+
+        /** Point access for the team kernels from the gathered coordinates x[3a+i]. */
+        KOKKOS_INLINE_FUNCTION double
+        at_point(const Index64, const double *x, const int q, double inv[3][3]) const;
       };
+
+      /** Inverse Jacobian and JxW at Gauss point q from the 24 vertex coordinates x[3a+i]. */
+      KOKKOS_INLINE_FUNCTION double
+      geometry_from_coordinates(const double *x, const int q, double inv[3][3])
+      {
+        double w[3][4];
+        gradient_weights(q, w);
+        double J[3][3];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          {
+            double v[8], e[3][4];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              v[a] = x[3 * a + i];
+            edge_differences(v, e);
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              J[i][d] = w[d][0] * e[d][0] + w[d][1] * e[d][1] + w[d][2] * e[d][2] + w[d][3] * e[d][3];
+          }
+        return invert_jacobian(J, inv) * gauss_weight;
+      }
+
+      KOKKOS_INLINE_FUNCTION double
+      OnTheFlyGeometry::at_point(const Index64, const double *x, const int q, double inv[3][3]) const
+      {
+        return geometry_from_coordinates(x, q, inv);
+      }
 
       /**
        * Symmetric tensors are stored as 6 entries xx, yy, zz, yz, xz, xy
@@ -412,6 +463,60 @@ namespace plastix
             }
         }
 
+        /** The team kernels evaluate point by point (one thread per Gauss point). */
+        static constexpr bool has_point_phase = true;
+        static constexpr bool needs_coordinates = Geometry::needs_coordinates;
+
+        /**
+         * Point phase of the team kernels: at Gauss point q of @p cell, from
+         * the gathered values u[3a+c] (and coordinates x), the fluxes
+         * T[3c+d] = JxW sum_i inv[d][i] sigma[c][i] that the node phase
+         * integrates.
+         */
+        KOKKOS_INLINE_FUNCTION void
+        point_phase(const Index64 cell, const int q, const double *u, const double *x, double *T) const
+        {
+          double e[3][3][4];
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            {
+              double v[8];
+              PLASTIX_UNROLL
+              for (int a = 0; a < 8; ++a)
+                v[a] = u[3 * a + c];
+              edge_differences(v, e[c]);
+            }
+          double w[3][4];
+          gradient_weights(q, w);
+          double       inv[3][3];
+          const double JxW = geometry.at_point(cell, x, q, inv);
+          double       G[3][3];
+          displacement_gradient(e, w, inv, G);
+          double eps[6], sig[6];
+          symmetric_part(G, eps);
+          law.stress(cell, q, eps, sig);
+          const double S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              T[3 * c + d] = JxW * (inv[d][0] * S[c][0] + inv[d][1] * S[c][1] + inv[d][2] * S[c][2]);
+        }
+
+        /** Node phase: f[c] = sum_q sum_d dN_a/dxi_d(q) T_q[3c+d] (T of the 8 points, 9 each). */
+        KOKKOS_INLINE_FUNCTION void
+        node_phase(const Index64, const int a, const double *, const double *T, double f[3]) const
+        {
+          f[0] = f[1] = f[2] = 0;
+          for (int q = 0; q < 8; ++q)
+            {
+              const double g[3] = {shape_gradient(q, a, 0), shape_gradient(q, a, 1), shape_gradient(q, a, 2)};
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                f[c] += g[0] * T[9 * q + 3 * c] + g[1] * T[9 * q + 3 * c + 1] + g[2] * T[9 * q + 3 * c + 2];
+            }
+        }
+
         /** Rows 3a..3a+2 of the cell operator (the whole cell is evaluated). */
         KOKKOS_INLINE_FUNCTION void
         apply_node_rows(const Index64 cell,
@@ -501,6 +606,21 @@ namespace plastix
                 s += K[24 * i + j] * u[j];
               f[i] = s;
             }
+        }
+
+        /** The team kernels need only the node phase (rows of the matrix). */
+        static constexpr bool has_point_phase   = false;
+        static constexpr bool needs_coordinates = false;
+
+        KOKKOS_INLINE_FUNCTION void
+        point_phase(const Index64, const int, const double *, const double *, double *) const
+        {}
+
+        /** Node phase: rows 3a..3a+2 of K_cell u for the gathered u. */
+        KOKKOS_INLINE_FUNCTION void
+        node_phase(const Index64 cell, const int a, const double *u, const double *, double f[3]) const
+        {
+          apply_node_rows(cell, a, u, f);
         }
 
         /** Rows 3a..3a+2 of K_cell u. */

@@ -30,8 +30,7 @@ namespace plastix
     dof_handler.distribute_dofs(fe);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     materials = make_material_table(dof_handler, parameters.materials);
-    op.reinit(dof_handler, constraints, materials,
-              {parameters.op.get_strategy(), parameters.op.get_cell_kernel()});
+    op.reinit(dof_handler, constraints, materials, parameters.op.get_additional_data());
   }
 
   void

@@ -176,6 +176,7 @@ namespace plastix
     backend::OperatorSettings settings;
     settings.strategy    = additional_data.strategy;
     settings.cell_kernel = additional_data.cell_kernel;
+    settings.thread_mapping = additional_data.thread_mapping;
     device_operator      = std::make_unique<backend::MechanicsOperator>(mesh, settings);
     cached_diagonal.reset();
     temporary.reinit(partitioner);

@@ -352,19 +352,19 @@ namespace plastix
                       "or 24x24 element matrices (one shared by congruent cells, e.g. all "
                       "cells of a uniform mesh)",
                       dealii::Patterns::Selection("stored geometry|geometry on the fly|element matrix"));
+    prm.add_parameter("Thread mapping", thread_mapping,
+                      "Threads per cell of the element-by-element strategies: cell (one thread "
+                      "does a cell), node (eight threads share a cell: one per vertex and Gauss "
+                      "point), auto (node on GPUs, cell on CPUs)",
+                      dealii::Patterns::Selection("auto|cell|node"));
     prm.leave_subsection();
   }
 
-  backend::Strategy
-  OperatorParameters::get_strategy() const
+  MechanicsOperator::AdditionalData
+  OperatorParameters::get_additional_data() const
   {
-    return backend::parse_strategy(strategy);
-  }
-
-  backend::CellKernel
-  OperatorParameters::get_cell_kernel() const
-  {
-    return backend::parse_cell_kernel(cell_kernel);
+    return {backend::parse_strategy(strategy), backend::parse_cell_kernel(cell_kernel),
+            backend::parse_thread_mapping(thread_mapping)};
   }
 
   void

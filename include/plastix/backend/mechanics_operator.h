@@ -45,6 +45,23 @@ namespace plastix
       element_matrix
     };
 
+    /**
+     * How threads map onto cells in the element-by-element strategies.
+     */
+    enum class ThreadMapping
+    {
+      /** Per execution space: node on GPUs, cell on CPUs. */
+      automatic,
+      /** One thread per cell does the whole cell (good on CPUs). */
+      cell,
+      /**
+       * Eight threads per cell (one per vertex and one per Gauss point) that
+       * share the cell's gathered values through team scratch memory (the
+       * seed's EbE_Node mapping; good on GPUs).
+       */
+      node
+    };
+
     /** Parse "ebe atomic", "ebe colored", "dbd"; throws std::invalid_argument naming the value otherwise. */
     PLASTIX_BACKEND_EXPORT Strategy
     parse_strategy(const std::string &name);
@@ -52,6 +69,14 @@ namespace plastix
     /** Parse "stored geometry", "geometry on the fly", "element matrix"; throws std::invalid_argument otherwise. */
     PLASTIX_BACKEND_EXPORT CellKernel
     parse_cell_kernel(const std::string &name);
+
+    /** Parse "auto", "cell", "node"; throws std::invalid_argument otherwise. */
+    PLASTIX_BACKEND_EXPORT ThreadMapping
+    parse_thread_mapping(const std::string &name);
+
+    /** The name parse_thread_mapping() accepts. */
+    PLASTIX_BACKEND_EXPORT std::string
+    to_string(ThreadMapping mapping);
 
     /** The name parse_strategy() accepts. */
     PLASTIX_BACKEND_EXPORT std::string
@@ -68,6 +93,8 @@ namespace plastix
       Strategy strategy = Strategy::ebe_atomic;
       /** Cell operator form. */
       CellKernel cell_kernel = CellKernel::stored_geometry;
+      /** Threads per cell of the element-by-element strategies. */
+      ThreadMapping thread_mapping = ThreadMapping::automatic;
     };
 
     /**
@@ -127,7 +154,7 @@ namespace plastix
       void
       update_tangent();
 
-      /** Settings in use. */
+      /** Settings in use (thread_mapping resolved: never automatic). */
       const OperatorSettings &
       settings() const;
 

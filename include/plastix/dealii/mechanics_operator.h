@@ -60,16 +60,20 @@ namespace plastix
     struct AdditionalData
     {
       /** Constructor with the defaults: EbE atomic, stored geometry. */
-      AdditionalData(backend::Strategy   strategy    = backend::Strategy::ebe_atomic,
-                     backend::CellKernel cell_kernel = backend::CellKernel::stored_geometry)
+      AdditionalData(backend::Strategy      strategy       = backend::Strategy::ebe_atomic,
+                     backend::CellKernel    cell_kernel    = backend::CellKernel::stored_geometry,
+                     backend::ThreadMapping thread_mapping = backend::ThreadMapping::automatic)
         : strategy(strategy)
         , cell_kernel(cell_kernel)
+        , thread_mapping(thread_mapping)
       {}
 
       /** EbE with atomics, EbE coloured, or DbD. */
       backend::Strategy strategy;
       /** Stored geometry, geometry on the fly, or element matrices. */
       backend::CellKernel cell_kernel;
+      /** Threads per cell of the EbE strategies (automatic: 8 on GPUs, 1 on CPUs). */
+      backend::ThreadMapping thread_mapping;
     };
 
     MechanicsOperator();

@@ -8,7 +8,7 @@
 #include <deal.II/base/point.h>
 #include <deal.II/base/types.h>
 
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/dealii/mechanics_operator.h>
 
 #include <array>
 #include <map>
@@ -135,13 +135,13 @@ namespace plastix
   {
     std::string strategy    = "ebe atomic";
     std::string cell_kernel = "stored geometry";
+    std::string thread_mapping = "auto";
 
     void
     declare(dealii::ParameterHandler &prm);
-    backend::Strategy
-    get_strategy() const;
-    backend::CellKernel
-    get_cell_kernel() const;
+    /** The operator choices for MechanicsOperator::reinit(). */
+    MechanicsOperator::AdditionalData
+    get_additional_data() const;
   };
 
   /** Subsection "Linear solver". */
