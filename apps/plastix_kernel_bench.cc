@@ -4,12 +4,21 @@
 //   plastix-kernel-bench [--sizes 32,64,128] [--distortion 0.2] [--repeats 20]
 //                        [--strategies "ebe atomic,ebe colored,dbd"]
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
+//                        [--mappings auto,cell,node] [--csr-max-dofs N]
+//
+// With --csr-max-dofs N (default 0: off) the assembled CSR matrix of the same
+// operator is timed for meshes up to N DoFs: a portable Kokkos SpMV and, in
+// CUDA builds, cuSPARSE (cusparseSpMV).
 //
 // For every size, strategy and cell kernel: median time of one operator
 // application, GDoF/s, effective GB/s (MechanicsOperator::bytes_per_apply)
 // and its fraction of the STREAM triad measured in the same run; results of
 // all variants are checked against the first one.
 #include <plastix/backend/box_mesh.h>
+#include <plastix/backend/csr_matrix.h>
+#if defined(PLASTIX_WITH_CUSPARSE)
+#  include <plastix/backend/cusparse_spmv.h>
+#endif
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
@@ -70,6 +79,7 @@ main(int argc, char **argv)
   std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd"};
   std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
   std::vector<std::string> mappings   = {"auto"};
+  std::size_t              csr_max_dofs = 0;
   for (int i = 1; i < argc; ++i)
     {
       const std::string arg  = argv[i];
@@ -90,10 +100,13 @@ main(int argc, char **argv)
         kernels = split(argv[++i], ',');
       else if (arg == "--mappings" && more)
         mappings = split(argv[++i], ',');
+      else if (arg == "--csr-max-dofs" && more)
+        csr_max_dofs = std::stoull(argv[++i]);
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
-                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node]\n";
+                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] "
+                       "[--csr-max-dofs n]\n";
           return 1;
         }
     }
@@ -168,6 +181,42 @@ main(int argc, char **argv)
                               bytes / n_dofs, rel);
                 std::cout << line << std::endl;
               }
+
+          if (n_dofs <= csr_max_dofs)
+            {
+              const CsrMatrixHost csr        = assemble_csr_matrix(mesh);
+              const double        csr_bytes  = 12. * csr.n_nonzeros() + 4. * (n_dofs + 1) + 16. * n_dofs;
+              auto                report_csr = [&](const char *name, const double s, const std::size_t memory) {
+                const auto result = dst.to_host();
+                double     diff = 0, norm = 0;
+                for (std::size_t i = 0; i < n_dofs; ++i)
+                  {
+                    diff += (result[i] - reference[i]) * (result[i] - reference[i]);
+                    norm += reference[i] * reference[i];
+                  }
+                const double rel = std::sqrt(diff / norm);
+                if (!(rel < 1e-10))
+                  status = 2;
+                char line[512];
+                std::snprintf(line, sizeof(line),
+                              "| %d | %zu | assembled CSR (%zu nnz, %.0f MiB) | %s | row | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |",
+                              n, n_dofs, csr.n_nonzeros(), memory / 1048576., name, s * 1e3, n_dofs / s / 1e9,
+                              csr_bytes / s / 1e9, 100. * csr_bytes / s / 1e9 / triad_gbs, csr_bytes / n_dofs, rel);
+                std::cout << line << std::endl;
+              };
+              {
+                const DeviceCsrMatrix matrix(csr);
+                const double          s = median_seconds(repeats, [&] { matrix.vmult(src.data(), dst.data()); });
+                report_csr("Kokkos SpMV", s, matrix.memory_consumption());
+              }
+#if defined(PLASTIX_WITH_CUSPARSE)
+              {
+                const CusparseSpmv matrix(csr);
+                const double       s = median_seconds(repeats, [&] { matrix.vmult(src.data(), dst.data()); });
+                report_csr("cuSPARSE SpMV", s, matrix.memory_consumption());
+              }
+#endif
+            }
         }
     }
   catch (const std::exception &error)
