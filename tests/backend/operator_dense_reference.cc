@@ -3,8 +3,8 @@
 // trilinear shape functions on [0,1]^3, 2x2x2 Gauss points, B^T D B with
 // engineering strains), on small box meshes: uniform and distorted, two
 // materials, randomly renumbered nodes, mixed constrained/free components of
-// one node and (in one case) a layer of "ghost" nodes. For every strategy and
-// cell kernel:
+// one node and (in one case) a layer of "ghost" nodes. For every strategy,
+// cell kernel and (element by element) thread mapping:
 //   apply               == A_c x     (A_c: constrained rows/columns zero, unit
 //                                      diagonal at owned constrained DoFs)
 //   apply_unconstrained == A x
@@ -374,9 +374,18 @@ namespace
     std::vector<double> first_result;
     for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
+        for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
         {
-          const std::string       what = name + ", " + to_string(strategy) + ", " + to_string(kernel);
-          const MechanicsOperator op(mesh, {strategy, kernel});
+          // The thread mapping only matters for the element-by-element strategies.
+          if (strategy == Strategy::dbd && mapping != ThreadMapping::cell)
+            continue;
+          const std::string what = name + ", " + to_string(strategy) + ", " + to_string(kernel) +
+                                   (strategy == Strategy::dbd ? std::string() : ", " + to_string(mapping) + " mapping");
+          OperatorSettings settings;
+          settings.strategy       = strategy;
+          settings.cell_kernel    = kernel;
+          settings.thread_mapping = mapping;
+          const MechanicsOperator op(mesh, settings);
           if (op.n_cells() != mesh.n_cells() || op.n_dofs() != mesh.n_dofs() || op.n_owned_dofs() != mesh.n_owned_dofs())
             check_true(what + ": sizes", false);
           if (kernel == CellKernel::element_matrix)
