@@ -196,7 +196,7 @@ namespace plastix
         /** Scratch doubles per cell: values, coordinates, fluxes of 8 points, node indices. */
         static constexpr int scratch_per_cell = 24 + 24 + 72 + 8;
 
-        static std::size_t
+        KOKKOS_INLINE_FUNCTION static constexpr std::size_t
         scratch_bytes()
         {
           return sizeof(double) * scratch_per_cell * cells_per_team;
