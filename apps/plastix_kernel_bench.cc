@@ -6,6 +6,12 @@
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
 //                        [--mappings auto,cell,node] [--csr-max-dofs N]
 //
+// With --plastic-fractions f1,f2 (e.g. 0,0.1,0.3) the J2 kernels are timed
+// too: for a displacement u_z = a z^2/2 on the unit cube (steel, sigma_y =
+// 450 MPa, H = 66 GPa) that yields the fraction f of the Gauss points: the
+// stress update (radial return + internal force), the internal force alone,
+// and the consistent-tangent operator.
+//
 // With --csr-max-dofs N (default 0: off) the assembled CSR matrix of the same
 // operator is timed for meshes up to N DoFs: a portable Kokkos SpMV and, in
 // CUDA builds, cuSPARSE (cusparseSpMV).
@@ -22,6 +28,7 @@
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
 
 #include <algorithm>
@@ -80,6 +87,7 @@ main(int argc, char **argv)
   std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
   std::vector<std::string> mappings   = {"auto"};
   std::size_t              csr_max_dofs = 0;
+  std::vector<double>      plastic_fractions;
   for (int i = 1; i < argc; ++i)
     {
       const std::string arg  = argv[i];
@@ -102,11 +110,14 @@ main(int argc, char **argv)
         mappings = split(argv[++i], ',');
       else if (arg == "--csr-max-dofs" && more)
         csr_max_dofs = std::stoull(argv[++i]);
+      else if (arg == "--plastic-fractions" && more)
+        for (const auto &f : split(argv[++i], ','))
+          plastic_fractions.push_back(std::stod(f));
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
                        "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] "
-                       "[--csr-max-dofs n]\n";
+                       "[--csr-max-dofs n] [--plastic-fractions f1,f2]\n";
           return 1;
         }
     }
@@ -181,6 +192,55 @@ main(int argc, char **argv)
                               bytes / n_dofs, rel);
                 std::cout << line << std::endl;
               }
+
+          // J2 plasticity kernels at prescribed fractions of plastic Gauss points.
+          for (const double fraction : plastic_fractions)
+            {
+              MeshData   plastic_mesh            = mesh;
+              Material  &m                       = plastic_mesh.materials[0];
+              m.yield_stress                     = 450e6;
+              m.isotropic_hardening              = 66e9;
+              const double        yield_strain   = m.yield_stress / (2. * m.mu);
+              const double        a              = yield_strain / (1. - std::min(fraction, 0.95)) * (fraction > 0 ? 1. : 0.5);
+              std::vector<double> host_u(n_dofs, 0.);
+              for (LocalIndex node = 0; node < plastic_mesh.n_nodes; ++node)
+                {
+                  const double z    = plastic_mesh.node_coordinates[3 * node + 2];
+                  host_u[3 * node + 2] = 0.5 * a * z * z;
+                }
+              const DeviceArray<double> u(host_u, "u");
+              DeviceArray<double>       f_int(n_dofs, "f_int");
+              for (const auto &strategy : strategies)
+                for (const auto &kernel : kernels)
+                  for (const auto &mapping : mappings)
+                    {
+                      OperatorSettings settings;
+                      settings.strategy       = parse_strategy(strategy);
+                      settings.cell_kernel    = parse_cell_kernel(kernel);
+                      settings.thread_mapping = parse_thread_mapping(mapping);
+                      if (settings.strategy == Strategy::dbd && mapping != mappings.front())
+                        continue;
+                      MechanicsOperator op(plastic_mesh, settings);
+                      PlasticityState   state(op);
+                      StressUpdateStatistics statistics;
+                      const double update_s = median_seconds(repeats, [&] { statistics = state.update(u.data(), f_int.data()); });
+                      const double force_s  = median_seconds(repeats, [&] { state.internal_force(f_int.data()); });
+                      op.set_plasticity_state(&state);
+                      const double tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
+                      const double tangent_s       = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+                      op.set_plasticity_state(nullptr);
+                      const double plastic = statistics.n_plastic_points / (8. * plastic_mesh.n_cells());
+                      char         line[512];
+                      std::snprintf(line, sizeof(line),
+                                    "| %d | %zu | %s | %s | %s | plastic %.1f%% | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
+                                    "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s) |",
+                                    n, n_dofs, strategy.c_str(), kernel.c_str(),
+                                    settings.strategy == Strategy::dbd ? "node" : to_string(op.settings().thread_mapping).c_str(),
+                                    100. * plastic, update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3,
+                                    n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent_s * 1e3, n_dofs / tangent_s / 1e9);
+                      std::cout << line << std::endl;
+                    }
+            }
 
           if (n_dofs <= csr_max_dofs)
             {

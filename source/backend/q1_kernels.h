@@ -594,18 +594,49 @@ namespace plastix
                                 own_matrices + 576 * static_cast<Index64>(m - n_shared);
         }
 
+        /**
+         * f = K u, column by column: K is symmetric, so column j is row j
+         * (contiguous), and the 24 accumulators are independent (a row-wise
+         * dot product would chain 24 dependent FMAs).
+         */
         KOKKOS_INLINE_FUNCTION void
         apply(const Index64 cell, const double u[24], double f[24]) const
         {
           const double *K = matrix(cell);
+          PLASTIX_UNROLL
           for (int i = 0; i < 24; ++i)
+            f[i] = 0;
+          PLASTIX_UNROLL
+          for (int j = 0; j < 24; ++j)
             {
-              double s = 0;
+              const double  uj = u[j];
+              const double *Kj = K + 24 * j;
               PLASTIX_UNROLL
-              for (int j = 0; j < 24; ++j)
-                s += K[24 * i + j] * u[j];
-              f[i] = s;
+              for (int i = 0; i < 24; ++i)
+                f[i] += Kj[i] * uj;
             }
+        }
+
+        /** Rows 3a..3a+2 of K_cell u (read as columns: K is symmetric), two partial sums each. */
+        KOKKOS_INLINE_FUNCTION void
+        apply_node_rows(const Index64 cell,
+                        const int     a,
+                        const double  u[24],
+                        double        f[3]) const
+        {
+          const double *K = matrix(cell) + 3 * a;
+          double        even[3] = {0, 0, 0}, odd[3] = {0, 0, 0};
+          PLASTIX_UNROLL
+          for (int j = 0; j < 24; j += 2)
+            PLASTIX_UNROLL
+            for (int c = 0; c < 3; ++c)
+              {
+                even[c] += K[24 * j + c] * u[j];
+                odd[c] += K[24 * (j + 1) + c] * u[j + 1];
+              }
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            f[c] = even[c] + odd[c];
         }
 
         /** The team kernels need only the node phase (rows of the matrix). */
@@ -623,24 +654,6 @@ namespace plastix
           apply_node_rows(cell, a, u, f);
         }
 
-        /** Rows 3a..3a+2 of K_cell u. */
-        KOKKOS_INLINE_FUNCTION void
-        apply_node_rows(const Index64 cell,
-                        const int     a,
-                        const double  u[24],
-                        double        f[3]) const
-        {
-          const double *K = matrix(cell) + 72 * a;
-          PLASTIX_UNROLL
-          for (int c = 0; c < 3; ++c)
-            {
-              double s = 0;
-              PLASTIX_UNROLL
-              for (int j = 0; j < 24; ++j)
-                s += K[24 * c + j] * u[j];
-              f[c] = s;
-            }
-        }
       };
     } // namespace internal
   }   // namespace backend
