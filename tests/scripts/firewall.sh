@@ -37,10 +37,7 @@ BUILD=${2:-}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/plastix-firewall.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 
-if [ -n "$BUILD" ] && [ -f "$BUILD/compile_commands.json" ]; then
-  DB="$BUILD/compile_commands.json"
-  echo "compile commands: $DB"
-else
+configure() {
   echo "configuring $SRC in a temporary directory for compile_commands.json"
   if ! "${CMAKE:-cmake}" -S "$SRC" -B "$WORK/build" -DCMAKE_BUILD_TYPE=Release -DCMAKE_EXPORT_COMPILE_COMMANDS=ON \
     >"$WORK/configure.log" 2>&1; then
@@ -49,12 +46,21 @@ else
     exit 1
   fi
   DB="$WORK/build/compile_commands.json"
+  STALE_OK=0
+}
+if [ -n "$BUILD" ] && [ -f "$BUILD/compile_commands.json" ]; then
+  DB="$BUILD/compile_commands.json"
+  STALE_OK=1
+  echo "compile commands: $DB"
+else
+  configure
 fi
 
-python3 - "$SRC" "$DB" "$WORK" <<'PYTHON'
+check() {
+python3 - "$SRC" "$DB" "$WORK" "$STALE_OK" <<'PYTHON'
 import concurrent.futures, json, os, re, shlex, subprocess, sys, threading
 
-src, db_path, work = sys.argv[1], sys.argv[2], sys.argv[3]
+src, db_path, work, stale_ok = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] == "1"
 failures = 0
 def report(ok, text):
     global failures
@@ -214,6 +220,12 @@ for d in ("source/backend", "source/dealii", "apps", "tests/dealii", "tests/back
     if os.path.isdir(full):
         expected += [os.path.join(full, n) for n in sorted(os.listdir(full)) if n.endswith(".cc")]
 missing = [rel(p) for p in expected if p not in units]
+gone = [rel(p) for p in units if not os.path.isfile(p)]
+if (missing or gone) and stale_ok:
+    # The build directory was configured before files were added or removed.
+    print("  note %s: %s (configured before the tree changed); configuring afresh"
+          % (db_path, ", ".join(["missing " + m for m in missing] + ["gone " + g for g in gone])))
+    sys.exit(3)
 report(not missing, "compile commands cover all %d source files%s" % (len(expected), ": missing " + ", ".join(missing) if missing else ""))
 counts = {k: sum(1 for v in units.values() if v[0] == k) for k in rules}
 if counts["backend"] == 0 or counts["dealii"] == 0:
@@ -312,3 +324,13 @@ print("%d translation units checked (%s), %d canaries, %d third-party headers pr
 print("PASSED" if failures == 0 else "FAILED")
 sys.exit(1 if failures else 0)
 PYTHON
+}
+
+check
+status=$?
+if [ $status = 3 ]; then
+  configure
+  check
+  status=$?
+fi
+exit $status
