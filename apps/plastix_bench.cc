@@ -11,6 +11,9 @@
 // vertices only); FESystem(FE_Q(1), 3); homogeneous Dirichlet on x = 0;
 // E = 200e9, nu = 0.3.
 //
+// plastix runs every requested strategy x cell kernel (x EbE thread mapping,
+// --mappings) as plastix::MechanicsOperator::vmult on DeviceVectors.
+//
 // Timing: every operator is called --warmup times, then --repeats samples are
 // taken in rounds of --batch calls, the operators interleaved round by round.
 // Each call is bracketed by MPI_Barrier (and plastix::backend::fence() for
@@ -91,6 +94,7 @@ namespace
     unsigned int              warmup     = 3;
     std::vector<std::string>  strategies = {"ebe atomic", "ebe colored", "dbd"};
     std::vector<std::string>  kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
+    std::vector<std::string>  mappings   = {"auto"};
     bool                      assembled  = true;
     std::size_t               big_triad  = std::size_t(1) << 25;
     std::string               output;
@@ -107,6 +111,8 @@ namespace
     "  --warmup w            untimed calls per operator first; default 3\n"
     "  --strategies a,b      plastix strategies: 'ebe atomic,ebe colored,dbd' (or 'all'; _ may replace blanks)\n"
     "  --kernels a,b         plastix cell kernels: 'stored geometry,geometry on the fly,element matrix' (or 'all')\n"
+    "  --mappings a,b        thread mappings of the EbE strategies: 'auto,cell,node' (or 'all'); default auto\n"
+    "                        (auto: node on GPUs, cell on CPUs; DbD has none and runs once)\n"
     "  --no-assembled        skip the assembled sparse matrices (they dominate memory and set-up time)\n"
     "  --big-triad N         entries of the second (DRAM-sized) triad, at least the DoFs; default 33554432\n"
     "  --label text          a label for the run, printed in the header\n"
@@ -177,6 +183,11 @@ namespace
                 if (v != "all")
                   o.kernels = split_list(v);
               }
+            else if (arg == "--mappings" && more)
+              {
+                const std::string v = next();
+                o.mappings = v == "all" ? std::vector<std::string>{"auto", "cell", "node"} : split_list(v);
+              }
             else if (arg == "--no-assembled")
               o.assembled = false;
             else if (arg == "--big-triad" && more)
@@ -204,6 +215,10 @@ namespace
           plastix::backend::parse_strategy(s);
         for (const auto &k : o.kernels)
           plastix::backend::parse_cell_kernel(k);
+        for (const auto &m : o.mappings)
+          plastix::backend::parse_thread_mapping(m);
+        if (o.mappings.empty())
+          throw std::invalid_argument("--mappings needs at least one mapping");
       }
     catch (const std::exception &e)
       {
@@ -393,10 +408,16 @@ namespace
     std::vector<std::unique_ptr<PlastixRun>> plastix_runs;
     for (const auto &strategy : o.strategies)
       for (const auto &kernel : o.kernels)
+        for (const auto &mapping : o.mappings)
         {
+          const auto parsed_strategy = plastix::backend::parse_strategy(strategy);
+          // DbD has no thread mapping: run it once.
+          if (parsed_strategy == plastix::backend::Strategy::dbd && mapping != o.mappings.front())
+            continue;
           auto run = std::make_unique<PlastixRun>();
-          const plastix::MechanicsOperator::AdditionalData data(plastix::backend::parse_strategy(strategy),
-                                                                 plastix::backend::parse_cell_kernel(kernel));
+          const plastix::MechanicsOperator::AdditionalData data(parsed_strategy,
+                                                                 plastix::backend::parse_cell_kernel(kernel),
+                                                                 plastix::backend::parse_thread_mapping(mapping));
           Candidate c;
           c.setup_s = timed_setup(comm, [&] {
             run->op.reinit(dof_handler, constraints, materials, data);
@@ -410,7 +431,10 @@ namespace
           c.rel_diff = relative_difference(result, dst_mf, constraints, false, comm);
           if (!(c.rel_diff <= 1e-12))
             ++failures;
-          c.name    = "plastix " + strategy + ", " + kernel;
+          c.name = "plastix " + strategy + ", " + kernel;
+          if (parsed_strategy != plastix::backend::Strategy::dbd && o.mappings.size() > 1)
+            c.name += ", " + plastix::backend::to_string(run->op.backend_operator().settings().thread_mapping) +
+                      (mapping == "auto" ? " (auto)" : "");
           c.plastix = true;
           c.bytes   = Utilities::MPI::sum(static_cast<double>(run->op.backend_operator().bytes_per_apply()), comm);
           c.memory  = Utilities::MPI::sum(static_cast<double>(run->op.memory_consumption()), comm);
@@ -630,7 +654,10 @@ main(int argc, char **argv)
       header << "### plastix-bench" << (o.label.empty() ? "" : ": " + o.label) << "\n\n";
       header << "- " << date << "; command: `";
       for (int i = 0; i < argc; ++i)
-        header << (i ? " " : "") << argv[i];
+        {
+          const std::string arg = argv[i];
+          header << (i ? " " : "") << (arg.find(' ') != std::string::npos ? "\"" + arg + "\"" : arg);
+        }
       header << "`\n";
       header << "- deal.II " << DEAL_II_PACKAGE_VERSION << " (VectorizedArray<double>::size() = "
              << VectorizedArray<double>::size() << "), " << n_ranks << " MPI rank(s), CPU: " << cpu_model() << "\n";
