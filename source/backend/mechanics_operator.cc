@@ -317,8 +317,13 @@ namespace plastix
       mesh.check_consistency();
       Impl &d          = *impl_;
       d.settings       = settings;
+      // Measured on an H200 (doc/benchmarks.md): one thread per cell is
+      // fastest for ebe atomic; eight threads per cell pay off for ebe
+      // colored on GPUs (each colour is a small, sparse launch).
       if (d.settings.thread_mapping == ThreadMapping::automatic)
-        d.settings.thread_mapping = internal::on_device ? ThreadMapping::node : ThreadMapping::cell;
+        d.settings.thread_mapping = internal::on_device && settings.strategy == Strategy::ebe_colored ?
+                                      ThreadMapping::node :
+                                      ThreadMapping::cell;
       // One GPU thread per cell reads structure-of-arrays data; teams of a
       // cell and CPU threads read array-of-structures data.
       const bool thread_per_cell = d.settings.thread_mapping == ThreadMapping::cell;

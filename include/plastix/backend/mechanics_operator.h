@@ -50,7 +50,7 @@ namespace plastix
      */
     enum class ThreadMapping
     {
-      /** Per execution space: node on GPUs, cell on CPUs. */
+      /** Measured choice: node for ebe colored on GPUs, cell otherwise. */
       automatic,
       /** One thread per cell does the whole cell (good on CPUs). */
       cell,
