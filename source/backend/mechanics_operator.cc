@@ -468,7 +468,31 @@ namespace plastix
                     double                        *dst,
                     const bool                     masked)
       {
-        if (d.settings.cell_kernel == CellKernel::element_matrix)
+        if (d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 &&
+            d.n_plastic_matrices == 0 && d.settings.strategy == Strategy::ebe_atomic &&
+            d.settings.thread_mapping == ThreadMapping::cell)
+          {
+            // One matrix for the whole mesh: read it from scratch memory.
+            internal::Index64 n_dofs = 3 * static_cast<internal::Index64>(d.n_nodes);
+            vector_operations::set(n_dofs, 0., dst);
+            auto run = [&](auto functor) {
+              functor.matrix     = d.matrices.data();
+              functor.cell_nodes = d.cell_node_table();
+              functor.masks      = d.cell_constraint_mask.data();
+              functor.src        = src;
+              functor.dst        = dst;
+              internal::launch_shared_matrix(functor, d.n_cells);
+            };
+            if (masked)
+              {
+                run(internal::SharedMatrixElementByElementApply<true>{});
+                vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(),
+                                                src, dst);
+              }
+            else
+              run(internal::SharedMatrixElementByElementApply<false>{});
+          }
+        else if (d.settings.cell_kernel == CellKernel::element_matrix)
           internal::launch_apply(d, matrix_operator(d), src, dst, masked);
         else
           with_quadrature_operator(d, [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });

@@ -267,6 +267,80 @@ namespace plastix
         }
       };
 
+      /**
+       * Element by element, one thread per cell, for meshes whose cells all
+       * share one element matrix (uniform voxel meshes): the team copies the
+       * matrix into scratch memory once, so the 576 matrix reads per cell
+       * are warp-wide broadcasts from shared memory instead of global loads
+       * (which Nsight Compute showed saturating the load queue).
+       */
+      template <bool masked>
+      struct SharedMatrixElementByElementApply
+      {
+        static constexpr int      cells = 128;
+        const double             *matrix = nullptr;
+        Strided<const LocalIndex> cell_nodes;
+        const std::uint32_t      *masks     = nullptr;
+        const LocalIndex         *cell_list = nullptr; // unused
+        Index64                   begin = 0, end = 0;
+        const double             *src = nullptr;
+        double                   *dst = nullptr;
+
+        KOKKOS_INLINE_FUNCTION static constexpr std::size_t
+        scratch_bytes()
+        {
+          return 576 * sizeof(double);
+        }
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const TeamMember &team) const
+        {
+          double *K = static_cast<double *>(team.team_shmem().get_shmem(scratch_bytes()));
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 576), [&](const int k) { K[k] = matrix[k]; });
+          team.team_barrier();
+          const Index64 first = begin + static_cast<Index64>(team.league_rank()) * cells;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cells), [&](const int t) {
+            const Index64 cell = first + t;
+            if (cell >= end)
+              return;
+            const std::uint32_t mask = masked ? masks[cell] : 0u;
+            LocalIndex          nodes[8];
+            double              u[24], f[24];
+            gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
+            PLASTIX_UNROLL
+            for (int i = 0; i < 24; ++i)
+              f[i] = 0;
+            PLASTIX_UNROLL
+            for (int j = 0; j < 24; ++j)
+              PLASTIX_UNROLL
+              for (int i = 0; i < 24; ++i)
+                f[i] += K[24 * j + i] * u[j];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                if (!(masked && ((mask >> (3 * a + c)) & 1u)))
+                  Kokkos::atomic_add(&dst[3 * static_cast<Index64>(nodes[a]) + c], f[3 * a + c]);
+          });
+        }
+      };
+
+      /** Launch a team of SharedMatrixElementByElementApply::cells threads per block. */
+      template <typename Functor>
+      void
+      launch_shared_matrix(Functor functor, const Index64 n_cells)
+      {
+        if (n_cells <= 0)
+          return;
+        functor.begin           = 0;
+        functor.end             = n_cells;
+        const Index64 n_teams   = (n_cells + Functor::cells - 1) / Functor::cells;
+        Kokkos::parallel_for("plastix::ebe_atomic_shared_matrix",
+                             TeamPolicy(static_cast<int>(n_teams), on_device ? Functor::cells : 1)
+                               .set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes())),
+                             functor);
+      }
+
       /** Launch a team kernel over items [begin, end) of the cell range or list. */
       template <typename Functor>
       void
