@@ -4,7 +4,8 @@
 // radial return written from the textbook formulas (Simo & Hughes 1998,
 // box 3.2, with linear isotropic and Prager kinematic hardening), its own
 // Dirichlet constraints and external force from the run parameters, and
-// Newton's method with a direct solver (Amesos KLU) per load step.
+// Newton's method with a direct solver (MUMPS or KLU through Amesos) per
+// load step.
 //
 // Nothing of plastix is called except the parameter structs (what the user
 // asked for) and, by the tests, the mesh and DoFHandler of
@@ -236,7 +237,7 @@ namespace host_reference
               for (unsigned int i = 0; i < n; ++i)
                 {
                   const auto e = fe_values[disp].symmetric_gradient(i, q);
-                  B[i]         = {e[0][0], e[1][1], e[2][2], 2 * e[1][2], 2 * e[0][2], 2 * e[0][1]};
+                  B[i]         = {{e[0][0], e[1][1], e[2][2], 2 * e[1][2], 2 * e[0][2], 2 * e[0][1]}};
                   double s     = 0;
                   for (int k = 0; k < 6; ++k)
                     s += stress[k] * B[i][k];
@@ -311,15 +312,32 @@ namespace host_reference
               result.converged = true;
               return result;
             }
-          TrilinosWrappers::SolverDirect::AdditionalData data(false, "Amesos_Klu");
-          SolverControl                                  control(1, 0);
-          TrilinosWrappers::SolverDirect                 solver(control, data);
           du = 0;
-          solver.solve(matrix, du, residual);
+          direct_solve();
           u.add(1., du);
           previous_du = du.l2_norm();
         }
       return result;
+    }
+
+    /** du = matrix^-1 residual: MUMPS (multifrontal, fast in 3D) through Amesos, KLU where MUMPS is missing. */
+    void
+    direct_solve()
+    {
+      SolverControl control(1, 0);
+      if (use_mumps)
+        try
+          {
+            TrilinosWrappers::SolverDirect solver(control, TrilinosWrappers::SolverDirect::AdditionalData(false, "Amesos_Mumps"));
+            solver.solve(matrix, du, residual);
+            return;
+          }
+        catch (const std::exception &)
+          {
+            use_mumps = false;
+          }
+      TrilinosWrappers::SolverDirect solver(control, TrilinosWrappers::SolverDirect::AdditionalData(false, "Amesos_Klu"));
+      solver.solve(matrix, du, residual);
     }
 
     /** |lambda f_ext - f_int| on free rows over max(|lambda f_ext| free, |reactions|); fills residual. */
@@ -375,6 +393,8 @@ namespace host_reference
     unsigned long long                 plastic_points = 0, plastic_cells = 0;
 
   private:
+    bool use_mumps = true;
+
     Material
     material(const types::material_id id) const
     {

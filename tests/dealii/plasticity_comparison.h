@@ -1,0 +1,373 @@
+// plastix elastoplasticity vs the host reference (host_j2_reference.h):
+// the reference solution of a parameter set with its per-step states, the
+// kernel-level comparison of plastix::PlasticityState and the tangent
+// operator at those states, and the comparison of the application driver's
+// displacements at every mesh vertex (monitor CSV).
+#ifndef PLASTIX_TESTS_PLASTICITY_COMPARISON_H
+#define PLASTIX_TESTS_PLASTICITY_COMPARISON_H
+
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/dealii/discretization.h>
+#include <plastix/dealii/plasticity.h>
+
+#include "host_j2_reference.h"
+#include "plasticity_test_tools.h"
+
+#include <array>
+#include <iomanip>
+#include <map>
+#include <memory>
+
+namespace plastix_test
+{
+  using namespace dealii;
+
+  /** Index of every vertex coordinate in a list (exact match, else the nearest within 1e-9 of the mesh size). */
+  class VertexIndex
+  {
+  public:
+    explicit VertexIndex(const std::vector<Point<3>> &points)
+      : points(points)
+    {
+      for (unsigned int i = 0; i < points.size(); ++i)
+        index[{{points[i][0], points[i][1], points[i][2]}}] = i;
+      for (const auto &p : points)
+        size = std::max(size, p.norm());
+    }
+
+    unsigned int
+    find(const Point<3> &p) const
+    {
+      const auto it = index.find({{p[0], p[1], p[2]}});
+      if (it != index.end())
+        return it->second;
+      unsigned int best = 0;
+      for (unsigned int i = 1; i < points.size(); ++i)
+        if (points[i].distance(p) < points[best].distance(p))
+          best = i;
+      if (points[best].distance(p) > 1e-9 * size)
+        throw std::runtime_error("vertex not in the serial mesh");
+      return best;
+    }
+
+    unsigned int
+    n_vertices() const
+    {
+      return points.size();
+    }
+
+  private:
+    std::vector<Point<3>>                         points;
+    std::map<std::array<double, 3>, unsigned int> index;
+    double                                        size = 0;
+  };
+
+  /** Displacements of all vertices (3 per vertex, on every rank): each vertex from the owner of its DoFs. */
+  template <typename VectorType>
+  std::vector<double>
+  vertex_values(const DoFHandler<3> &dof_handler, const VectorType &u, const VertexIndex &index, unsigned int &n_found)
+  {
+    const unsigned int  n = index.n_vertices();
+    std::vector<double> values(3 * n, 0.), found(n, 0.);
+    const IndexSet     &owned = dof_handler.locally_owned_dofs();
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        for (const auto v : cell->vertex_indices())
+          {
+            if (!owned.is_element(cell->vertex_dof_index(v, 0)))
+              continue;
+            const unsigned int i = index.find(cell->vertex(v));
+            if (found[i] != 0)
+              continue;
+            found[i] = 1;
+            for (unsigned int c = 0; c < 3; ++c)
+              values[3 * i + c] = u(cell->vertex_dof_index(v, c));
+          }
+    Utilities::MPI::sum(values, dof_handler.get_communicator(), values);
+    Utilities::MPI::sum(found, dof_handler.get_communicator(), found);
+    n_found = 0;
+    for (const double f : found)
+      n_found += (f == 1.);
+    return values;
+  }
+
+  /** The converged reference states of all load steps. */
+  struct ReferenceSolution
+  {
+    std::vector<double>                                          load_factors;
+    std::vector<TrilinosWrappers::MPI::Vector>                   u, f_int;
+    std::vector<std::unique_ptr<TrilinosWrappers::SparseMatrix>> tangent;
+    std::vector<unsigned long long>                              plastic_points, plastic_cells;
+    std::vector<std::vector<double>>                             vertex_values;
+    /** Owned DoFs with prescribed values. */
+    IndexSet constrained;
+    /** Whether every step converged. */
+    bool converged = true;
+  };
+
+  /** Solve all load steps of @p parameters with the host reference on the DoFHandler of @p d. */
+  inline ReferenceSolution
+  solve_reference(const plastix::Parameters &parameters,
+                  const plastix::Discretization &d,
+                  const VertexIndex             &vertex_index,
+                  Checker                       &checker,
+                  std::ostream                  &out)
+  {
+    ReferenceSolution       solution;
+    host_reference::Problem reference(parameters, d.dof_handler);
+    const IndexSet         &owned = d.dof_handler.locally_owned_dofs();
+    solution.constrained.set_size(d.dof_handler.n_dofs());
+    for (const auto i : owned)
+      if (reference.is_constrained(i))
+        solution.constrained.add_index(i);
+    // The external forces of plastix and of the reference (both assembled from the parameters).
+    {
+      LinearAlgebra::distributed::Vector<double> host(d.op.get_partitioner());
+      d.external_force.copy_to_host(host);
+      double diff = 0, norm = 0;
+      for (const auto i : owned)
+        {
+          diff += std::pow(host(i) - reference.f_ext(i), 2);
+          norm += std::pow(reference.f_ext(i), 2);
+        }
+      checker.check("  external force vs reference, relative l2",
+                    std::sqrt(Utilities::MPI::sum(diff, d.communicator) / Utilities::MPI::sum(norm, d.communicator)),
+                    1e-13);
+    }
+    for (unsigned int k = 0; k < parameters.load_stepping.load_factors.size(); ++k)
+      {
+        const double                     lambda = parameters.load_stepping.load_factors[k];
+        const host_reference::StepResult r      = reference.solve_step(lambda);
+        out << "  step " << k + 1 << " (load factor " << lambda << "): reference Newton " << r.iterations
+            << " iterations, |R|/F";
+        for (const double h : r.residual_history)
+          out << ' ' << std::scientific << std::setprecision(1) << h << std::defaultfloat;
+        out << std::setprecision(6) << ", " << r.plastic_points << " plastic points in " << r.plastic_cells
+            << " cells" << std::endl;
+        if (!r.converged)
+          {
+            checker.check_true("  reference Newton converged (|R|/F " + std::to_string(r.relative_residual) + ")",
+                               false);
+            solution.converged = false;
+          }
+        solution.load_factors.push_back(lambda);
+        solution.u.push_back(reference.u);
+        solution.f_int.push_back(reference.f_int);
+        solution.tangent.push_back(std::make_unique<TrilinosWrappers::SparseMatrix>());
+        solution.tangent.back()->copy_from(reference.matrix);
+        solution.plastic_points.push_back(r.plastic_points);
+        solution.plastic_cells.push_back(r.plastic_cells);
+        unsigned int n_found = 0;
+        solution.vertex_values.push_back(vertex_values(d.dof_handler, reference.u, vertex_index, n_found));
+        if (n_found != vertex_index.n_vertices())
+          checker.check_true("  every vertex found once (" + std::to_string(n_found) + " of " +
+                               std::to_string(vertex_index.n_vertices()) + ")",
+                             false);
+        reference.commit();
+      }
+    return solution;
+  }
+
+  /**
+   * plastix's PlasticityState and tangent operator of @p d (its current
+   * operator settings) at the reference states, step by step from a zero
+   * history: internal force (all rows), plastic point and cell counts,
+   * tangent vmult (constrained rows return the input) and diagonal. Prints
+   * one line per step unless @p verbose, then every check.
+   */
+  inline void
+  check_kernels(plastix::Discretization &d, const ReferenceSolution &reference, Checker &checker, const bool verbose,
+                std::ostream &out, const std::string &label = "")
+  {
+    const MPI_Comm                             comm  = d.communicator;
+    const IndexSet                            &owned = d.dof_handler.locally_owned_dofs();
+    plastix::PlasticityState                   state(d.op);
+    LinearAlgebra::distributed::Vector<double> host(d.op.get_partitioner()), x_host(d.op.get_partitioner());
+    plastix::DeviceVector                      u_dev, f_dev, x_dev, y_dev;
+    for (auto *v : {&u_dev, &f_dev, &x_dev, &y_dev})
+      d.op.initialize_dof_vector(*v);
+    auto relative_l2 = [&](const double diff, const double norm) {
+      return std::sqrt(Utilities::MPI::sum(diff, comm) / std::max(Utilities::MPI::sum(norm, comm), 1e-300));
+    };
+    double worst_force = 0, worst_tangent = 0, worst_constrained = 0, worst_diagonal = 0;
+    bool   counts_ok = true;
+    for (unsigned int k = 0; k < reference.u.size(); ++k)
+      {
+        host = 0;
+        for (const auto i : owned)
+          host(i) = reference.u[k](i);
+        u_dev.copy_from_host(host);
+        const plastix::StressUpdateStatistics stats = state.update(u_dev, f_dev);
+        f_dev.copy_to_host(host);
+        double diff = 0, norm = 0;
+        for (const auto i : owned)
+          {
+            diff += std::pow(host(i) - reference.f_int[k](i), 2);
+            norm += std::pow(reference.f_int[k](i), 2);
+          }
+        const double force_error = relative_l2(diff, norm);
+        const bool   counts      = stats.n_plastic_points == reference.plastic_points[k] &&
+                            stats.n_plastic_cells == reference.plastic_cells[k];
+
+        // Tangent: y = A x with x nonzero everywhere.
+        TrilinosWrappers::MPI::Vector x_free(owned, comm), y_ref(owned, comm);
+        for (const auto i : owned)
+          {
+            x_host(i) = std::sin(0.37 * i + 0.1 * k + 0.2) + 0.3 * std::cos(0.013 * i);
+            x_free(i) = reference.constrained.is_element(i) ? 0. : x_host(i);
+          }
+        x_free.compress(VectorOperation::insert);
+        x_dev.copy_from_host(x_host);
+        d.op.vmult(y_dev, x_dev);
+        y_dev.copy_to_host(host);
+        reference.tangent[k]->vmult(y_ref, x_free);
+        double diff_free = 0, norm_free = 0, diff_constrained = 0;
+        for (const auto i : owned)
+          if (reference.constrained.is_element(i))
+            diff_constrained = std::max(diff_constrained, std::abs(host(i) - x_host(i)));
+          else
+            {
+              diff_free += std::pow(host(i) - y_ref(i), 2);
+              norm_free += std::pow(y_ref(i), 2);
+            }
+        const double tangent_error     = relative_l2(diff_free, norm_free);
+        const double constrained_error = Utilities::MPI::max(diff_constrained, comm);
+        d.op.compute_diagonal(y_dev);
+        y_dev.copy_to_host(host);
+        double diag_diff = 0, diag_max = 0;
+        for (const auto i : owned)
+          if (!reference.constrained.is_element(i))
+            {
+              const double r = reference.tangent[k]->diag_element(i);
+              diag_diff      = std::max(diag_diff, std::abs(host(i) - r));
+              diag_max       = std::max(diag_max, std::abs(r));
+            }
+        const double diagonal_error = Utilities::MPI::max(diag_diff, comm) / Utilities::MPI::max(diag_max, comm);
+        if (verbose)
+          {
+            out << "  step " << k + 1 << ": plastix at the reference state" << std::endl;
+            checker.check("    update(): internal force (all rows) vs reference, relative l2", force_error, 1e-12);
+            checker.check_true("    update(): plastic points " + std::to_string(stats.n_plastic_points) +
+                                 " == reference " + std::to_string(reference.plastic_points[k]) +
+                                 ", plastic cells " + std::to_string(stats.n_plastic_cells) + " == " +
+                                 std::to_string(reference.plastic_cells[k]),
+                               counts);
+            checker.check("    tangent vmult vs reference tangent matrix (free rows), relative l2", tangent_error,
+                          1e-12);
+            checker.check("    tangent: constrained rows return the input, max abs", constrained_error, 0.);
+            checker.check("    tangent diagonal vs reference (free rows), max relative", diagonal_error, 1e-12);
+          }
+        worst_force       = std::max(worst_force, force_error);
+        worst_tangent     = std::max(worst_tangent, tangent_error);
+        worst_constrained = std::max(worst_constrained, constrained_error);
+        worst_diagonal    = std::max(worst_diagonal, diagonal_error);
+        counts_ok         = counts_ok && counts;
+        state.commit();
+      }
+    if (!verbose)
+      {
+        checker.check(label + "f_int", worst_force, 1e-12);
+        checker.check(label + "tangent vmult", worst_tangent, 1e-12);
+        checker.check(label + "tangent constrained rows", worst_constrained, 0.);
+        checker.check(label + "tangent diagonal", worst_diagonal, 1e-12);
+        checker.check_true(label + "plastic point and cell counts == reference, all steps", counts_ok);
+      }
+  }
+
+  /** Driver results: displacement at every vertex and plastic points, per load factor of the run. */
+  struct DriverSolution
+  {
+    plastix::RunSummary              summary;
+    std::vector<std::vector<double>> vertex_values;
+    std::vector<unsigned long long>  plastic_points;
+    std::vector<unsigned int>        newton_iterations;
+    bool                             ok = false;
+  };
+
+  /**
+   * Run plastix::ElastoplasticProblem for @p parameters (whose monitor
+   * points are the vertices of @p vertex_index, in order) and read its CSV
+   * rows at the load factors of @p load_factors (on every rank).
+   */
+  inline DriverSolution
+  run_driver(const plastix::Parameters &parameters, const std::vector<double> &load_factors,
+             const VertexIndex &vertex_index, const MPI_Comm comm, Checker &checker, const std::string &label = "")
+  {
+    DriverSolution result;
+    std::string    log;
+    try
+      {
+        result.summary = run_elastoplastic(parameters, comm, &log);
+      }
+    catch (const std::exception &e)
+      {
+        if (Utilities::MPI::this_mpi_process(comm) == 0)
+          std::cout << "  driver output before the failure:\n" << log.substr(log.size() > 4000 ? log.size() - 4000 : 0);
+        checker.check_true(label + "ElastoplasticProblem::run() threw: " + e.what(), false);
+        return result;
+      }
+    const unsigned int n     = 3 * vertex_index.n_vertices();
+    std::vector<double> data(load_factors.size() * (n + 2), 0.);
+    int                 missing = 0;
+    if (Utilities::MPI::this_mpi_process(comm) == 0)
+      {
+        const Csv csv   = read_csv(parameters.output.directory + "/" + parameters.output.base_name + ".csv");
+        const int lf    = csv.column("load_factor"), pp = csv.column("plastic_points"),
+                  ni    = csv.column("newton_iterations");
+        const int first = csv.column("v0_ux");
+        for (unsigned int k = 0; k < load_factors.size(); ++k)
+          {
+            const std::vector<double> *row = nullptr;
+            for (const auto &r : csv.rows)
+              if (std::abs(r[lf] - load_factors[k]) <= 1e-9 * std::abs(load_factors[k]))
+                row = &r;
+            if (!row)
+              {
+                ++missing;
+                continue;
+              }
+            for (unsigned int i = 0; i < n; ++i)
+              data[k * (n + 2) + i] = (*row)[first + i];
+            data[k * (n + 2) + n]     = (*row)[pp];
+            data[k * (n + 2) + n + 1] = (*row)[ni];
+          }
+      }
+    missing = Utilities::MPI::broadcast(comm, missing, 0);
+    data    = Utilities::MPI::broadcast(comm, data, 0);
+    checker.check_true(label + "driver CSV has a row for every load factor", missing == 0);
+    for (unsigned int k = 0; k < load_factors.size(); ++k)
+      {
+        result.vertex_values.emplace_back(data.begin() + k * (n + 2), data.begin() + k * (n + 2) + n);
+        result.plastic_points.push_back(static_cast<unsigned long long>(data[k * (n + 2) + n]));
+        result.newton_iterations.push_back(static_cast<unsigned int>(data[k * (n + 2) + n + 1]));
+      }
+    result.ok = missing == 0;
+    return result;
+  }
+
+  /** Relative l2 difference of two vertex value lists. */
+  inline double
+  relative_difference(const std::vector<double> &a, const std::vector<double> &b)
+  {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      {
+        diff += (a[i] - b[i]) * (a[i] - b[i]);
+        norm += b[i] * b[i];
+      }
+    return std::sqrt(diff / std::max(norm, 1e-300));
+  }
+
+  /** Parameters of @p text with every mesh vertex as a monitor point; the vertices in @p vertices. */
+  inline plastix::Parameters
+  parameters_with_vertex_monitors(const std::string &text, std::vector<Point<3>> &vertices)
+  {
+    const plastix::Parameters mesh_only = parameters_from_text(text);
+    vertices                            = mesh_vertices(mesh_only.mesh);
+    return parameters_from_text(text + "\nsubsection Monitor\n set Points = " + monitor_points_text(vertices) +
+                                "\nend\n");
+  }
+} // namespace plastix_test
+
+#endif
