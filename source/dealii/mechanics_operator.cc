@@ -63,6 +63,39 @@ namespace plastix
                             const MaterialTable                     &materials,
                             const AdditionalData                    &additional_data)
   {
+    setup(mapping, dof_handler, constraints, materials, dealii::numbers::invalid_unsigned_int, additional_data);
+  }
+
+  void
+  MechanicsOperator::reinit_level(const dealii::Mapping<3>                &mapping,
+                                  const dealii::DoFHandler<3>             &dof_handler,
+                                  const dealii::AffineConstraints<double> &level_constraints,
+                                  const MaterialTable                     &materials,
+                                  const unsigned int                       level,
+                                  const AdditionalData                    &additional_data)
+  {
+    if (level >= dof_handler.get_triangulation().n_global_levels())
+      throw std::invalid_argument("plastix::MechanicsOperator::reinit_level: level " + std::to_string(level) +
+                                  " does not exist (the mesh has " +
+                                  std::to_string(dof_handler.get_triangulation().n_global_levels()) + " levels)");
+    if (!dof_handler.has_level_dofs())
+      throw std::invalid_argument("plastix::MechanicsOperator::reinit_level: the DoFHandler has no level DoFs "
+                                  "(call distribute_mg_dofs(); parallel meshes need the "
+                                  "construct_multigrid_hierarchy setting)");
+    setup(mapping, dof_handler, level_constraints, materials, level, additional_data);
+  }
+
+  void
+  MechanicsOperator::setup(const dealii::Mapping<3>                &mapping,
+                           const dealii::DoFHandler<3>             &dof_handler,
+                           const dealii::AffineConstraints<double> &constraints,
+                           const MaterialTable                     &materials,
+                           const unsigned int                       level,
+                           const AdditionalData                    &additional_data)
+  {
+    // level == invalid_unsigned_int: the active cells and DoFs; otherwise the
+    // cells and level DoFs of that multigrid level.
+    const bool on_level = level != dealii::numbers::invalid_unsigned_int;
     const auto *mapping_q = dynamic_cast<const dealii::MappingQ<3> *>(&mapping);
     if (mapping_q == nullptr || mapping_q->get_degree() != 1)
       throw std::invalid_argument(
@@ -76,9 +109,12 @@ namespace plastix
         "plastix::MechanicsOperator needs FESystem(FE_Q(1), 3); got " + fe.get_name());
 
     // Local DoF index layout: owned, then the ghosts of the owned cells.
-    const dealii::IndexSet &owned = dof_handler.locally_owned_dofs();
+    const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
     dealii::IndexSet        active;
-    dealii::DoFTools::extract_locally_active_dofs(dof_handler, active);
+    if (on_level)
+      dealii::DoFTools::extract_locally_active_level_dofs(dof_handler, active, level);
+    else
+      dealii::DoFTools::extract_locally_active_dofs(dof_handler, active);
     dealii::IndexSet ghosts = active;
     ghosts.subtract_set(owned);
     partitioner = std::make_shared<dealii::Utilities::MPI::Partitioner>(
@@ -114,11 +150,11 @@ namespace plastix
 
     std::vector<bool>                             touched(n_local, false);
     std::vector<dealii::types::global_dof_index> dof_indices(24);
-    for (const auto &cell : dof_handler.active_cell_iterators())
-      {
-        if (!cell->is_locally_owned())
-          continue;
-        cell->get_dof_indices(dof_indices);
+    auto add_cell = [&](const auto &cell) {
+        if (on_level)
+          cell->get_mg_dof_indices(dof_indices);
+        else
+          cell->get_dof_indices(dof_indices);
         for (unsigned int v = 0; v < 8; ++v)
           {
             const std::size_t l0 = partitioner->global_to_local(dof_indices[cell_dof[v][0]]);
@@ -141,9 +177,22 @@ namespace plastix
         if (it == material_index.end())
           throw std::invalid_argument("plastix::MechanicsOperator: no material given for "
                                       "material id " +
-                                      std::to_string(cell->material_id()));
+                                      std::to_string(cell->material_id()) +
+                                      (on_level ? " (on multigrid level " + std::to_string(level) +
+                                                    "; a level cell has its own material id, which its children inherit when refined)" :
+                                                  std::string()));
         mesh.cell_material.push_back(it->second);
+    };
+    if (on_level)
+      {
+        for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+          if (cell->is_locally_owned_on_level())
+            add_cell(cell);
       }
+    else
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        if (cell->is_locally_owned())
+          add_cell(cell);
     for (std::size_t i = 0; i < n_local; ++i)
       if (!touched[i])
         throw std::invalid_argument("plastix::MechanicsOperator: DoF " +

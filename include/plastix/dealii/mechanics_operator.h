@@ -101,6 +101,27 @@ namespace plastix
            const MaterialTable                     &materials,
            const AdditionalData                    &additional_data = AdditionalData());
 
+    /**
+     * Build the device data of multigrid level @p level of @p dof_handler:
+     * the level cells owned by this rank (is_locally_owned_on_level()) and
+     * the level DoFs (get_mg_dof_indices(); locally_owned_mg_dofs(level)
+     * plus the level DoFs of the owned level cells as ghosts). The DoFHandler
+     * needs level DoFs (distribute_mg_dofs(); a parallel::distributed mesh
+     * built with construct_multigrid_hierarchy). @p level_constraints holds
+     * the Dirichlet lines of this level in level numbering (e.g. the
+     * boundary indices of MGConstrainedDoFs); level cells use the material
+     * of their own material id (children inherit it when refined). The
+     * operator then acts on level vectors exactly as reinit() does on active
+     * ones; cell_average_strain() and plasticity refer to the level cells.
+     */
+    void
+    reinit_level(const dealii::Mapping<3>                &mapping,
+                 const dealii::DoFHandler<3>             &dof_handler,
+                 const dealii::AffineConstraints<double> &level_constraints,
+                 const MaterialTable                     &materials,
+                 unsigned int                             level,
+                 const AdditionalData                    &additional_data = AdditionalData());
+
     /** dst = A src. */
     void
     vmult(DeviceVector &dst, const DeviceVector &src) const;
@@ -205,6 +226,15 @@ namespace plastix
     description() const;
 
   private:
+    /** reinit() (@p level = numbers::invalid_unsigned_int) and reinit_level(). */
+    void
+    setup(const dealii::Mapping<3>                &mapping,
+          const dealii::DoFHandler<3>             &dof_handler,
+          const dealii::AffineConstraints<double> &constraints,
+          const MaterialTable                     &materials,
+          unsigned int                             level,
+          const AdditionalData                    &additional_data);
+
     std::unique_ptr<backend::MechanicsOperator>                  device_operator;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner>   partitioner;
     backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
