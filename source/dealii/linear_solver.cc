@@ -5,7 +5,10 @@
 #include <deal.II/lac/solver_control.h>
 #include <deal.II/lac/solver_gmres.h>
 
+#include <plastix/dealii/belos_solver.h>
+#include <plastix/dealii/discretization.h>
 #include <plastix/dealii/linear_solver.h>
+#include <plastix/dealii/preconditioners.h>
 
 #include <sstream>
 
@@ -15,11 +18,95 @@ namespace plastix
     : parameters(parameters)
   {}
 
+  LinearSolver::~LinearSolver() = default;
+
   void
-  LinearSolver::initialize(const MechanicsOperator &new_op)
+  LinearSolver::initialize(const MechanicsOperator &new_op, const bool new_load_step)
+  {
+    if (parameters.preconditioner == "multigrid" || parameters.preconditioner == "amg")
+      throw std::invalid_argument("LinearSolver: preconditioner '" + parameters.preconditioner +
+                                  "' needs the DoFHandler, materials and Dirichlet boundaries: use "
+                                  "initialize(op, dof_handler, materials, dirichlet) or initialize(discretization)");
+    dealii::Timer timer;
+    const bool    new_operator = op != &new_op || op_layout != new_op.get_partitioner();
+    op                         = &new_op;
+    op_layout                  = new_op.get_partitioner();
+    dof_handler                = nullptr;
+    const bool refresh         = new_operator || parameters.reuse_preconditioner == "never" ||
+                         (parameters.reuse_preconditioner == "load step" && new_load_step);
+    if (refresh)
+      refresh_operator_dependent_parts();
+    setup_time = refresh ? timer.wall_time() : 0.;
+  }
+
+  void
+  LinearSolver::initialize(const MechanicsOperator                 &new_op,
+                           const dealii::DoFHandler<3>             &new_dof_handler,
+                           const MaterialTable                     &materials,
+                           const std::vector<DirichletCondition>   &dirichlet,
+                           const bool                               new_load_step,
+                           const MechanicsOperator::AdditionalData &level_operator_data)
   {
     dealii::Timer timer;
-    op = &new_op;
+    const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
+    op                      = &new_op;
+    op_layout               = new_op.get_partitioner();
+    dof_handler             = &new_dof_handler;
+    if (new_operator)
+      {
+        // The structure: multigrid hierarchy (it also sets up its finest
+        // smoother) or the AMG of the elastic matrix; then the diagonal.
+        multigrid.reset();
+        amg.reset();
+        if (parameters.preconditioner == "multigrid")
+          {
+            MultigridData data;
+            data.smoother_degree                   = parameters.multigrid_smoother_degree;
+            data.smoothing_range                   = parameters.multigrid_smoothing_range;
+            data.coarse_solver                     = parameters.multigrid_coarse_solver;
+            data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;
+            data.coarse_amg.smoother_sweeps        = parameters.amg_smoother_sweeps;
+            data.coarse_amg.smoother_type          = parameters.amg_smoother;
+            data.coarse_amg.rigid_body_modes       = parameters.amg_rigid_body_modes;
+            data.level_operator                    = level_operator_data;
+            multigrid = std::make_unique<MultigridPreconditioner>();
+            multigrid->initialize(new_op, new_dof_handler, materials, dirichlet, data);
+          }
+        else if (parameters.preconditioner == "amg")
+          {
+            AmgData data;
+            data.aggregation_threshold = parameters.amg_aggregation_threshold;
+            data.smoother_sweeps       = parameters.amg_smoother_sweeps;
+            data.smoother_type         = parameters.amg_smoother;
+            data.rigid_body_modes      = parameters.amg_rigid_body_modes;
+            amg                        = std::make_unique<AmgPreconditioner>();
+            amg->initialize(new_dof_handler, materials, dirichlet, data);
+          }
+        if (!multigrid)
+          refresh_operator_dependent_parts();
+        else
+          ++n_setups;
+        setup_time = timer.wall_time();
+        return;
+      }
+    const bool refresh =
+      parameters.reuse_preconditioner == "never" || (parameters.reuse_preconditioner == "load step" && new_load_step);
+    if (refresh)
+      refresh_operator_dependent_parts();
+    setup_time = refresh ? timer.wall_time() : 0.;
+  }
+
+  void
+  LinearSolver::initialize(const Discretization &d, const bool new_load_step)
+  {
+    initialize(d.op, d.dof_handler, d.materials, d.parameters.boundary.dirichlet, new_load_step,
+               d.parameters.op.get_additional_data());
+  }
+
+  void
+  LinearSolver::refresh_operator_dependent_parts()
+  {
+    ++n_setups;
     chebyshev.reset();
     jacobi.reset();
     if (parameters.preconditioner == "jacobi" || parameters.preconditioner == "chebyshev")
@@ -43,7 +130,10 @@ namespace plastix
         b = 1.;
         chebyshev->vmult(x, b);
       }
-    setup_time = timer.wall_time();
+    // The coarser multigrid levels and AMG are elastic: only the finest
+    // smoother follows the operator.
+    if (multigrid)
+      multigrid->update_fine_level();
   }
 
   SolverStatistics
@@ -56,9 +146,45 @@ namespace plastix
     const double tolerance =
       tolerance_override > 0 ? tolerance_override :
                                std::max(parameters.relative_tolerance * b_norm, parameters.absolute_tolerance);
+    dealii::Timer timer;
+
+    auto failure = [&](const double residual, const unsigned int iterations) {
+      std::ostringstream message;
+      message << name() << " did not converge: residual " << residual << " after " << iterations
+              << " iterations, target " << tolerance << " (|b| = " << b_norm
+              << "); raise 'Linear solver/Maximum iterations' or use a stronger preconditioner";
+      return SolverError(message.str());
+    };
+
+    if (parameters.type.rfind("belos ", 0) == 0)
+      {
+        BelosSolverData data;
+        data.type           = parameters.type.substr(6);
+        data.tolerance      = tolerance;
+        data.max_iterations = parameters.max_iterations;
+        data.gmres_restart  = parameters.gmres_restart;
+        const DeviceOperator A = DeviceOperator::from(*op);
+        std::unique_ptr<DeviceOperator> M;
+        if (chebyshev)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*chebyshev));
+        else if (jacobi)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*jacobi));
+        else if (multigrid)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*multigrid));
+        else if (amg)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*amg));
+        const BelosStatistics result = solve_with_belos(A, M.get(), x, b, data);
+        if (!result.converged)
+          throw failure(result.final_residual, result.iterations);
+        statistics.solve_time       = timer.wall_time();
+        statistics.iterations       = result.iterations;
+        statistics.initial_residual = result.initial_residual;
+        statistics.final_residual   = result.final_residual;
+        return statistics;
+      }
+
     dealii::SolverControl control(parameters.max_iterations, tolerance, false, false);
     control.enable_history_data();
-    dealii::Timer timer;
     try
       {
         auto run = [&](auto &solver) {
@@ -66,6 +192,10 @@ namespace plastix
             solver.solve(*op, x, b, *chebyshev);
           else if (jacobi)
             solver.solve(*op, x, b, *jacobi);
+          else if (multigrid)
+            solver.solve(*op, x, b, *multigrid);
+          else if (amg)
+            solver.solve(*op, x, b, *amg);
           else
             solver.solve(*op, x, b, dealii::PreconditionIdentity());
         };
@@ -86,13 +216,9 @@ namespace plastix
             run(solver);
           }
       }
-    catch (const dealii::SolverControl::NoConvergence &failure)
+    catch (const dealii::SolverControl::NoConvergence &error)
       {
-        std::ostringstream message;
-        message << name() << " did not converge: residual " << failure.last_residual << " after "
-                << failure.last_step << " iterations, target " << tolerance << " (|b| = " << b_norm
-                << "); raise 'Linear solver/Maximum iterations' or use a stronger preconditioner";
-        throw SolverError(message.str());
+        throw failure(error.last_residual, error.last_step);
       }
     statistics.solve_time       = timer.wall_time();
     statistics.iterations       = control.last_step();
@@ -105,5 +231,17 @@ namespace plastix
   LinearSolver::name() const
   {
     return parameters.type + " + " + parameters.preconditioner;
+  }
+
+  unsigned int
+  LinearSolver::n_preconditioner_setups() const
+  {
+    return n_setups;
+  }
+
+  const MultigridPreconditioner *
+  LinearSolver::get_multigrid() const
+  {
+    return multigrid.get();
   }
 } // namespace plastix

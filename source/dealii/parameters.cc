@@ -371,11 +371,23 @@ namespace plastix
   SolverParameters::declare(dealii::ParameterHandler &prm)
   {
     prm.enter_subsection("Linear solver");
-    prm.add_parameter("Type", type, "Krylov solver (deal.II)", dealii::Patterns::Selection("cg|gmres"));
+    prm.add_parameter("Type", type,
+                      "Krylov solver: cg or gmres (deal.II SolverCG / SolverGMRES with right "
+                      "preconditioning), or belos cg, belos gmres, belos minres (Trilinos Belos "
+                      "PseudoBlockCG / PseudoBlockGmres / MINRES). All iterate on device vectors; "
+                      "cg and minres need a symmetric positive definite preconditioner (all of "
+                      "the choices below are)",
+                      dealii::Patterns::Selection("cg|gmres|belos cg|belos gmres|belos minres"));
     prm.add_parameter("Preconditioner", preconditioner,
-                      "none, jacobi (inverse matrix-free diagonal) or chebyshev (Chebyshev "
-                      "polynomial around Jacobi, eigenvalues estimated by CG)",
-                      dealii::Patterns::Selection("none|jacobi|chebyshev"));
+                      "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
+                      "polynomial around Jacobi, eigenvalues estimated by CG); multigrid "
+                      "(matrix-free geometric multigrid over the mesh levels: device level "
+                      "operators, Chebyshev-Jacobi smoothers and transfers, coarse level solved "
+                      "on the host; needs 'Mesh/Global refinements' >= 1 and no mesh file "
+                      "with hanging nodes); amg (Trilinos ML smoothed-aggregation AMG of the "
+                      "assembled elastic matrix on the host, vectors copied per application: "
+                      "a comparison baseline)",
+                      dealii::Patterns::Selection("none|jacobi|chebyshev|multigrid|amg"));
     prm.add_parameter("Relative tolerance", relative_tolerance,
                       "Stop when |r| <= max(relative tolerance |b|, absolute tolerance)",
                       dealii::Patterns::Double(0., 1.));
@@ -387,8 +399,41 @@ namespace plastix
     prm.add_parameter("Chebyshev degree", chebyshev_degree,
                       "Polynomial degree of the Chebyshev preconditioner",
                       dealii::Patterns::Integer(1, 100));
-    prm.add_parameter("GMRES restart", gmres_restart, "Krylov vectors kept by GMRES",
+    prm.add_parameter("GMRES restart", gmres_restart, "Krylov vectors kept by GMRES (deal.II and Belos)",
                       dealii::Patterns::Integer(2, 1000));
+    prm.add_parameter("Reuse preconditioner", reuse_preconditioner,
+                      "When the elastoplastic Newton iteration rebuilds the parts of the "
+                      "preconditioner that follow the tangent (Jacobi diagonal, Chebyshev "
+                      "eigenvalue estimate, finest multigrid smoother): never (before every "
+                      "linear solve), load step (at the first solve of each load step) or "
+                      "always (built once for the elastic operator and reused). The coarser "
+                      "multigrid levels and AMG are always elastic and built once",
+                      dealii::Patterns::Selection("never|load step|always"));
+    prm.add_parameter("Multigrid smoother degree", multigrid_smoother_degree,
+                      "Degree of the Chebyshev-Jacobi smoother on each multigrid level (pre and "
+                      "post smoothing)",
+                      dealii::Patterns::Integer(1, 30));
+    prm.add_parameter("Multigrid smoothing range", multigrid_smoothing_range,
+                      "The multigrid smoother damps eigenvalues of D^-1 A in [lambda_max / range, "
+                      "lambda_max] (lambda_max estimated by 12 CG iterations)",
+                      dealii::Patterns::Double(1.));
+    prm.add_parameter("Multigrid coarse solver", multigrid_coarse_solver,
+                      "Solver of the coarsest multigrid level (the coarse mesh), assembled on the "
+                      "host: direct (Amesos KLU) or amg (one ML V-cycle, settings below)",
+                      dealii::Patterns::Selection("direct|amg"));
+    prm.add_parameter("AMG aggregation threshold", amg_aggregation_threshold,
+                      "ML aggregation threshold: couplings weaker than this fraction of the "
+                      "diagonal are dropped when aggregating (Preconditioner = amg and the "
+                      "multigrid coarse amg)",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("AMG smoother sweeps", amg_smoother_sweeps,
+                      "ML smoother sweeps per level (the polynomial degree for Chebyshev)",
+                      dealii::Patterns::Integer(1, 20));
+    prm.add_parameter("AMG smoother", amg_smoother, "ML smoother on each AMG level",
+                      dealii::Patterns::Selection("Chebyshev|symmetric Gauss-Seidel"));
+    prm.add_parameter("AMG rigid body modes", amg_rigid_body_modes,
+                      "Give ML the six rigid-body modes (from the node coordinates) as near-null "
+                      "space, the setting for elasticity; false: ML's three translations");
     prm.leave_subsection();
   }
 

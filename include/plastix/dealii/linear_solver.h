@@ -3,6 +3,7 @@
 #ifndef PLASTIX_DEALII_LINEAR_SOLVER_H
 #define PLASTIX_DEALII_LINEAR_SOLVER_H
 
+#include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/precondition.h>
 
@@ -13,9 +14,14 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace plastix
 {
+  class Discretization;
+  class MultigridPreconditioner;
+  class AmgPreconditioner;
+
   /** A linear solve that did not reach its tolerance; the message says how far it got. */
   class SolverError : public std::runtime_error
   {
@@ -29,17 +35,41 @@ namespace plastix
     unsigned int iterations        = 0;
     double       initial_residual  = 0;
     double       final_residual    = 0;
-    /** Seconds spent building the preconditioner (diagonal, eigenvalue estimate). */
+    /**
+     * Seconds spent by the last initialize() (building or refreshing the
+     * preconditioner: diagonal, eigenvalue estimates, multigrid hierarchy,
+     * AMG; 0 if it reused the preconditioner).
+     */
     double setup_time = 0;
     /** Seconds spent iterating. */
     double solve_time = 0;
   };
 
   /**
-   * Solves A x = b with the operator of the plastix device backend: deal.II
-   * SolverCG or SolverGMRES, preconditioned by nothing, Jacobi (the inverse
-   * matrix-free diagonal) or Chebyshev-Jacobi (deal.II
-   * PreconditionChebyshev with the Jacobi inner preconditioner).
+   * Solves A x = b with the operator of the plastix device backend.
+   *
+   * Solvers ('Linear solver/Type'): deal.II SolverCG or SolverGMRES (right
+   * preconditioning), or Trilinos Belos CG, GMRES or MINRES on
+   * DeviceVectors (plastix::solve_with_belos()). Preconditioners
+   * ('Linear solver/Preconditioner'): none, Jacobi (the inverse
+   * matrix-free diagonal), Chebyshev-Jacobi (deal.II
+   * PreconditionChebyshev), matrix-free geometric multigrid
+   * (MultigridPreconditioner: device level operators, smoothers and
+   * transfers) or Trilinos ML AMG on the assembled elastic matrix
+   * (AmgPreconditioner, on the host).
+   *
+   * Multigrid and AMG need the DoFHandler, the materials and the Dirichlet
+   * boundaries, so they are set up by the initialize() variants that take
+   * them; multigrid and AMG precondition with the elastic operator on the
+   * coarser levels (multigrid) or altogether (AMG).
+   *
+   * Reuse ('Linear solver/Reuse preconditioner'): initialize() is called
+   * before every solve; whether it rebuilds the operator-dependent parts
+   * (Jacobi diagonal, Chebyshev eigenvalue estimate, the finest multigrid
+   * smoother) depends on the setting: never (rebuild on every call), load
+   * step (only on calls with new_load_step = true) or always (build once,
+   * for the operator of the first call). A new operator (another object or
+   * a re-initialized one) always triggers a full set-up.
    */
   class LinearSolver
   {
@@ -47,9 +77,35 @@ namespace plastix
     /** Choose solver and preconditioner. */
     explicit LinearSolver(const SolverParameters &parameters);
 
-    /** (Re)build the preconditioner for @p op; call when the operator changed. */
+    ~LinearSolver();
+
+    /**
+     * (Re)build the preconditioner for @p op; call when the operator
+     * changed. For none, jacobi and chebyshev only; multigrid and amg throw
+     * std::invalid_argument (use one of the overloads below).
+     */
     void
-    initialize(const MechanicsOperator &op);
+    initialize(const MechanicsOperator &op, bool new_load_step = true);
+
+    /**
+     * As above, for any preconditioner: @p op acts on the active DoFs of
+     * @p dof_handler with the materials @p materials; @p dirichlet lists the
+     * boundaries with prescribed displacements (become zero constraints on
+     * the multigrid levels and in the AMG matrix). @p level_operator_data
+     * chooses the device operator of the coarser multigrid levels. All
+     * references must stay valid while this solver is used.
+     */
+    void
+    initialize(const MechanicsOperator                 &op,
+               const dealii::DoFHandler<3>             &dof_handler,
+               const MaterialTable                     &materials,
+               const std::vector<DirichletCondition>   &dirichlet,
+               bool                                     new_load_step       = true,
+               const MechanicsOperator::AdditionalData &level_operator_data = MechanicsOperator::AdditionalData());
+
+    /** As above with the operator, DoFHandler, materials and boundaries of @p discretization. */
+    void
+    initialize(const Discretization &discretization, bool new_load_step = true);
 
     /**
      * Solve op x = b starting from x. The tolerance is max(relative |b|,
@@ -59,18 +115,35 @@ namespace plastix
     SolverStatistics
     solve(DeviceVector &x, const DeviceVector &b, double tolerance_override = 0.);
 
-    /** "cg + jacobi" etc. */
+    /** "cg + jacobi", "belos minres + multigrid" etc. */
     std::string
     name() const;
 
+    /** How often initialize() built or refreshed the preconditioner (reuse statistics). */
+    unsigned int
+    n_preconditioner_setups() const;
+
+    /** The multigrid preconditioner (nullptr unless Preconditioner = multigrid and initialized). */
+    const MultigridPreconditioner *
+    get_multigrid() const;
+
   private:
-    SolverParameters                     parameters;
-    const MechanicsOperator             *op = nullptr;
+    /** Build or refresh the parts that depend on the operator's current values. */
+    void
+    refresh_operator_dependent_parts();
+
+    SolverParameters                                           parameters;
+    const MechanicsOperator                                   *op = nullptr;
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
+    const dealii::DoFHandler<3>                               *dof_handler = nullptr;
     using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
     using Chebyshev = dealii::PreconditionChebyshev<MechanicsOperator, DeviceVector, Jacobi>;
-    std::shared_ptr<Jacobi>    jacobi;
-    std::unique_ptr<Chebyshev> chebyshev;
-    double                     setup_time = 0;
+    std::shared_ptr<Jacobi>                  jacobi;
+    std::unique_ptr<Chebyshev>               chebyshev;
+    std::unique_ptr<MultigridPreconditioner> multigrid;
+    std::unique_ptr<AmgPreconditioner>       amg;
+    double                                   setup_time = 0;
+    unsigned int                             n_setups   = 0;
   };
 } // namespace plastix
 

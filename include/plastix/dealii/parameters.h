@@ -147,15 +147,31 @@ namespace plastix
   /** Subsection "Linear solver". */
   struct SolverParameters
   {
-    /** cg | gmres */
+    /** cg | gmres (deal.II) | belos cg | belos gmres | belos minres (Trilinos Belos on DeviceVectors) */
     std::string type = "cg";
-    /** none | jacobi | chebyshev */
+    /** none | jacobi | chebyshev | multigrid | amg */
     std::string preconditioner = "jacobi";
     double       relative_tolerance = 1e-8;
     double       absolute_tolerance = 0.;
     unsigned int max_iterations     = 10000;
     unsigned int chebyshev_degree   = 4;
     unsigned int gmres_restart      = 50;
+    /** never | load step | always: when the Newton solves rebuild the preconditioner. */
+    std::string reuse_preconditioner = "never";
+    /** Degree of the Chebyshev-Jacobi smoother of the multigrid levels. */
+    unsigned int multigrid_smoother_degree = 4;
+    /** Eigenvalue range [lambda_max / range, lambda_max] the multigrid smoother damps. */
+    double multigrid_smoothing_range = 15.;
+    /** direct | amg: solver of the coarsest multigrid level (host). */
+    std::string multigrid_coarse_solver = "direct";
+    /** ML aggregation threshold (amg, and the multigrid coarse amg). */
+    double amg_aggregation_threshold = 1e-4;
+    /** ML smoother sweeps per level. */
+    unsigned int amg_smoother_sweeps = 2;
+    /** Chebyshev | symmetric Gauss-Seidel: the ML smoother. */
+    std::string amg_smoother = "Chebyshev";
+    /** Rigid-body modes as the ML near-null space (else ML's translations). */
+    bool amg_rigid_body_modes = true;
 
     void
     declare(dealii::ParameterHandler &prm);
