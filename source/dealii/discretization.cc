@@ -13,7 +13,15 @@ namespace plastix
   Discretization::Discretization(const Parameters &parameters, MPI_Comm communicator)
     : parameters(parameters)
     , communicator(communicator)
-    , triangulation(communicator)
+    // The multigrid preconditioner needs the level hierarchy (level DoFs);
+    // other runs keep deal.II's defaults.
+    , triangulation(communicator,
+                    parameters.solver.preconditioner == "multigrid" ?
+                      dealii::Triangulation<3>::limit_level_difference_at_vertices :
+                      dealii::Triangulation<3>::none,
+                    parameters.solver.preconditioner == "multigrid" ?
+                      dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
+                      dealii::parallel::distributed::Triangulation<3>::default_setting)
     , fe(dealii::FE_Q<3>(1), 3)
     , dof_handler(triangulation)
   {}

@@ -81,7 +81,7 @@ namespace plastix
 
     timer.start();
     LinearSolver solver(parameters.solver);
-    solver.initialize(d.op);
+    solver.initialize(d);
     d.op.set_constrained_values(solution);
     const SolverStatistics statistics = solver.solve(solution, rhs);
     summary.solver                    = solver.name();

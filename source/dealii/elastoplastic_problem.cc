@@ -221,7 +221,7 @@ namespace plastix
             residual.equ(lambda_new, d.external_force);
             residual.add(-1., f_int);
             d.op.lift_inhomogeneities(residual, lambda_new - lambda_old);
-            linear_solver.initialize(d.op);
+            linear_solver.initialize(d, true);
             du = 0.;
             const double rhs_norm = residual.l2_norm();
             result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
@@ -270,7 +270,7 @@ namespace plastix
                 eta = std::max(eta, np.min_forcing_term);
                 const double tolerance = std::max(eta * residual_norm, 0.1 * np.residual_tolerance * reference);
                 previous_residual      = residual_norm;
-                linear_solver.initialize(d.op);
+                linear_solver.initialize(d, false);
                 du = 0.;
                 result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
                 u.add(1., du);
