@@ -14,6 +14,7 @@
 #include "host_j2_reference.h"
 #include "plasticity_test_tools.h"
 
+#include <algorithm>
 #include <array>
 #include <iomanip>
 #include <map>
@@ -359,12 +360,46 @@ namespace plastix_test
     return std::sqrt(diff / std::max(norm, 1e-300));
   }
 
-  /** Parameters of @p text with every mesh vertex as a monitor point; the vertices in @p vertices. */
-  inline plastix::Parameters
-  parameters_with_vertex_monitors(const std::string &text, std::vector<Point<3>> &vertices)
+  /**
+   * The vertices of the locally owned cells of all ranks, sorted and without
+   * duplicates, identical on every rank (of the distributed mesh itself: a
+   * distorted mesh depends on the partition).
+   */
+  inline std::vector<Point<3>>
+  gather_vertices(const Triangulation<3> &triangulation, const MPI_Comm comm)
   {
-    const plastix::Parameters mesh_only = parameters_from_text(text);
-    vertices                            = mesh_vertices(mesh_only.mesh);
+    std::vector<Point<3>> local;
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (cell->is_locally_owned())
+        for (const auto v : cell->vertex_indices())
+          local.push_back(cell->vertex(v));
+    std::vector<Point<3>> all;
+    for (const auto &part : Utilities::MPI::all_gather(comm, local))
+      all.insert(all.end(), part.begin(), part.end());
+    auto less = [](const Point<3> &a, const Point<3> &b) {
+      return std::lexicographical_compare(&a[0], &a[0] + 3, &b[0], &b[0] + 3);
+    };
+    std::sort(all.begin(), all.end(), less);
+    double size = 0;
+    for (const auto &p : all)
+      size = std::max(size, p.norm());
+    std::vector<Point<3>> unique;
+    for (const auto &p : all)
+      {
+        bool seen = false;
+        // Equal points are neighbours after sorting unless round-off split them: look back a little.
+        for (std::size_t k = unique.size(); k > 0 && k + 8 > unique.size() && !seen; --k)
+          seen = unique[k - 1].distance(p) <= 1e-12 * size;
+        if (!seen)
+          unique.push_back(p);
+      }
+    return unique;
+  }
+
+  /** @p text with every vertex of @p vertices as a monitor point. */
+  inline plastix::Parameters
+  parameters_with_vertex_monitors(const std::string &text, const std::vector<Point<3>> &vertices)
+  {
     return parameters_from_text(text + "\nsubsection Monitor\n set Points = " + monitor_points_text(vertices) +
                                 "\nend\n");
   }

@@ -6,10 +6,8 @@
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/parameter_handler.h>
-#include <deal.II/grid/tria.h>
 
 #include <plastix/dealii/elastic_problem.h>
-#include <plastix/dealii/mesh_generation.h>
 #include <plastix/dealii/parameters.h>
 
 #include <cmath>
@@ -74,20 +72,6 @@ namespace plastix_test
     prm.parse_input_from_string(text);
     p.check();
     return p;
-  }
-
-  /** Used vertices of the mesh of @p mesh (a serial copy, identical on every rank). */
-  inline std::vector<dealii::Point<3>>
-  mesh_vertices(const plastix::MeshParameters &mesh)
-  {
-    dealii::Triangulation<3> tria;
-    plastix::create_mesh(mesh, tria);
-    std::vector<dealii::Point<3>> points;
-    const auto                   &used = tria.get_used_vertices();
-    for (unsigned int v = 0; v < tria.n_vertices(); ++v)
-      if (used[v])
-        points.push_back(tria.get_vertices()[v]);
-    return points;
   }
 
   /** 'v0: x, y, z; v1: ...' for Monitor/Points, coordinates printed exactly. */

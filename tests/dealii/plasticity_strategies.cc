@@ -1,0 +1,211 @@
+// Every operator strategy (ebe atomic, ebe colored, dbd) x cell kernel
+// (stored geometry, geometry on the fly, element matrix) x thread mapping
+// (cell, node) on small elastoplastic problems with mixed (isotropic +
+// kinematic) hardening, loading, unloading and reversed plastic loading:
+//  - at the states of the independent host reference (host_j2_reference.h),
+//    each combination's PlasticityState::update() gives the reference
+//    internal force and plastic counts, and its tangent operator the
+//    reference tangent matrix action and diagonal (1e-12);
+//  - the application driver with each combination gives the reference
+//    displacements at every vertex, the same plastic point counts, and all
+//    combinations agree with each other to round-off of the Newton
+//    tolerance (1e-10 relative; vs the reference 1e-9).
+// The problems: a voxel cantilever (congruent cells: one shared element
+// matrix for all elastic cells) and the same beam with randomly distorted
+// interior vertices (one matrix per cell). Run with 1 and 2 ranks; the mesh
+// (sum of the vertex coordinates) and the norm of the reference's final
+// displacement are compared with values stored from a 1-rank run, so the
+// rank counts must agree too. Known failure (reported): the distorted mesh
+// of Mesh/Distortion (deal.II distort_random on the distributed mesh, seed
+// 42) depends on the number of ranks, so its two stored-value checks fail
+// with 2 ranks.
+#include <deal.II/base/conditional_ostream.h>
+#include <deal.II/base/timer.h>
+
+#include <plastix/dealii/runtime.h>
+
+#include "plasticity_comparison.h"
+
+#include <iostream>
+#include <sstream>
+
+using namespace dealii;
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  plastix::Runtime                 runtime;
+  const MPI_Comm                   comm    = MPI_COMM_WORLD;
+  const bool                       root    = Utilities::MPI::this_mpi_process(comm) == 0;
+  const unsigned int               n_ranks = Utilities::MPI::n_mpi_processes(comm);
+  ConditionalOStream               pout(std::cout, root);
+  std::ostringstream               discard;
+  std::ostream                    &out = root ? std::cout : discard;
+  plastix_test::Checker            checker;
+  checker.root = root;
+
+  // 100 x 20 x 20 mm cantilever clamped at x = 0 (id 0), shear traction on
+  // x = 100 (id 1; 16 MPa: elastic bending stress 1.9 sigma_y at the clamp): loaded into the plastic range, unloaded, then loaded in
+  // the opposite direction until it yields in reverse (Bauschinger effect of
+  // the back stress). E = 200 GPa, nu = 0.3, sigma_y = 250 MPa, H = 5 GPa,
+  // H_kin = 15 GPa (mm, N, MPa).
+  const std::string base = R"(
+subsection Problem
+  set Type = elastoplastic
+end
+subsection Mesh
+  set Geometry     = cantilever
+  set Lower corner = 0, 0, 0
+  set Upper corner = 100, 20, 20
+  set Subdivisions = 10, 2, 4
+end
+subsection Materials
+  set Young's modulus     = 200e3
+  set Poisson's ratio     = 0.3
+  set Yield stress        = 250
+  set Isotropic hardening = 5e3
+  set Kinematic hardening = 15e3
+end
+subsection Boundary conditions
+  set Dirichlet = 0: xyz = 0, 0, 0
+  set Traction  = 1: 0, 0, -16
+end
+subsection Load stepping
+  set Load factors = 0.6, 1, 0.8, 0.3, -0.4, -1
+end
+subsection Newton
+  set Residual tolerance     = 1e-12
+  set Displacement tolerance = 1e-12
+  set Minimum forcing term   = 1e-13
+  set Maximum iterations     = 50
+end
+subsection Linear solver
+  set Maximum iterations = 100000
+end
+subsection Output
+  set Write VTU = false
+end
+subsection Monitor
+  set Write plot = false
+end
+)";
+  struct Problem
+  {
+    std::string name, overrides;
+    /** l2 norm of the reference's vertex displacements at the last step and sum of all vertex coordinates (stored, 1 rank). */
+    double stored_norm, stored_coordinate_sum;
+  };
+  const std::vector<Problem> problems = {
+    {"voxel beam", "", 5.4681900780102, 11550.},
+    {"distorted beam", "subsection Mesh\n set Distortion = 0.25\nend\n", 5.4598329822953, 11540.064056309511},
+  };
+  const std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd"};
+  const std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
+  const std::vector<std::string> mappings   = {"cell", "node"};
+
+  for (const auto &problem : problems)
+    {
+      Timer timer;
+      pout << "\n=== " << problem.name << " (" << n_ranks << " rank(s))" << std::endl;
+      const std::string         text = base + problem.overrides;
+      const plastix::Parameters base_parameters = plastix_test::parameters_from_text(text);
+      plastix::Discretization   d(base_parameters, comm);
+      d.make_mesh();
+      d.setup();
+      d.assemble_external_force();
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(d.triangulation, comm);
+      const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
+      const plastix_test::VertexIndex vertex_index(vertices);
+      const auto                     &load_factors = parameters.load_stepping.load_factors;
+      double                          coordinate_sum = 0;
+      for (const auto &v : vertices)
+        coordinate_sum += v[0] + v[1] + v[2];
+      pout << "  " << d.triangulation.n_global_active_cells() << " cells, " << d.dof_handler.n_dofs()
+           << " DoFs, sum of the vertex coordinates " << std::setprecision(17) << coordinate_sum
+           << std::setprecision(6) << std::endl;
+      // The mesh must not depend on the number of ranks.
+      checker.check("  mesh: sum of the vertex coordinates vs the stored value (1 rank), relative",
+                    std::abs(coordinate_sum - problem.stored_coordinate_sum) / problem.stored_coordinate_sum, 1e-13);
+      const plastix_test::ReferenceSolution reference =
+        plastix_test::solve_reference(parameters, d, vertex_index, checker, out);
+      {
+        // The history matters: reversed yielding at the last step.
+        checker.check_true("  reference: plastic points at the peak load and again after reversal",
+                           reference.plastic_points[1] > 0 && reference.plastic_points.back() > 0);
+        double norm = 0;
+        for (const double v : reference.vertex_values.back())
+          norm += v * v;
+        norm = std::sqrt(norm);
+        pout << "  reference final vertex displacement norm " << std::setprecision(14) << norm
+             << std::setprecision(6) << std::endl;
+        checker.check("  reference final displacement norm vs the stored value (1 rank), relative",
+                      std::abs(norm - problem.stored_norm) / problem.stored_norm, 1e-10);
+      }
+
+      std::vector<std::vector<double>> first_values;
+      std::string                      first_name;
+      unsigned int                     min_newton = 1000, max_newton = 0;
+      for (const auto &strategy : strategies)
+        for (const auto &kernel : kernels)
+          for (const auto &mapping : mappings)
+            {
+              const std::string name = strategy + " / " + kernel + " / " + mapping;
+              pout << "  " << name << std::endl;
+              // Kernels at the reference states, with this operator.
+              plastix::Parameters p = parameters;
+              p.op.strategy         = strategy;
+              p.op.cell_kernel      = kernel;
+              p.op.thread_mapping   = mapping;
+              d.op.reinit(d.dof_handler, d.constraints, d.materials, p.op.get_additional_data());
+              plastix_test::check_kernels(d, reference, checker, false, out, "    kernels: ");
+
+              // The driver.
+              std::string dir = name;
+              for (auto &ch : dir)
+                if (!std::isalnum(static_cast<unsigned char>(ch)))
+                  ch = '_';
+              p.output.directory = "output_plasticity_strategies_np" + std::to_string(n_ranks) + "/" +
+                                   (problem.name == "voxel beam" ? "voxel_" : "distorted_") + dir;
+              const plastix_test::DriverSolution driver =
+                plastix_test::run_driver(p, load_factors, vertex_index, comm, checker, "    ");
+              if (!driver.ok)
+                continue;
+              double       worst_reference = 0, worst_first = 0;
+              bool         counts          = true;
+              unsigned int newton          = 0;
+              for (unsigned int k = 0; k < load_factors.size(); ++k)
+                {
+                  worst_reference =
+                    std::max(worst_reference,
+                             plastix_test::relative_difference(driver.vertex_values[k], reference.vertex_values[k]));
+                  if (!first_values.empty())
+                    worst_first = std::max(worst_first,
+                                           plastix_test::relative_difference(driver.vertex_values[k], first_values[k]));
+                  counts = counts && driver.plastic_points[k] == reference.plastic_points[k];
+                  newton += driver.newton_iterations[k];
+                }
+              min_newton = std::min(min_newton, newton);
+              max_newton = std::max(max_newton, newton);
+              pout << "    driver: " << newton << " Newton iterations, " << driver.summary.linear_iterations
+                   << " linear iterations, " << driver.summary.n_cuts << " cuts" << std::endl;
+              checker.check("    driver: displacements vs reference, all steps, max relative l2", worst_reference, 1e-9);
+              checker.check_true("    driver: plastic points == reference, all steps", counts);
+              checker.check_true("    driver: no step cuts", driver.summary.n_cuts == 0);
+              if (first_values.empty())
+                {
+                  first_values = driver.vertex_values;
+                  first_name   = name;
+                }
+              else
+                checker.check("    driver: displacements vs " + first_name + ", all steps, max relative l2",
+                              worst_first, 1e-10);
+            }
+      // Information only: round-off decides the last iteration near the tolerance.
+      pout << "  Newton iterations over all steps: " << min_newton << " to " << max_newton << std::endl;
+      pout << "  time " << timer.wall_time() << " s" << std::endl;
+    }
+  pout << (checker.failures == 0 ? std::string("\nall checks passed\n") :
+                                   "\n" + std::to_string(checker.failures) + " check(s) FAILED\n");
+  return checker.failures == 0 ? 0 : 1;
+}
