@@ -1,0 +1,181 @@
+// Matrix-free geometric multigrid as a preconditioner of CG: the iteration
+// count must stay bounded under mesh refinement. Two problems, each on a fixed
+// coarse mesh refined 1, 2, 3 and 4 times (the first mesh and three
+// refinements of it), through the library path of the application
+// (create_mesh with the multigrid hierarchy, make_dirichlet_constraints,
+// assemble_external_force, lift_inhomogeneities, LinearSolver with
+// 'cg + multigrid', relative tolerance 1e-8):
+//   - cube: unit cube, 2 x 2 x 2 coarse cells, clamped at z = 0, traction
+//     800 MPa on z = 1 (prm/cube_C1.prm's problem; 8^3 .. 32^3 cells);
+//   - cantilever: prm/default.prm's 10 x 1 x 1 m beam, 10 x 1 x 1 coarse
+//     cells (40 .. 40960 cells).
+// Checked: every solve reaches |b - A x| <= 1e-8 |b| (explicit residual), and
+// the iterations on each refined mesh are at most 1.5 times those on the
+// first mesh. Also: the V-cycle is symmetric (x^T M y = y^T M x for random
+// x, y, to 1e-10), which CG and MINRES need. Run with 1 and 2 ranks.
+#include <deal.II/base/conditional_ostream.h>
+#include <deal.II/base/timer.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/dealii/device_vector.h>
+#include <plastix/dealii/linear_solver.h>
+#include <plastix/dealii/loads.h>
+#include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/mesh_generation.h>
+#include <plastix/dealii/parameters.h>
+#include <plastix/dealii/preconditioners.h>
+#include <plastix/dealii/runtime.h>
+
+#include <iomanip>
+#include <iostream>
+#include <random>
+
+using namespace dealii;
+
+namespace
+{
+  struct Result
+  {
+    unsigned long long n_dofs;
+    unsigned int       iterations;
+    double             residual, setup, solve, symmetry;
+    std::string        hierarchy;
+  };
+
+  Result
+  run(plastix::Parameters p, const unsigned int refinements, const MPI_Comm comm)
+  {
+    p.mesh.global_refinements = refinements;
+    p.check();
+    parallel::distributed::Triangulation<3> triangulation(
+      comm, Triangulation<3>::limit_level_difference_at_vertices,
+      parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+    plastix::create_mesh(p.mesh, triangulation);
+    const FESystem<3> fe(FE_Q<3>(1), 3);
+    DoFHandler<3>     dof_handler(triangulation);
+    dof_handler.distribute_dofs(fe);
+    AffineConstraints<double> constraints;
+    plastix::make_dirichlet_constraints(dof_handler, p.boundary, constraints);
+    const auto                 materials = plastix::make_material_table(dof_handler, p.materials);
+    plastix::MechanicsOperator op;
+    op.reinit(dof_handler, constraints, materials);
+    LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
+    plastix::assemble_external_force(dof_handler, p.boundary, force);
+    plastix::DeviceVector b, x;
+    op.initialize_dof_vector(b);
+    b.copy_from_host(force);
+    op.lift_inhomogeneities(b);
+
+    p.solver.type               = "cg";
+    p.solver.preconditioner     = "multigrid";
+    p.solver.relative_tolerance = 1e-8;
+    plastix::LinearSolver solver(p.solver);
+    solver.initialize(op, dof_handler, materials, p.boundary.dirichlet);
+    op.initialize_dof_vector(x);
+    op.set_constrained_values(x);
+    const auto statistics = solver.solve(x, b);
+
+    Result result;
+    result.n_dofs     = dof_handler.n_dofs();
+    result.iterations = statistics.iterations;
+    result.setup      = statistics.setup_time;
+    result.solve      = statistics.solve_time;
+    result.hierarchy  = solver.get_multigrid()->description();
+    plastix::DeviceVector r;
+    op.vmult(r, x);
+    r.sadd(-1., 1., b);
+    result.residual = r.l2_norm() / b.l2_norm();
+
+    // Symmetry of the V-cycle on random vectors (zero on constrained DoFs).
+    plastix::DeviceVector u, v, Mu, Mv;
+    for (plastix::DeviceVector *w : {&u, &v})
+      {
+        LinearAlgebra::distributed::Vector<double> host(op.get_partitioner());
+        std::mt19937 generator(17 + (w == &v) + 7 * Utilities::MPI::this_mpi_process(comm));
+        std::uniform_real_distribution<double> distribution(-1., 1.);
+        for (unsigned int i = 0; i < host.locally_owned_size(); ++i)
+          host.local_element(i) = distribution(generator);
+        op.initialize_dof_vector(*w);
+        w->copy_from_host(host);
+        op.set_constrained_zero(*w);
+      }
+    solver.get_multigrid()->vmult(Mu, u);
+    solver.get_multigrid()->vmult(Mv, v);
+    const double vMu = v * Mu, uMv = u * Mv;
+    result.symmetry  = std::abs(vMu - uMv) / std::max(std::abs(vMu), 1e-300);
+    return result;
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  plastix::Runtime                 runtime;
+  const MPI_Comm                   comm = MPI_COMM_WORLD;
+  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
+  int                              failures = 0;
+  auto check = [&](const std::string &what, const double value, const double tolerance) {
+    const bool ok = value <= tolerance;
+    pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << std::scientific << std::setprecision(3) << value
+         << " (tolerance " << std::setprecision(2) << tolerance << ")\n"
+         << std::defaultfloat << std::setprecision(6);
+    if (!ok)
+      ++failures;
+  };
+  try
+    {
+      plastix::Parameters cube;
+      cube.mesh.geometry                            = "box";
+      cube.mesh.subdivisions                        = {2, 2, 2};
+      cube.materials.default_material.young_modulus = 200e9;
+      cube.materials.default_material.poisson_ratio = 0.3;
+      cube.boundary.dirichlet_text                  = "4: xyz = 0, 0, 0";
+      cube.boundary.traction_text                   = "5: 0, 0, 800e6";
+
+      plastix::Parameters cantilever;
+      cantilever.mesh.geometry                            = "cantilever";
+      cantilever.mesh.upper_corner                        = Point<3>(10, 1, 1);
+      cantilever.mesh.subdivisions                        = {10, 1, 1};
+      cantilever.materials.default_material.young_modulus = 200e9;
+      cantilever.materials.default_material.poisson_ratio = 0.3;
+      cantilever.boundary.dirichlet_text                  = "0: xyz = 0, 0, 0";
+      cantilever.boundary.traction_text                   = "1: 0, 0, -1e6";
+
+      for (const auto &[name, parameters] : {std::make_pair("cube", cube), std::make_pair("cantilever", cantilever)})
+        {
+          pout << name << ", " << Utilities::MPI::n_mpi_processes(comm) << " rank(s):\n";
+          unsigned int first = 0;
+          for (unsigned int refinements = 1; refinements <= 4; ++refinements)
+            {
+              const Result r = run(parameters, refinements, comm);
+              pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
+                   << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
+                   << " s; " << r.hierarchy << "\n";
+              check(std::string(name) + ", refinements " + std::to_string(refinements) + ": |b - A x| / |b|",
+                    r.residual, 1.5e-8);
+              check(std::string(name) + ", refinements " + std::to_string(refinements) +
+                      ": V-cycle symmetry |v.Mu - u.Mv| / |v.Mu|",
+                    r.symmetry, 1e-10);
+              if (refinements == 1)
+                first = r.iterations;
+              else
+                check(std::string(name) + ", refinements " + std::to_string(refinements) +
+                        ": iterations / iterations on the first mesh (" + std::to_string(r.iterations) + " / " +
+                        std::to_string(first) + ")",
+                      static_cast<double>(r.iterations) / first, 1.5);
+            }
+        }
+    }
+  catch (const std::exception &error)
+    {
+      std::cout << "FAIL exception: " << error.what() << std::endl;
+      ++failures;
+    }
+  failures = Utilities::MPI::max(failures, comm);
+  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return failures == 0 ? 0 : 1;
+}
