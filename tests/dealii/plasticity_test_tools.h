@@ -133,6 +133,19 @@ namespace plastix_test
   {
     std::ostringstream buffer;
     std::streambuf    *old = captured ? std::cout.rdbuf(buffer.rdbuf()) : nullptr;
+    // The driver leaves its number format (precision 3) on std::cout: restore ours afterwards.
+    const auto         flags     = std::cout.flags();
+    const auto         precision = std::cout.precision();
+    struct Restore
+    {
+      std::ios_base::fmtflags f;
+      std::streamsize         p;
+      ~Restore()
+      {
+        std::cout.flags(f);
+        std::cout.precision(p);
+      }
+    } restore{flags, precision};
     try
       {
         plastix::ElastoplasticProblem problem(parameters, comm);
