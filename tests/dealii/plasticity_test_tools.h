@@ -127,7 +127,10 @@ namespace plastix_test
     return csv;
   }
 
-  /** Runs the elastoplastic driver; rank 0's standard output goes to @p captured (if given) instead of the terminal. */
+  /**
+   * Runs the elastoplastic driver; rank 0's standard output goes to @p captured
+   * (if given; on every rank after a successful run) instead of the terminal.
+   */
   inline plastix::RunSummary
   run_elastoplastic(const plastix::Parameters &parameters, const MPI_Comm comm, std::string *captured = nullptr)
   {
@@ -153,7 +156,8 @@ namespace plastix_test
         if (captured)
           {
             std::cout.rdbuf(old);
-            *captured = buffer.str();
+            // Rank 0 prints: give every rank its text.
+            *captured = dealii::Utilities::MPI::broadcast(comm, buffer.str(), 0);
           }
         return summary;
       }
