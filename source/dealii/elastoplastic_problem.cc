@@ -175,6 +175,7 @@ namespace plastix
       unsigned int linear_iterations = 0;
       double       residual          = 0;
       double       relative_residual = 0;
+      double       reference         = 0;
       std::string  failure;
       StressUpdateStatistics plastic;
     };
@@ -205,7 +206,9 @@ namespace plastix
         const double reaction = std::sqrt(std::max(0., f_int.norm_sqr() - work.norm_sqr()));
         work.equ(load_factor, d.external_force);
         d.op.set_constrained_zero(work);
-        reference = std::max({work.l2_norm(), reaction, 1e-300});
+        // The largest force of the run so far keeps a scale when the load
+        // returns to zero (unloading), where the current one vanishes.
+        reference = std::max({work.l2_norm(), reaction, force_scale, 1e-300});
       }
 
       /** Newton iteration from the committed state at u to load factor @p lambda_new. */
@@ -217,7 +220,12 @@ namespace plastix
         try
           {
             // Predictor: tangent at the converged state, prescribed values
-            // raised by the increment through the tangent (lifting).
+            // raised by the increment through the tangent (lifting). When the
+            // load reverses, plastic points unload elastically: the elastic
+            // operator predicts that, the softened tangent would overshoot.
+            const bool reversal = (lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0;
+            if (reversal)
+              state.use_tangent(false);
             residual.equ(lambda_new, d.external_force);
             residual.add(-1., f_int);
             d.op.lift_inhomogeneities(residual, lambda_new - lambda_old);
@@ -226,6 +234,11 @@ namespace plastix
             const double rhs_norm = residual.l2_norm();
             result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
             u.add(1., du);
+            if (reversal)
+              {
+                state.use_tangent(true);
+                linear_solver.initialize(d, true);
+              }
 
             double first_residual = 0, previous_residual = 0;
             for (unsigned int k = 1; k <= np.max_iterations; ++k)
@@ -236,6 +249,7 @@ namespace plastix
                 result.iterations        = k;
                 result.residual          = residual_norm;
                 result.relative_residual = residual_norm / reference;
+                result.reference         = reference;
                 const double du_norm = du.l2_norm(), u_norm = u.l2_norm();
                 if (verbose)
                   std::cout << "  step " << step_number << " (load factor " << lambda_new << ") Newton " << k
@@ -279,13 +293,26 @@ namespace plastix
           }
         catch (const SolverError &error)
           {
+            state.use_tangent(true);
             result.failure = std::string("linear solver failed: ") + error.what();
           }
         return result;
       }
 
+      /** Accept a converged step: its load factor and force scale count from now on. */
+      void
+      accept(const double lambda_old, const double reference)
+      {
+        lambda_previous = lambda_old;
+        force_scale     = std::max(force_scale, reference);
+      }
+
       Discretization   &d;
       PlasticityState  &state;
+      /** Load factor before the last converged step (detects reversals). */
+      double lambda_previous = 0;
+      /** Largest force reference of the converged steps. */
+      double force_scale = 0;
       const Parameters &parameters;
       LinearSolver      linear_solver;
       DeviceVector      u, du, f_int, residual, work;
@@ -390,6 +417,7 @@ namespace plastix
                 continue;
               }
             state.commit();
+            newton.accept(lambda, result.reference);
             lambda = lambda_new;
             ++step;
             summary.final_residual    = result.residual;

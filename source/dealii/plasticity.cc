@@ -33,6 +33,12 @@ namespace plastix
   }
 
   void
+  PlasticityState::use_tangent(const bool tangent)
+  {
+    op.attach_plasticity_state(tangent ? state.get() : nullptr);
+  }
+
+  void
   PlasticityState::commit()
   {
     state->commit();

@@ -46,6 +46,14 @@ namespace plastix
     StressUpdateStatistics
     update(const DeviceVector &u, DeviceVector &internal_force);
 
+    /**
+     * Make the operator the consistent tangent of this state (@p tangent =
+     * true, the default after construction) or linear elasticity (false),
+     * e.g. for the predictor of a load step that reverses the loading.
+     */
+    void
+    use_tangent(bool tangent);
+
     /** Accept the trial state (converged load step). */
     void
     commit();
