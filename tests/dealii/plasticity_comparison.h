@@ -191,7 +191,11 @@ namespace plastix_test
     auto relative_l2 = [&](const double diff, const double norm) {
       return std::sqrt(Utilities::MPI::sum(diff, comm) / std::max(Utilities::MPI::sum(norm, comm), 1e-300));
     };
-    double worst_force = 0, worst_tangent = 0, worst_constrained = 0, worst_diagonal = 0;
+    // f_int sums cell contributions of stresses much larger than the net nodal forces (bending):
+    // round-off up to 2.6e-13 relative was measured (voxel cantilever), hence 1e-11. A wrong
+    // stress at a single Gauss point is orders of magnitude above it.
+    const double force_tolerance = 1e-11;
+    double       worst_force = 0, worst_tangent = 0, worst_constrained = 0, worst_diagonal = 0;
     bool   counts_ok = true;
     for (unsigned int k = 0; k < reference.u.size(); ++k)
       {
@@ -248,7 +252,7 @@ namespace plastix_test
         if (verbose)
           {
             out << "  step " << k + 1 << ": plastix at the reference state" << std::endl;
-            checker.check("    update(): internal force (all rows) vs reference, relative l2", force_error, 1e-12);
+            checker.check("    update(): internal force (all rows) vs reference, relative l2", force_error, force_tolerance);
             checker.check_true("    update(): plastic points " + std::to_string(stats.n_plastic_points) +
                                  " == reference " + std::to_string(reference.plastic_points[k]) +
                                  ", plastic cells " + std::to_string(stats.n_plastic_cells) + " == " +
@@ -268,7 +272,7 @@ namespace plastix_test
       }
     if (!verbose)
       {
-        checker.check(label + "f_int", worst_force, 1e-12);
+        checker.check(label + "f_int", worst_force, force_tolerance);
         checker.check(label + "tangent vmult", worst_tangent, 1e-12);
         checker.check(label + "tangent constrained rows", worst_constrained, 0.);
         checker.check(label + "tangent diagonal", worst_diagonal, 1e-12);
