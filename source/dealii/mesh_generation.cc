@@ -9,12 +9,97 @@
 
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <vector>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 namespace plastix
 {
+  namespace
+  {
+    std::uint64_t
+    splitmix64(std::uint64_t &state)
+    {
+      std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+      z               = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z               = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      return z ^ (z >> 31);
+    }
+
+    // Rounded to single precision so that the few ulps by which two ranks
+    // might compute the same refined vertex differently do not matter.
+    std::uint64_t
+    position_key(const dealii::Point<3> &x, const unsigned int seed)
+    {
+      std::uint64_t state = seed;
+      std::uint64_t key   = splitmix64(state);
+      for (unsigned int d = 0; d < 3; ++d)
+        {
+          const float   rounded = static_cast<float>(x[d]) + 0.0f; // -0 -> +0
+          std::uint32_t bits;
+          std::memcpy(&bits, &rounded, sizeof bits);
+          state ^= bits + key;
+          key = splitmix64(state);
+        }
+      return key;
+    }
+  } // namespace
+
+  void
+  distort_vertices(dealii::Triangulation<3> &triangulation, const double factor, const unsigned int seed)
+  {
+    const unsigned int  n_vertices = triangulation.n_vertices();
+    std::vector<double> shortest_edge(n_vertices, std::numeric_limits<double>::max());
+    std::vector<bool>   at_boundary(n_vertices, false);
+    std::vector<bool>   used(n_vertices, false);
+    for (const auto &cell : triangulation.active_cell_iterators())
+      {
+        if (cell->is_artificial())
+          continue;
+        for (const auto l : cell->line_indices())
+          for (unsigned int end = 0; end < 2; ++end)
+            {
+              const unsigned int v = cell->line(l)->vertex_index(end);
+              shortest_edge[v]     = std::min(shortest_edge[v], cell->line(l)->diameter());
+              used[v]              = true;
+            }
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary())
+            for (const auto v : cell->face(f)->vertex_indices())
+              at_boundary[cell->face(f)->vertex_index(v)] = true;
+      }
+
+    std::vector<dealii::Point<3>> new_position(n_vertices);
+    std::vector<bool>             moved(n_vertices, false);
+    for (const auto &cell : triangulation.active_cell_iterators())
+      {
+        if (cell->is_artificial())
+          continue;
+        for (const auto v : cell->vertex_indices())
+          {
+            const unsigned int index = cell->vertex_index(v);
+            if (moved[index] || at_boundary[index] || !used[index])
+              continue;
+            std::uint64_t     state = position_key(cell->vertex(v), seed);
+            dealii::Tensor<1, 3> direction;
+            do
+              for (unsigned int d = 0; d < 3; ++d)
+                direction[d] = 2. * (splitmix64(state) >> 11) * 0x1.0p-53 - 1.;
+            while (direction.norm() < 1e-3);
+            new_position[index] = cell->vertex(v) + factor * shortest_edge[index] / direction.norm() * direction;
+            moved[index]        = true;
+          }
+      }
+    for (const auto &cell : triangulation.active_cell_iterators())
+      for (const auto v : cell->vertex_indices())
+        if (moved[cell->vertex_index(v)])
+          cell->vertex(v) = new_position[cell->vertex_index(v)];
+  }
+
   void
   set_bounding_box_boundary_ids(dealii::Triangulation<3> &triangulation)
   {
@@ -148,7 +233,7 @@ namespace plastix
       }
     else if (p.geometry == "L-bracket")
       {
-        make_voxel_mesh({20, 20, 4}, {0.05, 0.05, 0.05},
+        make_voxel_mesh({{20, 20, 4}}, {{0.05, 0.05, 0.05}},
                         [](const dealii::Point<3> &c) { return !(c[0] > 0.4 && c[1] > 0.4); },
                         triangulation);
         for (const auto &cell : triangulation.active_cell_iterators())
@@ -161,7 +246,7 @@ namespace plastix
               }
       }
     else if (p.geometry == "plate with holes")
-      make_voxel_mesh({20, 20, 2}, {5., 5., 5.},
+      make_voxel_mesh({{20, 20, 2}}, {{5., 5., 5.}},
                       [](const dealii::Point<3> &c) {
                         for (const double x : {25., 75.})
                           for (const double y : {25., 75.})
@@ -171,7 +256,7 @@ namespace plastix
                       },
                       triangulation);
     else if (p.geometry == "cut-out cantilever")
-      make_voxel_mesh({60, 20, 4}, {5., 5., 8.},
+      make_voxel_mesh({{60, 20, 4}}, {{5., 5., 8.}},
                       [](const dealii::Point<3> &c) {
                         if (c[0] > 150. && c[1] > 60.)
                           return false;
@@ -208,6 +293,6 @@ namespace plastix
         cell->set_material_id(0);
     triangulation.refine_global(p.global_refinements);
     if (p.distortion > 0)
-      dealii::GridTools::distort_random(p.distortion, triangulation, true, 42);
+      distort_vertices(triangulation, p.distortion, 42);
   }
 } // namespace plastix

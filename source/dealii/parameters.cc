@@ -116,8 +116,9 @@ namespace plastix
                       "Number of uniform refinements of the coarse mesh",
                       dealii::Patterns::Integer(0, 12));
     prm.add_parameter("Distortion", distortion,
-                      "Random displacement of interior vertices as a fraction of the "
-                      "shortest adjacent edge (0 keeps the mesh as generated)",
+                      "Pseudo-random displacement of interior vertices as a fraction of the "
+                      "shortest adjacent edge, a function of the vertex position only, so "
+                      "the same for any number of MPI ranks (0 keeps the mesh as generated)",
                       dealii::Patterns::Double(0., 0.4));
     prm.add_parameter("File", file,
                       "Mesh file for Geometry = file: gmsh (.msh) or Abaqus (.inp), hexahedra only",
@@ -355,7 +356,7 @@ namespace plastix
     prm.add_parameter("Thread mapping", thread_mapping,
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
-                      "point), auto (node on GPUs, cell on CPUs)",
+                      "point), auto (node for ebe colored on GPUs, cell otherwise)",
                       dealii::Patterns::Selection("auto|cell|node"));
     prm.leave_subsection();
   }

@@ -11,10 +11,9 @@
 //  3. elastic unloading after plastic loading must converge without step
 //     cuts: the cube from 600 to 300 MPa, and a cantilever beam from its
 //     plastic peak load to 30 %.
-// Known failures at the time of writing (reported): part 1 (the Newton
-// convergence test has no force scale at zero load) and part 3 (the
-// predictor of a load step uses the algorithmic tangent of the previous
-// step's last iterate, which overshoots on unloading).
+// Parts 1 and 3 guard two fixed bugs: Newton had no force scale at zero
+// load, and the predictor of an unloading step used the algorithmic tangent
+// of the previous step's last iterate, which overshoots.
 //
 // Usage: test_plasticity_unloading <prm directory>
 #include <deal.II/base/conditional_ostream.h>

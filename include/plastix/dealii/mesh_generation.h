@@ -24,6 +24,20 @@ namespace plastix
    */
   void
   set_bounding_box_boundary_ids(dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Move every interior vertex by @p factor times the shortest edge of the
+   * active cells around it, in a pseudo-random direction that is a function
+   * of the vertex position and @p seed only. Unlike
+   * dealii::GridTools::distort_random, which draws numbers in the order the
+   * vertices are stored, the result does not depend on the number of MPI
+   * ranks: every vertex of a locally owned cell moves the same way whatever
+   * the partition (its adjacent cells are all owned or ghost cells). Vertices
+   * only touched by artificial cells may move differently; plastix never
+   * uses them. Vertices on the boundary stay.
+   */
+  void
+  distort_vertices(dealii::Triangulation<3> &triangulation, const double factor, const unsigned int seed);
 } // namespace plastix
 
 #endif
