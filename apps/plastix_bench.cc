@@ -112,7 +112,7 @@ namespace
     "  --strategies a,b      plastix strategies: 'ebe atomic,ebe colored,dbd' (or 'all'; _ may replace blanks)\n"
     "  --kernels a,b         plastix cell kernels: 'stored geometry,geometry on the fly,element matrix' (or 'all')\n"
     "  --mappings a,b        thread mappings of the EbE strategies: 'auto,cell,node' (or 'all'); default auto\n"
-    "                        (auto: node on GPUs, cell on CPUs; DbD has none and runs once)\n"
+    "                        (auto: node for ebe colored on GPUs, cell otherwise; DbD has none and runs once)\n"
     "  --no-assembled        skip the assembled sparse matrices (they dominate memory and set-up time)\n"
     "  --big-triad N         entries of the second (DRAM-sized) triad, at least the DoFs; default 33554432\n"
     "  --label text          a label for the run, printed in the header\n"

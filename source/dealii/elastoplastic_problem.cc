@@ -366,7 +366,10 @@ namespace plastix
     // The tangent and f_int of the initial (stress-free) state.
     state.update(newton.u, newton.f_int);
     timer.stop("setup");
-    const double mesh_size = dealii::GridTools::diameter(d.triangulation);
+    // The bounding box, not GridTools::diameter: that compares all pairs of
+    // boundary vertices, which takes minutes on meshes of millions of cells.
+    const auto   box       = dealii::GridTools::compute_bounding_box(d.triangulation);
+    const double mesh_size = box.get_boundary_points().first.distance(box.get_boundary_points().second);
     if (root)
       for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
         if (monitor.point_distance[i] > 1e-8 * mesh_size)
