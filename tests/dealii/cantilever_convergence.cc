@@ -33,6 +33,8 @@
 #include <plastix/dealii/parameters.h>
 #include <plastix/dealii/runtime.h>
 
+#include "checker.h"
+
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -129,13 +131,8 @@ main(int argc, char **argv)
   plastix::Runtime                 runtime;
   const MPI_Comm                   comm = MPI_COMM_WORLD;
   const bool                       root = Utilities::MPI::this_mpi_process(comm) == 0;
-  int                              failures = 0;
-  auto check = [&](const std::string &what, const bool ok) {
-    if (root)
-      std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-      ++failures;
-  };
+  plastix_test::Checker            checker;
+  checker.root = root;
   try
     {
       const double F = 1e6, L = 10, h = 1, E = 200e9, nu = 0.3;
@@ -171,25 +168,25 @@ main(int argc, char **argv)
       bool monotone = true;
       for (std::size_t k = 1; k < results.size(); ++k)
         monotone = monotone && std::abs(results[k].tip - timoshenko) < std::abs(results[k - 1].tip - timoshenko);
-      check("error decreases monotonically with refinement", monotone);
+      checker.check_true("error decreases monotonically with refinement", monotone);
       bool from_below = true;
       for (const auto &r : results)
         from_below = from_below && r.tip < timoshenko && r.tip > 0;
-      check("every tip deflection is positive (downwards) and below the beam value (Q1 is too stiff)", from_below);
+      checker.check_true("every tip deflection is positive (downwards) and below the beam value (Q1 is too stiff)", from_below);
       const double finest_error = std::abs(results.back().tip - timoshenko) / timoshenko;
-      check("finest error " + std::to_string(100 * finest_error) + " % < 2 %", finest_error < 0.02);
+      checker.check_true("finest error " + std::to_string(100 * finest_error) + " % < 2 %", finest_error < 0.02);
       // Successive differences shrink by about 4 (O(h^2)); robust against the
       // small difference between the 3D solution and beam theory.
       const std::size_t n  = results.size();
       const double      d1 = results[n - 2].tip - results[n - 3].tip, d2 = results[n - 1].tip - results[n - 2].tip;
       const double order = std::log2(d1 / d2);
-      check("observed order from successive differences " + std::to_string(order) + " in [1.4, 2.6]",
+      checker.check_true("observed order from successive differences " + std::to_string(order) + " in [1.4, 2.6]",
             order > 1.4 && order < 2.6);
       const double extrapolated = results[n - 1].tip + d2 / (std::pow(2., order) - 1);
       if (root)
         std::printf("  Richardson extrapolation %.7e m, %.3f %% from Timoshenko\n", extrapolated,
                     100 * (extrapolated - timoshenko) / timoshenko);
-      check("extrapolated deflection within 1 % of Timoshenko", std::abs(extrapolated - timoshenko) / timoshenko < 0.01);
+      checker.check_true("extrapolated deflection within 1 % of Timoshenko", std::abs(extrapolated - timoshenko) / timoshenko < 0.01);
 
       // The second level with the other strategies gives the same deflection.
       for (const auto strategy : {plastix::backend::Strategy::ebe_colored, plastix::backend::Strategy::dbd})
@@ -199,15 +196,15 @@ main(int argc, char **argv)
           char        text[160];
           std::snprintf(text, sizeof(text), ": tip deflection (%u refinements) equal to ebe atomic (%.2e relative < 1e-8)",
                         r.refinements, d);
-          check(plastix::backend::to_string(strategy) + text, d < 1e-8);
+          checker.check_true(plastix::backend::to_string(strategy) + text, d < 1e-8);
         }
     }
   catch (const std::exception &error)
     {
       std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++failures;
+      ++checker.failures;
     }
   if (root)
-    std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
-  return failures == 0 ? 0 : 1;
+    std::printf("%s\n", checker.failures == 0 ? "PASSED" : "FAILED");
+  return checker.failures == 0 ? 0 : 1;
 }

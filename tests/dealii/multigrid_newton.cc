@@ -17,6 +17,8 @@
 #include <plastix/dealii/parameters.h>
 #include <plastix/dealii/runtime.h>
 
+#include "checker.h"
+
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -30,15 +32,8 @@ main(int argc, char **argv)
   plastix::Runtime                 runtime;
   const MPI_Comm                   comm = MPI_COMM_WORLD;
   ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  int                              failures = 0;
-  auto check = [&](const std::string &what, const double value, const double tolerance) {
-    const bool ok = value <= tolerance;
-    pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << std::scientific << std::setprecision(3) << value
-         << " (tolerance " << std::setprecision(2) << tolerance << ")\n"
-         << std::defaultfloat << std::setprecision(6);
-    if (!ok)
-      ++failures;
-  };
+  plastix_test::Checker            checker;
+  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
   const std::string directory =
     "output-multigrid-newton-np" + std::to_string(Utilities::MPI::n_mpi_processes(comm));
   try
@@ -90,8 +85,8 @@ main(int argc, char **argv)
                    << summary.linear_iterations << " linear iterations, " << summary.yielded_points
                    << " yielded points, max |u| " << std::setprecision(8) << summary.max_displacement
                    << std::setprecision(3) << ", " << seconds << " s" << std::setprecision(6) << "\n";
-              check(what + ": load steps done (of 4) and step cuts", (summary.n_steps == 4 ? 0 : 1) + summary.n_cuts, 0);
-              check(what + ": yielded Gauss points > 0 (0 = yes)", summary.yielded_points > 0 ? 0 : 1, 0);
+              checker.check(what + ": load steps done (of 4) and step cuts", (summary.n_steps == 4 ? 0 : 1) + summary.n_cuts, 0);
+              checker.check(what + ": yielded Gauss points > 0 (0 = yes)", summary.yielded_points > 0 ? 0 : 1, 0);
               if (run.preconditioner == "jacobi")
                 {
                   reference_displacement = summary.max_displacement;
@@ -99,29 +94,28 @@ main(int argc, char **argv)
                 }
               else
                 {
-                  check(what + ": max |u| vs cg + jacobi",
+                  checker.check(what + ": max |u| vs cg + jacobi",
                         std::abs(summary.max_displacement - reference_displacement) / reference_displacement, 1e-6);
                   if (run.preconditioner == "multigrid")
-                    check(what + ": linear iterations / those of cg + jacobi",
+                    checker.check(what + ": linear iterations / those of cg + jacobi",
                           static_cast<double>(summary.linear_iterations) / reference_linear, 0.25);
                 }
             }
           catch (const std::exception &error)
             {
-              pout << "  FAIL " << what << " threw: " << error.what() << "\n";
-              ++failures;
+              checker.fail(what + " threw: " + error.what());
             }
         }
     }
   catch (const std::exception &error)
     {
       std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++failures;
+      ++checker.failures;
     }
   MPI_Barrier(comm);
   if (Utilities::MPI::this_mpi_process(comm) == 0)
     std::filesystem::remove_all(directory);
-  failures = Utilities::MPI::max(failures, comm);
-  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return failures == 0 ? 0 : 1;
+  checker.failures = Utilities::MPI::max(checker.failures, comm);
+  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return checker.failures == 0 ? 0 : 1;
 }

@@ -29,6 +29,8 @@
 #include <plastix/dealii/preconditioners.h>
 #include <plastix/dealii/runtime.h>
 
+#include "checker.h"
+
 #include <iomanip>
 #include <iostream>
 #include <random>
@@ -117,15 +119,8 @@ main(int argc, char **argv)
   plastix::Runtime                 runtime;
   const MPI_Comm                   comm = MPI_COMM_WORLD;
   ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  int                              failures = 0;
-  auto check = [&](const std::string &what, const double value, const double tolerance) {
-    const bool ok = value <= tolerance;
-    pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << std::scientific << std::setprecision(3) << value
-         << " (tolerance " << std::setprecision(2) << tolerance << ")\n"
-         << std::defaultfloat << std::setprecision(6);
-    if (!ok)
-      ++failures;
-  };
+  plastix_test::Checker            checker;
+  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
   try
     {
       plastix::Parameters cube;
@@ -155,15 +150,15 @@ main(int argc, char **argv)
               pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
                    << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
                    << " s; " << r.hierarchy << "\n";
-              check(std::string(name) + ", refinements " + std::to_string(refinements) + ": |b - A x| / |b|",
+              checker.check(std::string(name) + ", refinements " + std::to_string(refinements) + ": |b - A x| / |b|",
                     r.residual, 1.5e-8);
-              check(std::string(name) + ", refinements " + std::to_string(refinements) +
+              checker.check(std::string(name) + ", refinements " + std::to_string(refinements) +
                       ": V-cycle symmetry |v.Mu - u.Mv| / |v.Mu|",
                     r.symmetry, 1e-10);
               if (refinements == 1)
                 first = r.iterations;
               else
-                check(std::string(name) + ", refinements " + std::to_string(refinements) +
+                checker.check(std::string(name) + ", refinements " + std::to_string(refinements) +
                         ": iterations / iterations on the first mesh (" + std::to_string(r.iterations) + " / " +
                         std::to_string(first) + ")",
                       static_cast<double>(r.iterations) / first, 1.5);
@@ -173,9 +168,9 @@ main(int argc, char **argv)
   catch (const std::exception &error)
     {
       std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++failures;
+      ++checker.failures;
     }
-  failures = Utilities::MPI::max(failures, comm);
-  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return failures == 0 ? 0 : 1;
+  checker.failures = Utilities::MPI::max(checker.failures, comm);
+  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return checker.failures == 0 ? 0 : 1;
 }

@@ -10,6 +10,8 @@
 #include <plastix/dealii/elastic_problem.h>
 #include <plastix/dealii/parameters.h>
 
+#include "checker.h"
+
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -22,32 +24,6 @@
 
 namespace plastix_test
 {
-  /** Counts failed checks; prints ok/FAIL lines on rank 0. */
-  struct Checker
-  {
-    bool root     = true;
-    int  failures = 0;
-
-    void
-    check(const std::string &what, const double value, const double tolerance)
-    {
-      const bool ok = value <= tolerance; // NaN fails
-      if (root)
-        std::printf("  %s %s: %.3e (tolerance %.1e)\n", ok ? "ok  " : "FAIL", what.c_str(), value, tolerance);
-      if (!ok)
-        ++failures;
-    }
-
-    void
-    check_true(const std::string &what, const bool ok)
-    {
-      if (root)
-        std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-      if (!ok)
-        ++failures;
-    }
-  };
-
   inline std::string
   read_text(const std::string &file)
   {

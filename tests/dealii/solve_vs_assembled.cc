@@ -55,6 +55,8 @@
 #include <plastix/dealii/parameters.h>
 #include <plastix/dealii/runtime.h>
 
+#include "checker.h"
+
 #include <iomanip>
 #include <iostream>
 
@@ -82,15 +84,8 @@ main(int argc, char **argv)
   plastix::Runtime                 runtime;
   const MPI_Comm                   comm = MPI_COMM_WORLD;
   ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  int                              failures = 0;
-  auto check = [&](const std::string &what, const double value, const double tolerance) {
-    const bool ok = value <= tolerance;
-    pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << std::scientific << std::setprecision(3) << value
-         << " (tolerance " << std::setprecision(1) << tolerance << ")\n"
-         << std::defaultfloat << std::setprecision(6);
-    if (!ok)
-      ++failures;
-  };
+  plastix_test::Checker            checker;
+  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
   try
     {
       parallel::distributed::Triangulation<3> tria(comm);
@@ -133,7 +128,7 @@ main(int argc, char **argv)
           else
             diff = std::max({diff, std::abs(materials.at(id).lambda - m.lambda) / m.lambda,
                              std::abs(materials.at(id).mu - m.mu) / m.mu});
-        check("make_material_table: Lame constants of ids 0 and 3", diff, 1e-14);
+        checker.check("make_material_table: Lame constants of ids 0 and 3", diff, 1e-14);
       }
 
       // ---- Constraints: the test's own, compared with make_dirichlet_constraints ----
@@ -153,7 +148,7 @@ main(int argc, char **argv)
               (constraints.is_constrained(i) &&
                std::abs(constraints.get_inhomogeneity(i) - library.get_inhomogeneity(i)) > 1e-18))
             ++mismatches;
-        check("make_dirichlet_constraints vs VectorTools (mismatching DoFs)", Utilities::MPI::sum(mismatches, comm), 0);
+        checker.check("make_dirichlet_constraints vs VectorTools (mismatching DoFs)", Utilities::MPI::sum(mismatches, comm), 0);
       }
       pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells() << ", ranks "
            << Utilities::MPI::n_mpi_processes(comm) << "\n";
@@ -229,7 +224,7 @@ main(int argc, char **argv)
         TrilinosWrappers::MPI::Vector residual(owned, comm);
         matrix.vmult(residual, reference_trilinos);
         residual -= rhs;
-        check("reference: direct solve |A x - b| / |b|", residual.l2_norm() / rhs.l2_norm(), 1e-12);
+        checker.check("reference: direct solve |A x - b| / |b|", residual.l2_norm() / rhs.l2_norm(), 1e-12);
         // The same system with SolverCG (Jacobi) on Trilinos vectors: the two
         // deal.II solutions must agree, which validates the reference itself.
         TrilinosWrappers::MPI::Vector     cg_solution(owned, comm);
@@ -239,7 +234,7 @@ main(int argc, char **argv)
         jacobi.initialize(matrix);
         cg.solve(matrix, cg_solution, rhs, jacobi);
         cg_solution -= reference_trilinos;
-        check("reference: SolverCG on TrilinosWrappers::MPI::Vector (" + std::to_string(cg_control.last_step()) +
+        checker.check("reference: SolverCG on TrilinosWrappers::MPI::Vector (" + std::to_string(cg_control.last_step()) +
                 " it.) vs direct solve",
               cg_solution.l2_norm() / reference_trilinos.l2_norm(), 1e-10);
         constraints.distribute(reference_trilinos);
@@ -282,7 +277,7 @@ main(int argc, char **argv)
                     diff += std::pow(force(i) - raw_force(i), 2);
                     norm += std::pow(raw_force(i), 2);
                   }
-                check("assemble_external_force vs own traction/pressure/body force assembly",
+                checker.check("assemble_external_force vs own traction/pressure/body force assembly",
                       std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-13);
               }
             plastix::DeviceVector b;
@@ -319,7 +314,7 @@ main(int argc, char **argv)
                   {
                     const auto statistics = solver.solve(x, b);
                     const auto u          = solution_of(x);
-                    check(variant + ", LinearSolver " + solver.name() + " (" + std::to_string(statistics.iterations) +
+                    checker.check(variant + ", LinearSolver " + solver.name() + " (" + std::to_string(statistics.iterations) +
                             " it.) vs reference",
                           relative_difference(u, reference), 1e-8);
                     if (type == "cg" && preconditioner == "jacobi" && is_default)
@@ -359,14 +354,13 @@ main(int argc, char **argv)
                           }
                         if (k != op.n_locally_owned_cells() || strain.size() != 6 * k)
                           diff = norm = 1;
-                        check("cell_average_strain vs FEValues cell average of sym grad u",
+                        checker.check("cell_average_strain vs FEValues cell average of sym grad u",
                               std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-12);
                       }
                   }
                 catch (const std::exception &error)
                   {
-                    pout << "  FAIL " << variant << ", LinearSolver " << solver.name() << " threw: " << error.what() << "\n";
-                    ++failures;
+                    checker.fail(variant + ", LinearSolver " + solver.name() + " threw: " + error.what());
                   }
               }
 
@@ -384,7 +378,7 @@ main(int argc, char **argv)
               op.initialize_dof_vector(x);
               op.set_constrained_values(x);
               cg.solve(A, x, b, jacobi);
-              check("SolverCG<DeviceVector> on linear_operator(op), Jacobi (" + std::to_string(control.last_step()) +
+              checker.check("SolverCG<DeviceVector> on linear_operator(op), Jacobi (" + std::to_string(control.last_step()) +
                       " it.) vs reference",
                     relative_difference(solution_of(x), reference), 1e-8);
             }
@@ -398,18 +392,17 @@ main(int argc, char **argv)
                 {
                   A_inverse.vmult(x, b);
                   const bool same_layout = x.locally_owned_size() == owned.n_elements() && x.size() == dof_handler.n_dofs();
-                  check("inverse_operator(linear_operator(op), SolverCG, Jacobi) * b: layout of the result "
+                  checker.check("inverse_operator(linear_operator(op), SolverCG, Jacobi) * b: layout of the result "
                         "(0 = the operator's)",
                         Utilities::MPI::sum(same_layout ? 0 : 1, comm), 0);
                   if (same_layout)
-                    check("inverse_operator(linear_operator(op), SolverCG, Jacobi) * b (" +
+                    checker.check("inverse_operator(linear_operator(op), SolverCG, Jacobi) * b (" +
                             std::to_string(control.last_step()) + " it.) vs reference",
                           relative_difference(solution_of(x), reference), 1e-8);
                 }
               catch (const std::exception &error)
                 {
-                  pout << "  FAIL inverse_operator solve threw: " << error.what() << "\n";
-                  ++failures;
+                  checker.fail(std::string("inverse_operator solve threw: ") + error.what());
                 }
             }
           }
@@ -417,9 +410,9 @@ main(int argc, char **argv)
   catch (const std::exception &error)
     {
       std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++failures;
+      ++checker.failures;
     }
-  failures = Utilities::MPI::max(failures, comm);
-  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return failures == 0 ? 0 : 1;
+  checker.failures = Utilities::MPI::max(checker.failures, comm);
+  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return checker.failures == 0 ? 0 : 1;
 }

@@ -41,6 +41,8 @@
 #include <plastix/dealii/parameters.h>
 #include <plastix/dealii/runtime.h>
 
+#include "checker.h"
+
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -131,15 +133,8 @@ main(int argc, char **argv)
   plastix::Runtime                 runtime;
   const MPI_Comm                   comm = MPI_COMM_WORLD;
   ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  int                              failures = 0;
-  auto check = [&](const std::string &what, const double value, const double tolerance) {
-    const bool ok = value <= tolerance;
-    pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << std::scientific << std::setprecision(3) << value
-         << " (tolerance " << std::setprecision(1) << tolerance << ")\n"
-         << std::defaultfloat << std::setprecision(6);
-    if (!ok)
-      ++failures;
-  };
+  plastix_test::Checker            checker;
+  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
   try
     {
       for (const std::string name : {"distorted", "cantilever"})
@@ -157,7 +152,7 @@ main(int argc, char **argv)
               std::ostringstream messages;
               const bool         ok = plastix::check_belos_traits(problem.b, plastix::DeviceOperator::from(op), messages);
               pout << messages.str();
-              check("Belos::TestMultiVecTraits / TestOperatorTraits on DeviceMultiVector (0 = passed)", ok ? 0 : 1, 0);
+              checker.check("Belos::TestMultiVecTraits / TestOperatorTraits on DeviceMultiVector (0 = passed)", ok ? 0 : 1, 0);
             }
 
           auto solve = [&](const std::string &type, const std::string &preconditioner, const double tolerance,
@@ -212,13 +207,12 @@ main(int argc, char **argv)
                     // was measured on the GPU (atomic sums, other rounding).
                     const bool   long_cycle = type == "gmres" && (preconditioner == "none" || preconditioner == "jacobi");
                     const double slack      = long_cycle ? 3. : 1.5;
-                    check(label.str(), explicit_residual(x), slack * tolerance);
-                    check(what + ": solution vs reference", relative_difference(x, reference), 1e-7);
+                    checker.check(label.str(), explicit_residual(x), slack * tolerance);
+                    checker.check(what + ": solution vs reference", relative_difference(x, reference), 1e-7);
                   }
                 catch (const std::exception &error)
                   {
-                    pout << "  FAIL " << what << " threw: " << error.what() << "\n";
-                    ++failures;
+                    checker.fail(what + " threw: " + error.what());
                   }
               }
 
@@ -228,7 +222,7 @@ main(int argc, char **argv)
               plastix::DeviceVector x_dealii, x_belos;
               const auto            dealii_statistics = solve("cg", preconditioner, 1e-13, x_dealii);
               const auto            belos_statistics  = solve("belos cg", preconditioner, 1e-13, x_belos);
-              check(name + ": belos cg (" + std::to_string(belos_statistics.iterations) + " it.) vs deal.II cg (" +
+              checker.check(name + ": belos cg (" + std::to_string(belos_statistics.iterations) + " it.) vs deal.II cg (" +
                       std::to_string(dealii_statistics.iterations) + " it.), " + preconditioner +
                       ", tolerance 1e-13: relative difference",
                     relative_difference(x_belos, x_dealii), 1e-8);
@@ -238,9 +232,9 @@ main(int argc, char **argv)
   catch (const std::exception &error)
     {
       std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++failures;
+      ++checker.failures;
     }
-  failures = Utilities::MPI::max(failures, comm);
-  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return failures == 0 ? 0 : 1;
+  checker.failures = Utilities::MPI::max(checker.failures, comm);
+  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return checker.failures == 0 ? 0 : 1;
 }
