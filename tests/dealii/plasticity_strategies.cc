@@ -43,32 +43,10 @@ main(int argc, char **argv)
   plastix_test::Checker            checker;
   checker.root = root;
 
-  // 100 x 20 x 20 mm cantilever clamped at x = 0 (id 0), shear traction on
-  // x = 100 (id 1; 16 MPa: elastic bending stress 1.9 sigma_y at the clamp): loaded into the plastic range, unloaded, then loaded in
-  // the opposite direction until it yields in reverse (Bauschinger effect of
-  // the back stress). E = 200 GPa, nu = 0.3, sigma_y = 250 MPa, H = 5 GPa,
-  // H_kin = 15 GPa (mm, N, MPa).
-  const std::string base = R"(
-subsection Problem
-  set Type = elastoplastic
-end
-subsection Mesh
-  set Geometry     = cantilever
-  set Lower corner = 0, 0, 0
-  set Upper corner = 100, 20, 20
-  set Subdivisions = 10, 2, 4
-end
-subsection Materials
-  set Young's modulus     = 200e3
-  set Poisson's ratio     = 0.3
-  set Yield stress        = 250
-  set Isotropic hardening = 5e3
-  set Kinematic hardening = 15e3
-end
-subsection Boundary conditions
-  set Dirichlet = 0: xyz = 0, 0, 0
-  set Traction  = 1: 0, 0, -16
-end
+  // plastix_test::mixed_hardening_beam_prm loaded into the plastic range,
+  // unloaded, then loaded in the opposite direction until it yields in
+  // reverse (Bauschinger effect of the back stress).
+  const std::string base = plastix_test::mixed_hardening_beam_prm + R"(
 subsection Load stepping
   set Load factors = 0.6, 1, 0.8, 0.3, -0.4, -1
 end

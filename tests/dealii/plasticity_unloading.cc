@@ -191,28 +191,7 @@ main(int argc, char **argv)
       }
   }
   {
-    const std::string beam = R"(
-subsection Problem
-  set Type = elastoplastic
-end
-subsection Mesh
-  set Geometry     = cantilever
-  set Lower corner = 0, 0, 0
-  set Upper corner = 100, 20, 20
-  set Subdivisions = 10, 2, 4
-end
-subsection Materials
-  set Young's modulus     = 200e3
-  set Poisson's ratio     = 0.3
-  set Yield stress        = 250
-  set Isotropic hardening = 5e3
-  set Kinematic hardening = 15e3
-end
-subsection Boundary conditions
-  set Dirichlet = 0: xyz = 0, 0, 0
-  set Traction  = 1: 0, 0, -16
-end
-)";
+    const std::string &beam = plastix_test::mixed_hardening_beam_prm;
     plastix::Parameters p;
     plastix::RunSummary summary;
     const bool          ok = run(beam + overrides("unload_beam", "0.6, 1, 0.3"), p, summary);
