@@ -396,6 +396,30 @@ namespace plastix
       };
 
       /**
+       * Call @p run with a default-constructed Apply<CellOperator, masked,
+       * atomic>, the compile-time variant that the run-time flags select.
+       */
+      template <template <typename, bool, bool> class Apply, typename CellOperator, typename Run>
+      void
+      with_element_by_element_variant(const bool masked, const bool atomic, Run &&run)
+      {
+        if (masked)
+          {
+            if (atomic)
+              run(Apply<CellOperator, true, true>{});
+            else
+              run(Apply<CellOperator, true, false>{});
+          }
+        else
+          {
+            if (atomic)
+              run(Apply<CellOperator, false, true>{});
+            else
+              run(Apply<CellOperator, false, false>{});
+          }
+      }
+
+      /**
        * dst = A src with the operator's strategy and the given cell operator.
        * With @p masked, constrained DoFs are treated as in
        * MechanicsOperator::apply() (unit rows included).
@@ -435,20 +459,8 @@ namespace plastix
                       else
                         launch_team("plastix::ebe_atomic_node", functor, 0, data.n_cells);
                     };
-                    if (colored)
-                      {
-                        if (masked)
-                          run(TeamElementByElementApply<CellOperator, true, false>{});
-                        else
-                          run(TeamElementByElementApply<CellOperator, false, false>{});
-                      }
-                    else
-                      {
-                        if (masked)
-                          run(TeamElementByElementApply<CellOperator, true, true>{});
-                        else
-                          run(TeamElementByElementApply<CellOperator, false, true>{});
-                      }
+                    with_element_by_element_variant<TeamElementByElementApply, CellOperator>(masked, !colored,
+                                                                                             run);
                     break;
                   }
                 auto run = [&](auto functor) {
@@ -469,20 +481,7 @@ namespace plastix
                   else
                     for_range("plastix::ebe_atomic", data.n_cells, functor);
                 };
-                if (colored)
-                  {
-                    if (masked)
-                      run(ElementByElementApply<CellOperator, true, false>{});
-                    else
-                      run(ElementByElementApply<CellOperator, false, false>{});
-                  }
-                else
-                  {
-                    if (masked)
-                      run(ElementByElementApply<CellOperator, true, true>{});
-                    else
-                      run(ElementByElementApply<CellOperator, false, true>{});
-                  }
+                with_element_by_element_variant<ElementByElementApply, CellOperator>(masked, !colored, run);
                 break;
               }
             case Strategy::dbd:
