@@ -75,6 +75,34 @@ namespace
     std::sort(t.begin(), t.end());
     return t[t.size() / 2];
   }
+  /** One operator configuration to time, with the names it was asked for by. */
+  struct Configuration
+  {
+    std::string      strategy, kernel;
+    OperatorSettings settings;
+  };
+
+  /** Every strategy x cell kernel x thread mapping asked for; DbD has one mapping (thread per node). */
+  std::vector<Configuration>
+  configurations(const std::vector<std::string> &strategies,
+                 const std::vector<std::string> &kernels,
+                 const std::vector<std::string> &mappings)
+  {
+    std::vector<Configuration> result;
+    for (const auto &strategy : strategies)
+      for (const auto &kernel : kernels)
+        for (const auto &mapping : mappings)
+          {
+            OperatorSettings settings;
+            settings.strategy       = parse_strategy(strategy);
+            settings.cell_kernel    = parse_cell_kernel(kernel);
+            settings.thread_mapping = parse_thread_mapping(mapping);
+            if (settings.strategy == Strategy::dbd && mapping != mappings.front())
+              continue;
+            result.push_back({strategy, kernel, settings});
+          }
+    return result;
+  }
 } // namespace
 
 int
@@ -156,16 +184,8 @@ main(int argc, char **argv)
                     << triad_s * 1e3 << " | | " << triad_gbs << " | 100 | | |\n";
 
           std::vector<double> reference;
-          for (const auto &strategy : strategies)
-            for (const auto &kernel : kernels)
-              for (const auto &mapping : mappings)
+          for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings))
               {
-                OperatorSettings settings;
-                settings.strategy       = parse_strategy(strategy);
-                settings.cell_kernel    = parse_cell_kernel(kernel);
-                settings.thread_mapping = parse_thread_mapping(mapping);
-                if (settings.strategy == Strategy::dbd && mapping != mappings.front())
-                  continue; // DbD has one mapping (thread per node)
                 MechanicsOperator op(mesh, settings);
                 const double      s = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
                 const auto        result = dst.to_host();
@@ -210,16 +230,8 @@ main(int argc, char **argv)
                 }
               const DeviceArray<double> u(host_u, "u");
               DeviceArray<double>       f_int(n_dofs, "f_int");
-              for (const auto &strategy : strategies)
-                for (const auto &kernel : kernels)
-                  for (const auto &mapping : mappings)
+              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings))
                     {
-                      OperatorSettings settings;
-                      settings.strategy       = parse_strategy(strategy);
-                      settings.cell_kernel    = parse_cell_kernel(kernel);
-                      settings.thread_mapping = parse_thread_mapping(mapping);
-                      if (settings.strategy == Strategy::dbd && mapping != mappings.front())
-                        continue;
                       MechanicsOperator op(plastic_mesh, settings);
                       PlasticityState   state(op);
                       StressUpdateStatistics statistics;
