@@ -42,24 +42,15 @@ run() {
     $MPIRUN "$ranks" "$APP" "$prm" >>"$log" 2>&1 || { ok=0; break; }
   done
   if [ $ok = 1 ]; then
-    python3 - "$label" "$ranks" "$log" <<'PYTHON' | tee -a "$OUT"
-import re, sys
+    PYTHONPATH=scripts python3 - "$label" "$ranks" "$log" <<'PYTHON' | tee -a "$OUT"
+import sys
+from summary_line import summaries
 label, ranks, log = sys.argv[1], sys.argv[2], sys.argv[3]
-rows = []
-for line in (l for l in open(log) if l.startswith("plastix: ")):
-    dofs = re.search(r"(\d+) DoFs", line).group(1)
-    stages = dict(re.findall(r"(\w+) ([0-9.e+-]+)", line.split("time [s]:")[1].split(", total")[0]))
-    total = float(line.split(", total ")[1])
-    m = re.search(r"(\d+) Newton iterations, (\d+) linear iterations", line)
-    if m:
-        iterations = "%s / %s" % (m.group(1), m.group(2))
-        solve = float(stages.get("newton", 0))
-    else:
-        iterations = re.search(r" (\d+) iterations", line).group(1)
-        solve = float(stages.get("solve", 0))
-    rows.append((solve, total, dofs, iterations))
-solve, total = min(r[0] for r in rows), min(r[1] for r in rows)
-print("| %s | %s | %s | %s | %.3g | %.3g |" % (label, rows[0][2], ranks, rows[0][3], solve, total))
+rows = summaries(log)
+first = rows[0]
+iterations = "%d / %d" % (first["newton"], first["linear"]) if first["newton"] is not None else str(first["linear"])
+print("| %s | %s | %s | %s | %.3g | %.3g |" % (label, first["dofs"], ranks, iterations,
+                                               min(r["solve"] for r in rows), min(r["total"] for r in rows)))
 PYTHON
   else
     local reason

@@ -35,24 +35,19 @@ for prm in "${files[@]}"; do
   start=$(date +%s.%N)
   if (cd "$WORK/run" && $MPIRUN "$RANKS" "$BUILD/plastix" "$REPO/$prm" >log 2>&1); then
     end=$(date +%s.%N)
-    python3 - "$name" "$RANKS" "$WORK/run/log" "$start" "$end" <<'PYTHON' | tee -a "$OUT"
-import re, sys
+    PYTHONPATH="$REPO/scripts" python3 - "$name" "$RANKS" "$WORK/run/log" "$start" "$end" <<'PYTHON' | tee -a "$OUT"
+import sys
+from summary_line import summaries
 name, ranks, log, start, end = sys.argv[1:6]
-line = [l for l in open(log) if l.startswith("plastix: ")][-1]
-backend = line.split(", ")[1]
-dofs = re.search(r"(\d+) DoFs", line).group(1)
-stages = dict(re.findall(r"(\w+) ([0-9.e+-]+)", line.split("time [s]:")[1].split(", total")[0]))
-total = float(line.split(", total ")[1])
-m = re.search(r"(\d+) load steps \((\d+) cuts\), (\d+) Newton iterations, (\d+) linear iterations", line)
-if m:
-    steps, its = "%s (%s)" % (m.group(1), m.group(2)), "%s / %s" % (m.group(3), m.group(4))
-    solve = stages.get("newton", "")
+r = summaries(log)[-1]
+stage = lambda key: "%.4g" % r["stages"][key] if key in r["stages"] else ""
+if r["newton"] is not None:
+    steps, its = "%d (%d)" % (r["steps"], r["cuts"]), "%d / %d" % (r["newton"], r["linear"])
 else:
-    steps, its = "elastic", "- / " + re.search(r" (\d+) iterations", line).group(1)
-    solve = stages.get("solve", "")
-print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.3g | %.3g |" % (
-    name, ranks, backend, dofs, steps, its, stages.get("mesh", ""), stages.get("setup", ""), solve,
-    stages.get("output", ""), total, float(end) - float(start)))
+    steps, its = "elastic", "- / %d" % r["linear"]
+print("| %s | %s | %s | %d | %s | %s | %s | %s | %.4g | %s | %.3g | %.3g |" % (
+    name, ranks, r["backend"], r["dofs"], steps, its, stage("mesh"), stage("setup"), r["solve"], stage("output"),
+    r["total"], float(end) - float(start)))
 PYTHON
     if [ -n "$PLOTS" ]; then
       mkdir -p "$PLOTS"
