@@ -110,6 +110,17 @@ namespace plastix
       return internal::on_device;
     }
 
+    std::size_t
+    device_memory_available()
+    {
+#if defined(KOKKOS_ENABLE_CUDA)
+      std::size_t free_bytes = 0, total_bytes = 0;
+      if (cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess)
+        return free_bytes;
+#endif
+      return 0;
+    }
+
     void
     fence()
     {

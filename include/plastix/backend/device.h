@@ -54,6 +54,13 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT bool
     device_memory_is_separate();
 
+    /**
+     * Free memory of the device in bytes where it has memory of its own (a
+     * GPU); 0 where the kernels use host memory. Needs no initialize().
+     */
+    PLASTIX_BACKEND_EXPORT std::size_t
+    device_memory_available();
+
     /** Wait until all kernels issued so far have finished. */
     PLASTIX_BACKEND_EXPORT void
     fence();

@@ -87,6 +87,24 @@ namespace plastix
       void
       cell_averages(double *host_out) const;
 
+      /** Values of the history of one cell: 13 fields (plastic strain 6, equivalent plastic strain, back stress 6) x 8 Gauss points. */
+      static constexpr unsigned int history_values_per_cell = 13 * 8;
+
+      /**
+       * Copy the committed history to @p host_out: history_values_per_cell
+       * values per cell in the operator's cell order, value field * 8 + q
+       * of cell c at c * history_values_per_cell + field * 8 + q.
+       */
+      void
+      get_committed_history(double *host_out) const;
+
+      /**
+       * Set the committed and the trial history from @p host_in (layout of
+       * get_committed_history()), e.g. when a run continues from a checkpoint.
+       */
+      void
+      set_committed_history(const double *host_in);
+
       /** Number of Gauss points whose committed equivalent plastic strain is positive. */
       std::size_t
       n_yielded_points() const;
