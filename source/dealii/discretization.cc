@@ -1,8 +1,6 @@
 // Mesh, DoFs, constraints, operator and output shared by the drivers.
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
-#include <deal.II/numerics/data_component_interpretation.h>
-#include <deal.II/numerics/data_out.h>
 
 #include <plastix/dealii/discretization.h>
 #include <plastix/dealii/loads.h>
@@ -69,32 +67,8 @@ namespace plastix
                             const std::string  &base_name,
                             const unsigned int  counter) const
   {
-    const auto                          host     = to_host(u);
-    const unsigned int                  n_active = triangulation.n_active_cells();
-    std::vector<dealii::Vector<double>> fields(cell_fields.size() + 2, dealii::Vector<double>(n_active));
-    const double rank = dealii::Utilities::MPI::this_mpi_process(communicator);
-    unsigned int k    = 0;
-    for (const auto &cell : triangulation.active_cell_iterators())
-      {
-        if (!cell->is_locally_owned())
-          continue;
-        const unsigned int i = cell->active_cell_index();
-        for (unsigned int f = 0; f < cell_fields.size(); ++f)
-          fields[f][i] = cell_fields[f].second[k];
-        fields[cell_fields.size()][i]     = cell->material_id();
-        fields[cell_fields.size() + 1][i] = rank;
-        ++k;
-      }
-    dealii::DataOut<3> data_out;
-    data_out.attach_dof_handler(dof_handler);
-    data_out.add_data_vector(host, std::vector<std::string>(3, "displacement"), dealii::DataOut<3>::type_dof_data,
-                             std::vector<dealii::DataComponentInterpretation::DataComponentInterpretation>(
-                               3, dealii::DataComponentInterpretation::component_is_part_of_vector));
-    for (unsigned int f = 0; f < cell_fields.size(); ++f)
-      data_out.add_data_vector(fields[f], cell_fields[f].first, dealii::DataOut<3>::type_cell_data);
-    data_out.add_data_vector(fields[cell_fields.size()], "material_id", dealii::DataOut<3>::type_cell_data);
-    data_out.add_data_vector(fields[cell_fields.size() + 1], "rank", dealii::DataOut<3>::type_cell_data);
-    data_out.build_patches();
-    return output.write_vtu(data_out, base_name, counter);
+    // Own writer: deal.II 9.4's DataOut writes cell data as point data of per-cell patches.
+    return write_vtu_with_cell_data(output.staged_directory(), dof_handler, to_host(u), cell_fields, base_name,
+                                    counter, communicator);
   }
 } // namespace plastix

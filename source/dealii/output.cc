@@ -46,17 +46,15 @@ namespace plastix
   }
 
   std::string
-  StagedOutput::write_vtu(const dealii::DataOut<3> &data_out,
-                          const std::string        &base_name,
-                          const unsigned int        counter)
-  {
-    return data_out.write_vtu_with_pvtu_record(staging_ + "/", base_name, counter, communicator, 4);
-  }
-
-  std::string
   StagedOutput::staged_path(const std::string &file_name) const
   {
     return (fs::path(staging_) / file_name).string();
+  }
+
+  std::string
+  StagedOutput::staged_directory() const
+  {
+    return staging_;
   }
 
   void

@@ -26,6 +26,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -68,10 +69,12 @@ namespace
   }
 
   /**
-   * The values of a binary, zlib-compressed DataArray of a deal.II VTU file
-   * (header: base64 of UInt32 {blocks, block size, last block size,
-   * compressed sizes...}, then base64 of the compressed blocks). @p name
-   * empty means the point coordinates.
+   * The values of a binary, zlib-compressed DataArray of a plastix VTU file
+   * (header: base64 of UInt32 {blocks, block size, last block size (0: full),
+   * compressed sizes...}, then base64 of the compressed blocks; VTK's
+   * vtkZLibDataCompressor encoding), as doubles whatever the stored type
+   * (Float64, Float32, Int32, Int64, UInt8). @p name empty means the point
+   * coordinates.
    */
   std::vector<double>
   read_vtu_array(const std::string &vtu, const std::string &name)
@@ -83,13 +86,19 @@ namespace
       start = vtu.find("Name=\"" + name + "\"");
     if (start == std::string::npos)
       throw std::runtime_error("VTU: no array " + name);
-    const bool        float64 = vtu.substr(vtu.rfind("<DataArray", start), 60).find("Float64") != std::string::npos;
-    const std::size_t begin   = vtu.find('>', start) + 1;
-    const std::size_t end     = vtu.find("</DataArray>", begin);
+    const std::size_t tag_begin = vtu.rfind("<DataArray", start);
+    const std::string tag       = vtu.substr(tag_begin, vtu.find('>', tag_begin) - tag_begin);
+    const std::size_t type_at   = tag.find("type=\"");
+    const std::string type =
+      type_at == std::string::npos ? "" : tag.substr(type_at + 6, tag.find('"', type_at + 6) - type_at - 6);
+    const std::size_t begin = vtu.find('>', start) + 1;
+    const std::size_t end   = vtu.find("</DataArray>", begin);
     std::string       text;
     for (std::size_t i = begin; i < end; ++i)
       if (!std::isspace(static_cast<unsigned char>(vtu[i])))
         text.push_back(vtu[i]);
+    if (text.empty()) // an empty array (a piece without cells)
+      return {};
     // The header: first its fixed part (3 words + 1 compressed size = 24 base64 characters).
     const auto          first  = base64_decode(text.substr(0, 24));
     const std::uint32_t blocks = *reinterpret_cast<const std::uint32_t *>(first.data());
@@ -109,16 +118,35 @@ namespace
         offset += words[3 + b];
       }
     std::vector<double> values;
-    if (float64)
-      for (std::size_t i = 0; i + 8 <= raw.size(); i += 8)
-        values.push_back(*reinterpret_cast<const double *>(raw.data() + i));
+    auto                convert = [&](auto zero) {
+      using T = decltype(zero);
+      for (std::size_t i = 0; i + sizeof(T) <= raw.size(); i += sizeof(T))
+        {
+          T value;
+          std::memcpy(&value, raw.data() + i, sizeof(T));
+          values.push_back(static_cast<double>(value));
+        }
+    };
+    if (type == "Float64")
+      convert(double());
+    else if (type == "Float32")
+      convert(float());
+    else if (type == "Int32")
+      convert(std::int32_t());
+    else if (type == "Int64")
+      convert(std::int64_t());
+    else if (type == "UInt8")
+      convert(std::uint8_t());
     else
-      for (std::size_t i = 0; i + 4 <= raw.size(); i += 4)
-        values.push_back(*reinterpret_cast<const float *>(raw.data() + i));
+      throw std::runtime_error("VTU: unexpected type '" + type + "' of array " + name);
     return values;
   }
 
-  /** Cell centres and a cell field from the pieces of a PVTU record (8 patch points per cell). */
+  /**
+   * Cell centres (the mean of the cell's points, from the shared points and
+   * the connectivity) and a cell field (<CellData>, one value per cell) from
+   * the pieces of a PVTU record.
+   */
   void
   read_cells(const std::string &directory, const std::string &pvtu, const std::string &field,
              std::vector<Point<3>> &centres, std::vector<double> &values)
@@ -127,19 +155,30 @@ namespace
     for (std::size_t pos = record.find("<Piece Source=\""); pos != std::string::npos;
          pos              = record.find("<Piece Source=\"", pos + 1))
       {
-        const std::size_t   begin = pos + 15;
-        const std::string   piece = record.substr(begin, record.find('"', begin) - begin);
-        const std::string   vtu   = plastix_test::read_text(directory + "/" + piece);
-        const auto          xyz   = read_vtu_array(vtu, "");
-        const auto          f     = read_vtu_array(vtu, field);
-        for (std::size_t c = 0; 8 * (c + 1) <= f.size(); ++c)
+        const std::size_t begin        = pos + 15;
+        const std::string piece        = record.substr(begin, record.find('"', begin) - begin);
+        const std::string vtu          = plastix_test::read_text(directory + "/" + piece);
+        const std::size_t cell_data    = vtu.find("<CellData");
+        const auto        xyz          = read_vtu_array(vtu, "");
+        const auto        connectivity = read_vtu_array(vtu, "connectivity");
+        const auto        offsets      = read_vtu_array(vtu, "offsets");
+        if (cell_data == std::string::npos ||
+            vtu.find("Name=\"" + field + "\"", cell_data) > vtu.find("</CellData>", cell_data))
+          throw std::runtime_error("VTU: " + field + " is no cell data in " + piece);
+        const auto f = read_vtu_array(vtu.substr(cell_data), field);
+        if (f.size() != offsets.size())
+          throw std::runtime_error("VTU: " + std::to_string(f.size()) + " values of " + field + " for " +
+                                   std::to_string(offsets.size()) + " cells in " + piece);
+        for (std::size_t c = 0; c < offsets.size(); ++c)
           {
-            Point<3> centre;
-            for (unsigned int v = 0; v < 8; ++v)
+            const auto first = c == 0 ? std::size_t(0) : static_cast<std::size_t>(offsets[c - 1]);
+            const auto last  = static_cast<std::size_t>(offsets[c]);
+            Point<3>   centre;
+            for (std::size_t k = first; k < last; ++k)
               for (unsigned int d = 0; d < 3; ++d)
-                centre[d] += xyz[3 * (8 * c + v) + d] / 8.;
+                centre[d] += xyz[3 * static_cast<std::size_t>(connectivity[k]) + d] / static_cast<double>(last - first);
             centres.push_back(centre);
-            values.push_back(f[8 * c]);
+            values.push_back(f[c]);
           }
       }
   }

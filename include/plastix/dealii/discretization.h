@@ -13,6 +13,7 @@
 #include <plastix/dealii/mechanics_operator.h>
 #include <plastix/dealii/output.h>
 #include <plastix/dealii/parameters.h>
+#include <plastix/dealii/vtu_writer.h>
 
 #include <string>
 #include <utility>
@@ -20,9 +21,6 @@
 
 namespace plastix
 {
-  /** Values per locally owned cell (in the order of the locally owned active cells), by name. */
-  using CellFields = std::vector<std::pair<std::string, std::vector<double>>>;
-
   /**
    * Mesh, FESystem(FE_Q(1),3) DoFs, Dirichlet constraints (load factor 1),
    * material table, device operator and external force (load factor 1) of a

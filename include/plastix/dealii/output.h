@@ -4,7 +4,6 @@
 #define PLASTIX_DEALII_OUTPUT_H
 
 #include <deal.II/base/mpi.h>
-#include <deal.II/numerics/data_out.h>
 
 #include <string>
 #include <vector>
@@ -32,18 +31,19 @@ namespace plastix
     operator=(const StagedOutput &) = delete;
 
     /**
-     * Write @p data_out as VTU (one per rank) plus a PVTU record, named
-     * base_name_<counter>.<...>; returns the PVTU file name (collective).
-     */
-    std::string
-    write_vtu(const dealii::DataOut<3> &data_out, const std::string &base_name, unsigned int counter);
-
-    /**
      * Path in the staging folder at which rank 0 may write @p file_name
      * itself (e.g. a PNG); it is moved into place by the next commit().
      */
     std::string
     staged_path(const std::string &file_name) const;
+
+    /**
+     * The staging folder (the same path on every rank), in which writers that
+     * produce their own files (e.g. write_vtu_with_cell_data()) put them; they
+     * are moved into place by the next commit().
+     */
+    std::string
+    staged_directory() const;
 
     /** Write a text file (rank 0's @p content; collective). */
     void
