@@ -3,8 +3,11 @@
 #include <deal.II/fe/fe_q.h>
 
 #include <plastix/dealii/discretization.h>
+#include <plastix/dealii/input_checks.h>
 #include <plastix/dealii/loads.h>
 #include <plastix/dealii/mesh_generation.h>
+
+#include <filesystem>
 
 namespace plastix
 {
@@ -31,12 +34,37 @@ namespace plastix
   }
 
   void
+  Discretization::load_mesh(const std::string &file)
+  {
+    plastix::load_mesh(parameters.mesh, triangulation, file);
+  }
+
+  std::string
+  Discretization::checkpoint_parameter_text() const
+  {
+    std::string text = parameters.file_text;
+    if (parameters.mesh.geometry == "file")
+      text += "\nsubsection Mesh\n  set File = " + std::filesystem::absolute(parameters.mesh.file).string() +
+              "\nend\n";
+    return text;
+  }
+
+  void
   Discretization::setup()
   {
+    check_mesh_ids(parameters, triangulation);
     dof_handler.distribute_dofs(fe);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
+    check_rigid_body_motions(dof_handler, constraints);
     materials = make_material_table(dof_handler, parameters.materials);
-    op.reinit(dof_handler, constraints, materials, parameters.op.get_additional_data());
+    try
+      {
+        op.reinit(dof_handler, constraints, materials, parameters.op.get_additional_data());
+      }
+    catch (const std::invalid_argument &error)
+      {
+        throw InputError(parameters.mesh.geometry == "file" ? "Mesh/File" : "Mesh/Distortion", error.what());
+      }
   }
 
   void

@@ -1,4 +1,5 @@
 // Static linear elasticity: mesh -> operator -> solve -> output.
+#include <plastix/dealii/checkpoint.h>
 #include <plastix/dealii/discretization.h>
 #include <plastix/dealii/elastic_problem.h>
 #include <plastix/dealii/linear_solver.h>
@@ -6,6 +7,7 @@
 
 #include "driver_tools.h"
 
+#include <cmath>
 #include <filesystem>
 
 namespace plastix
@@ -65,6 +67,8 @@ namespace plastix
     d.make_mesh();
     summary.n_cells = d.triangulation.n_global_active_cells();
     timer.stop("mesh");
+    if (interrupt_requested(communicator))
+      throw Interrupted("while the mesh was built; nothing was solved");
 
     timer.start();
     d.setup();
@@ -84,14 +88,21 @@ namespace plastix
     solver.initialize(d);
     d.op.set_constrained_values(solution);
     const SolverStatistics statistics = solver.solve(solution, rhs);
+    // Exactly the prescribed values, whatever the solver's tolerance.
+    d.op.set_constrained_values(solution);
     summary.solver                    = solver.name();
     summary.linear_iterations         = statistics.iterations;
     summary.final_residual            = statistics.final_residual;
     summary.relative_residual         = statistics.final_residual / std::max(rhs.l2_norm(), 1e-300);
     timer.stop("solve");
 
+    if (interrupt_requested(communicator))
+      throw Interrupted("during the solve; nothing was written");
+
     timer.start();
     summary.max_displacement = internal::max_nodal_displacement(solution);
+    if (!std::isfinite(summary.max_displacement) || !std::isfinite(summary.final_residual))
+      throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
     if (parameters.output.write_vtu)
       summary.output_file = (std::filesystem::path(parameters.output.directory) /
                              d.write_vtu(output, solution, elastic_cell_fields(d, solution),

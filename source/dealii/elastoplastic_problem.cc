@@ -4,6 +4,7 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/grid/grid_tools.h>
 
+#include <plastix/dealii/checkpoint.h>
 #include <plastix/dealii/discretization.h>
 #include <plastix/dealii/elastic_problem.h>
 #include <plastix/dealii/linear_solver.h>
@@ -14,6 +15,7 @@
 #include "driver_tools.h"
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
@@ -69,13 +71,32 @@ namespace plastix
             dofs = dofs & d.dof_handler.locally_owned_dofs();
             reaction_dofs.push_back(dofs);
           }
-        header = "step,load_factor,newton_iterations,linear_iterations,plastic_points";
-        for (const auto &point : p.points)
-          for (const char *c : {"ux", "uy", "uz"})
-            header += "," + point.name + "_" + c;
-        for (const auto id : p.reaction_ids)
-          for (const char *c : {"x", "y", "z"})
-            header += ",R" + std::to_string(id) + "_" + c;
+        for (const auto &name : p.csv_columns())
+          header += (header.empty() ? "" : ",") + name;
+      }
+
+      /** Continue the rows of a checkpoint. */
+      void
+      restore(const LoadSteppingState &state)
+      {
+        rows = state.monitor_rows;
+        load_factors.clear();
+        columns.clear();
+        for (const auto &[lambda, values] : state.monitor_values)
+          {
+            load_factors.push_back(lambda);
+            columns.push_back(values);
+          }
+      }
+
+      /** The rows so far, for a checkpoint. */
+      void
+      save(LoadSteppingState &state) const
+      {
+        state.monitor_rows = rows;
+        state.monitor_values.clear();
+        for (std::size_t i = 0; i < rows.size(); ++i)
+          state.monitor_values.emplace_back(load_factors[i], columns[i]);
       }
 
       /** Append the row of a converged step. */
@@ -106,7 +127,7 @@ namespace plastix
           }
         MPI_Allreduce(MPI_IN_PLACE, values.data(), values.size(), MPI_DOUBLE, MPI_SUM, d.communicator);
         std::ostringstream row;
-        row << std::setprecision(10) << step << ',' << load_factor << ',' << newton_iterations << ','
+        row << std::setprecision(15) << step << ',' << load_factor << ',' << newton_iterations << ','
             << linear_iterations << ',' << plastic_points;
         for (const double v : values)
           row << ',' << v;
@@ -233,7 +254,12 @@ namespace plastix
             du = 0.;
             const double rhs_norm = residual.l2_norm();
             result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+            // The lifting assumed du = (lambda_new - lambda_old) g on the
+            // prescribed DoFs; an inexact solve only approaches that, so it is
+            // set exactly (the prescribed values hold in every iteration).
+            d.op.set_constrained_values(du, lambda_new - lambda_old);
             u.add(1., du);
+            d.op.set_constrained_values(u, lambda_new);
             if (reversal)
               {
                 state.use_tangent(true);
@@ -243,6 +269,8 @@ namespace plastix
             double first_residual = 0, previous_residual = 0;
             for (unsigned int k = 1; k <= np.max_iterations; ++k)
               {
+                if (interrupt_requested(d.communicator))
+                  throw Interrupted("during load step " + std::to_string(step_number));
                 result.plastic = state.update(u, f_int);
                 double residual_norm, reference;
                 compute_residual(lambda_new, residual_norm, reference);
@@ -287,6 +315,8 @@ namespace plastix
                 linear_solver.initialize(d, false);
                 du = 0.;
                 result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
+                // Corrections leave the prescribed values as they are.
+                d.op.set_constrained_zero(du);
                 u.add(1., du);
               }
             result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
@@ -337,6 +367,12 @@ namespace plastix
     }
   } // namespace
 
+  void
+  ElastoplasticProblem::set_restart(const std::string &directory)
+  {
+    restart_directory = directory;
+  }
+
   RunSummary
   ElastoplasticProblem::run()
   {
@@ -345,14 +381,20 @@ namespace plastix
     summary.device  = Runtime::execution_space();
     StageTimer timer(communicator, summary);
     const bool root = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;
+    const bool restart = !restart_directory.empty();
 
     StagedOutput   output(parameters.output.directory, communicator);
     Discretization d(parameters, communicator);
 
     timer.start();
-    d.make_mesh();
+    if (restart)
+      d.load_mesh(checkpoint_mesh_file(restart_directory));
+    else
+      d.make_mesh();
     summary.n_cells = d.triangulation.n_global_active_cells();
     timer.stop("mesh");
+    if (interrupt_requested(communicator))
+      throw Interrupted("while the mesh was built; nothing was solved");
 
     timer.start();
     d.setup();
@@ -365,99 +407,215 @@ namespace plastix
     summary.solver = newton.linear_solver.name();
     // The tangent and f_int of the initial (stress-free) state.
     state.update(newton.u, newton.f_int);
+
+    // Where the load stepping starts: load factor 0, or a checkpoint.
+    LoadSteppingState start;
+    std::vector<std::pair<double, std::string>> pvd;
+    if (restart)
+      {
+        // A preconditioner reused for the whole run is built for the
+        // elastic operator, as in the uninterrupted run.
+        if (parameters.solver.reuse_preconditioner == "always")
+          newton.linear_solver.initialize(d, true);
+        dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
+        std::vector<double>                                history;
+        read_checkpoint_data(d.triangulation, d.dof_handler, u_host, history,
+                             backend::PlasticityState::history_values_per_cell);
+        start = read_load_stepping_state(restart_directory);
+        if (start.target_index > parameters.load_stepping.load_factors.size() ||
+            start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
+          throw InputError("--restart", "the load-stepping state of '" + restart_directory +
+                                          "' does not fit its parameter file");
+        // The checkpoint holds the history before its last step and the
+        // displacement after it: the stress update and commit repeat that
+        // step's last ones, so the run continues exactly as it would have.
+        newton.u.copy_from_host(u_host);
+        state.set_committed_history(history);
+        state.update(newton.u, newton.f_int);
+        state.commit();
+        newton.lambda_previous = start.lambda_previous;
+        newton.force_scale     = start.force_scale;
+        monitor.restore(start);
+        pvd                        = start.pvd;
+        summary.newton_iterations = start.newton_iterations;
+        summary.linear_iterations = start.linear_iterations;
+        summary.n_cuts            = start.n_cuts;
+        if (root)
+          std::cout << "continuing from the checkpoint of load step " << start.step << " (load factor "
+                    << start.lambda << ") in " << restart_directory << std::endl;
+      }
     timer.stop("setup");
     // The bounding box, not GridTools::diameter: that compares all pairs of
     // boundary vertices, which takes minutes on meshes of millions of cells.
     const auto   box       = dealii::GridTools::compute_bounding_box(d.triangulation);
     const double mesh_size = box.get_boundary_points().first.distance(box.get_boundary_points().second);
-    if (root)
+    if (root && !restart)
       for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
         if (monitor.point_distance[i] > 1e-8 * mesh_size)
           std::cout << "  monitor point '" << parameters.monitor.points[i].name << "' is "
                     << monitor.point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
 
-    std::vector<std::pair<double, std::string>> pvd;
-    double                                      lambda = 0;
-    unsigned int                                step   = 0;
-    DeviceVector                                u_start;
-    for (const double target : parameters.load_stepping.load_factors)
+    const std::string checkpoint = checkpoint_directory(parameters.output.directory);
+    const auto       &targets    = parameters.load_stepping.load_factors;
+    double            lambda     = start.lambda;
+    unsigned int      step       = start.step;
+    unsigned int      steps_this_run = 0;
+    unsigned int      checkpoint_step = restart ? start.step : 0;
+    bool              stopped_early   = false;
+    DeviceVector      u_start;
+    try
       {
-        double       increment = target - lambda;
-        unsigned int cuts      = 0;
-        while (lambda != target)
+        for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
+             ++target_index)
           {
-            const double lambda_new = std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target :
-                                                                                                     lambda + increment;
-            timer.start();
-            u_start = newton.u;
-            const NewtonResult result = newton.step(lambda, lambda_new, step + 1, root);
-            summary.newton_iterations += result.iterations;
-            summary.linear_iterations += result.linear_iterations;
-            timer.stop("newton");
-            if (!result.converged)
+            const double target    = targets[target_index];
+            double       increment = target - lambda;
+            unsigned int cuts      = 0;
+            while (lambda != target)
               {
-                // Back to the converged state; try half the increment.
-                newton.u = u_start;
-                state.reset_trial();
-                state.update(newton.u, newton.f_int);
-                ++cuts;
-                ++summary.n_cuts;
-                increment /= 2;
-                if (root)
-                  std::cout << "  step to load factor " << lambda_new << " failed (" << result.failure
-                            << "); retrying with increment " << increment << std::endl;
-                if (cuts > parameters.load_stepping.max_cuts ||
-                    std::abs(increment) < parameters.load_stepping.minimum_increment)
+                if (interrupt_requested(communicator))
+                  throw Interrupted("before load step " + std::to_string(step + 1));
+                const double lambda_new =
+                  std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target : lambda + increment;
+                timer.start();
+                u_start                   = newton.u;
+                const NewtonResult result = newton.step(lambda, lambda_new, step + 1, root);
+                summary.newton_iterations += result.iterations;
+                summary.linear_iterations += result.linear_iterations;
+                timer.stop("newton");
+                if (!result.converged)
                   {
-                    std::ostringstream message;
-                    message << "Newton iteration failed at load factor " << lambda_new << " (last converged "
-                            << lambda << ") after " << cuts << " step cuts: " << result.failure
-                            << "; last relative residual " << result.relative_residual
-                            << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
-                               "'Load stepping/Number of steps'";
-                    throw SolverError(message.str());
+                    // Back to the converged state; try half the increment.
+                    newton.u = u_start;
+                    state.reset_trial();
+                    state.update(newton.u, newton.f_int);
+                    ++cuts;
+                    ++summary.n_cuts;
+                    increment /= 2;
+                    if (root)
+                      std::cout << "  step to load factor " << lambda_new << " failed (" << result.failure
+                                << "); retrying with increment " << increment << std::endl;
+                    if (cuts > parameters.load_stepping.max_cuts ||
+                        std::abs(increment) < parameters.load_stepping.minimum_increment)
+                      {
+                        std::ostringstream message;
+                        message << "Newton iteration failed at load factor " << lambda_new << " (last converged "
+                                << lambda << ") after " << cuts << " step cuts: " << result.failure
+                                << "; last relative residual " << result.relative_residual
+                                << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
+                                   "'Load stepping/Number of steps'";
+                        throw SolverError(message.str());
+                      }
+                    continue;
                   }
-                continue;
-              }
-            state.commit();
-            newton.accept(lambda, result.reference);
-            lambda = lambda_new;
-            ++step;
-            summary.final_residual    = result.residual;
-            summary.relative_residual = result.relative_residual;
+                ++steps_this_run;
+                const bool last_step = target_index + 1 == targets.size() && lambda_new == target;
+                const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
+                                       steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
+                // No checkpoint after the last step: the run is complete.
+                const unsigned int interval = parameters.output.checkpoint_interval;
+                const bool write_checkpoint_now =
+                  interval > 0 && !last_step && ((step + 1) % interval == 0 || stop_here);
+                // A checkpoint holds the history before this step (the
+                // restart repeats the step's last stress update).
+                std::vector<double> history_before;
+                if (write_checkpoint_now)
+                  history_before = state.committed_history();
+                state.commit();
+                newton.accept(lambda, result.reference);
+                lambda = lambda_new;
+                ++step;
+                summary.final_residual    = result.residual;
+                summary.relative_residual = result.relative_residual;
 
-            timer.start();
-            const auto u_host = d.to_host(newton.u);
-            monitor.record(step, lambda, result.iterations, result.linear_iterations,
-                           result.plastic.n_plastic_points, u_host, newton.f_int);
-            if (parameters.output.write_vtu)
-              {
-                const std::string pvtu = d.write_vtu(output, newton.u, plastic_cell_fields(state),
-                                                     parameters.output.base_name, step);
-                pvd.emplace_back(lambda, pvtu);
-                std::ostringstream pvd_text;
-                dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
-                output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
-                summary.output_file = (std::filesystem::path(parameters.output.directory) / pvtu).string();
+                timer.start();
+                const auto u_host = d.to_host(newton.u);
+                monitor.record(step, lambda, result.iterations, result.linear_iterations,
+                               result.plastic.n_plastic_points, u_host, newton.f_int);
+                if (parameters.output.write_vtu)
+                  {
+                    const std::string pvtu = d.write_vtu(output, newton.u, plastic_cell_fields(state),
+                                                         parameters.output.base_name, step);
+                    pvd.emplace_back(lambda, pvtu);
+                    std::ostringstream pvd_text;
+                    dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
+                    output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
+                  }
+                output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+                if (parameters.monitor.write_plot && root)
+                  monitor.plot(output.staged_path(parameters.output.base_name + ".png"));
+                // Each converged step's files are complete: publish them.
+                output.commit();
+                timer.stop("output");
+                if (write_checkpoint_now)
+                  {
+                    timer.start();
+                    LoadSteppingState now;
+                    now.step              = step;
+                    now.target_index      = lambda == target ? target_index + 1 : target_index;
+                    now.lambda            = lambda;
+                    now.lambda_previous   = newton.lambda_previous;
+                    now.force_scale       = newton.force_scale;
+                    now.newton_iterations = summary.newton_iterations;
+                    now.linear_iterations = summary.linear_iterations;
+                    now.n_cuts            = summary.n_cuts;
+                    now.pvd               = pvd;
+                    monitor.save(now);
+                    write_checkpoint(checkpoint, d.checkpoint_parameter_text(), d.triangulation, d.dof_handler,
+                                     u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
+                    checkpoint_step = step;
+                    timer.stop("checkpoint");
+                  }
+                if (root)
+                  std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
+                            << " Newton iterations, " << result.linear_iterations << " linear iterations, "
+                            << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+                increment = target - lambda;
+                if (stop_here)
+                  {
+                    stopped_early = true;
+                    break;
+                  }
               }
-            output.write_text(parameters.output.base_name + ".csv", monitor.csv());
-            if (parameters.monitor.write_plot && root)
-              monitor.plot(output.staged_path(parameters.output.base_name + ".png"));
-            // Each converged step's files are complete: publish them.
-            output.commit();
-            timer.stop("output");
-            if (root)
-              std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
-                        << " Newton iterations, " << result.linear_iterations << " linear iterations, "
-                        << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
-            increment = target - lambda;
           }
+      }
+    catch (const Interrupted &where)
+      {
+        const int         signal = caught_signal();
+        const std::string name   = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
+        std::string       message = "interrupted by " + name + " " + where.what() + "; ";
+        if (checkpoint_step > 0)
+          message += "the checkpoint of load step " + std::to_string(checkpoint_step) +
+                     " continues the run: plastix --restart " + checkpoint;
+        else
+          message += "no checkpoint was written (Output/Checkpoint interval)";
+        throw Interrupted(message);
       }
     summary.n_steps          = step;
     summary.yielded_points   = state.n_yielded_points();
     summary.max_displacement = internal::max_nodal_displacement(newton.u);
+    if (parameters.output.write_vtu && !pvd.empty())
+      summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
+    if (!std::isfinite(summary.max_displacement))
+      throw SolverError("the displacement is not finite");
     internal::append_summary(output, parameters.output, summary.line());
     output.commit();
+    if (stopped_early)
+      {
+        if (root)
+          std::cout << "stopped after " << steps_this_run << " load steps of this run ('Load stepping/Steps per run'); "
+                    << (checkpoint_step == step ? "continue with: plastix --restart " + checkpoint :
+                                                  std::string("no checkpoint was written"))
+                    << std::endl;
+      }
+    else if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      {
+        // The run is complete: its checkpoint is no longer needed.
+        std::error_code ec;
+        std::filesystem::remove_all(checkpoint, ec);
+        std::filesystem::remove_all(checkpoint + ".old", ec);
+        std::filesystem::remove_all(checkpoint + ".new", ec);
+      }
     return summary;
   }
 } // namespace plastix

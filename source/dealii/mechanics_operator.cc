@@ -226,7 +226,19 @@ namespace plastix
     settings.strategy    = additional_data.strategy;
     settings.cell_kernel = additional_data.cell_kernel;
     settings.thread_mapping = additional_data.thread_mapping;
-    device_operator      = std::make_unique<backend::MechanicsOperator>(mesh, settings);
+    // A bad cell on one rank must stop every rank (no rank left waiting).
+    std::string error;
+    try
+      {
+        device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings);
+      }
+    catch (const std::invalid_argument &e)
+      {
+        error = e.what();
+      }
+    for (const auto &message : dealii::Utilities::MPI::all_gather(partitioner->get_mpi_communicator(), error))
+      if (!message.empty())
+        throw std::invalid_argument(message);
     cached_diagonal.reset();
     temporary.reinit(partitioner);
   }

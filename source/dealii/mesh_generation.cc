@@ -1,5 +1,6 @@
 // Generated geometries and mesh files.
 #include <deal.II/base/exceptions.h>
+#include <deal.II/distributed/tria.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_in.h>
 #include <deal.II/grid/grid_tools.h>
@@ -201,21 +202,67 @@ namespace plastix
         {
           std::ostringstream message;
           error.print_info(message);
-          throw InputError("Mesh/File", "cannot read '" + p.file + "': " + message.str());
+          throw InputError("Mesh/File", "cannot read '" + p.file + "': " + one_line(message.str()));
         }
       catch (const std::exception &error)
         {
-          throw InputError("Mesh/File", "cannot read '" + p.file + "': " + error.what());
+          throw InputError("Mesh/File", "cannot read '" + p.file + "': " + one_line(error.what()));
         }
       if (triangulation.n_cells() == 0)
         throw InputError("Mesh/File", "'" + p.file + "' contains no hexahedra");
       if (p.scale != 1.)
         dealii::GridTools::scale(p.scale, triangulation);
+      // deal.II turns mirrored cells around; cells it cannot repair
+      // (tangled, flat) have a non-positive Jacobian at a corner: the
+      // determinant of the three edges leaving each vertex, oriented along
+      // the reference axes (vertex i + 2 j + 4 k of a deal.II hexahedron).
+      unsigned int n_bad = 0;
+      for (const auto &cell : triangulation.cell_iterators())
+        {
+          const double size = cell->diameter();
+          bool         bad  = false;
+          for (unsigned int v = 0; v < 8 && !bad; ++v)
+            {
+              dealii::Tensor<2, 3> jacobian;
+              for (unsigned int d = 0; d < 3; ++d)
+                {
+                  const unsigned int bit  = 1u << d;
+                  const double       sign = (v & bit) ? -1. : 1.;
+                  const auto         edge = sign * (cell->vertex(v ^ bit) - cell->vertex(v));
+                  for (unsigned int e = 0; e < 3; ++e)
+                    jacobian[e][d] = edge[e];
+                }
+              bad = !(dealii::determinant(jacobian) > 1e-12 * size * size * size);
+            }
+          n_bad += bad;
+        }
+      if (n_bad > 0)
+        throw InputError("Mesh/File", "'" + p.file + "': " + std::to_string(n_bad) +
+                                        " hexahedra are tangled or flat (a non-positive Jacobian at a corner)");
     }
   } // namespace
 
   void
   create_mesh(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
+  {
+    create_coarse_mesh(p, triangulation);
+    triangulation.refine_global(p.global_refinements);
+    if (p.distortion > 0)
+      distort_vertices(triangulation, p.distortion, 42);
+  }
+
+  void
+  load_mesh(const MeshParameters &p, dealii::parallel::distributed::Triangulation<3> &triangulation,
+            const std::string &file)
+  {
+    create_coarse_mesh(p, triangulation);
+    triangulation.load(file);
+    if (p.distortion > 0)
+      distort_vertices(triangulation, p.distortion, 42);
+  }
+
+  void
+  create_coarse_mesh(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
   {
     const std::vector<unsigned int> repetitions(p.subdivisions.begin(), p.subdivisions.end());
     if (p.geometry == "box" || p.geometry == "cantilever")
@@ -291,8 +338,5 @@ namespace plastix
     if (p.geometry != "file")
       for (const auto &cell : triangulation.cell_iterators())
         cell->set_material_id(0);
-    triangulation.refine_global(p.global_refinements);
-    if (p.distortion > 0)
-      distort_vertices(triangulation, p.distortion, 42);
   }
 } // namespace plastix

@@ -5,8 +5,15 @@
 #include <plastix/dealii/mechanics_operator.h>
 #include <plastix/dealii/parameters.h>
 
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 namespace plastix
 {
@@ -41,7 +48,15 @@ namespace plastix
           std::size_t  used  = 0;
           const double value = std::stod(text, &used);
           if (trim(text.substr(used)).empty())
-            return value;
+            {
+              if (!std::isfinite(value))
+                throw InputError(entry, "'" + text + "' is not a finite number");
+              return value;
+            }
+        }
+      catch (const InputError &)
+        {
+          throw;
         }
       catch (const std::exception &)
         {}
@@ -74,6 +89,102 @@ namespace plastix
       return items;
     }
   } // namespace
+
+  void
+  check_includes(const std::string &file, std::vector<std::string> chain)
+  {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto      canonical = fs::weakly_canonical(file, ec).string();
+    if (std::find(chain.begin(), chain.end(), canonical) != chain.end())
+      throw InputError("", "parameter file '" + file + "' includes itself (through " +
+                             (chain.size() > 1 ? "'" + chain.back() + "'" : std::string("its own include")) + ")");
+    if (chain.size() > 16)
+      throw InputError("", "parameter files include each other more than 16 levels deep (at '" + file + "')");
+    chain.push_back(canonical);
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);)
+      {
+        const std::string t = trim(line.substr(0, line.find('#')));
+        if (t.rfind("include", 0) == 0 && t.size() > 7 && std::isspace(static_cast<unsigned char>(t[7])))
+          {
+            const std::string included = trim(t.substr(7));
+            if (!fs::is_regular_file(included, ec))
+              throw InputError("", "parameter file '" + file + "' includes '" + included +
+                                     "', which is not a readable file");
+            check_includes(included, chain);
+          }
+      }
+  }
+
+  std::string
+  one_line(const std::string &text)
+  {
+    std::string result;
+    bool        space = false;
+    for (const char c : text)
+      {
+        if (std::isspace(static_cast<unsigned char>(c)))
+          space = !result.empty();
+        else
+          {
+            if (space)
+              result.push_back(' ');
+            space = false;
+            result.push_back(c);
+          }
+      }
+    return result;
+  }
+
+  void
+  check_finite_numbers(const dealii::ParameterHandler &prm)
+  {
+    // Every entry with its subsection path, from deal.II's short PRM output.
+    std::ostringstream printed;
+    prm.print_parameters(printed, dealii::ParameterHandler::ShortPRM);
+    std::istringstream       lines(printed.str());
+    std::vector<std::string> path;
+    for (std::string line; std::getline(lines, line);)
+      {
+        const std::string t = trim(line);
+        if (t.rfind("subsection ", 0) == 0)
+          path.push_back(trim(t.substr(11)));
+        else if (t == "end")
+          {
+            if (!path.empty())
+              path.pop_back();
+          }
+        else if (t.rfind("set ", 0) == 0)
+          {
+            const auto eq = t.find('=');
+            if (eq == std::string::npos)
+              continue;
+            std::string entry;
+            for (const auto &section : path)
+              entry += section + "/";
+            entry += trim(t.substr(4, eq - 4));
+            // Every token that reads as a number must be finite.
+            const std::string value = t.substr(eq + 1);
+            std::size_t       begin = 0;
+            while (begin < value.size())
+              {
+                const std::size_t end   = value.find_first_of(",;:= \t", begin);
+                const std::string token = value.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+                if (!token.empty())
+                  {
+                    char        *stop = nullptr;
+                    const double x    = std::strtod(token.c_str(), &stop);
+                    if (stop != token.c_str() && *stop == '\0' && !std::isfinite(x))
+                      throw InputError(entry, "'" + token + "' is not a finite number");
+                  }
+                if (end == std::string::npos)
+                  break;
+                begin = end + 1;
+              }
+          }
+      }
+  }
 
   std::array<double, 3>
   parse_vector(const std::string &text, const std::string &entry)
@@ -448,6 +559,13 @@ namespace plastix
                       dealii::Patterns::FileName());
     prm.add_parameter("Write VTU", write_vtu,
                       "Write displacement, stress and von Mises stress as VTU/PVTU");
+    prm.add_parameter("Checkpoint interval", checkpoint_interval,
+                      "Elastoplastic runs: write a checkpoint (mesh, displacement, Gauss-point "
+                      "history, load-stepping state) into 'Directory'/checkpoint after every this "
+                      "many converged load steps, replacing the previous one atomically; "
+                      "'plastix --restart <Directory>/checkpoint' continues the run from it, on any "
+                      "number of MPI ranks. Removed when the run completes. 0: no checkpoints",
+                      dealii::Patterns::Integer(0));
     prm.add_parameter("Summary file", summary_file,
                       "File in the output directory to which the one-line summary is appended "
                       "(empty: only print it)",
@@ -486,6 +604,11 @@ namespace plastix
                       dealii::Patterns::Double(0.));
     prm.add_parameter("Maximum cuts", max_cuts, "Most halvings of one step",
                       dealii::Patterns::Integer(0, 60));
+    prm.add_parameter("Steps per run", steps_per_run,
+                      "Stop cleanly (exit status 0) after this many converged load steps of this run, "
+                      "e.g. to fit the time limit of a batch job, and continue with 'plastix --restart' "
+                      "from the checkpoint (0: run to the last load factor)",
+                      dealii::Patterns::Integer(0));
     prm.leave_subsection();
   }
 
@@ -572,6 +695,32 @@ namespace plastix
     for (const auto &item : split(reactions_text, ','))
       if (!item.empty())
         reaction_ids.push_back(parse_id(item, "Monitor/Reactions", "boundary id"));
+    if (write_plot && !plot_column.empty())
+      {
+        const auto names = csv_columns();
+        if (std::find(names.begin() + 5, names.end(), plot_column) == names.end())
+          {
+            std::string list;
+            for (auto it = names.begin() + 5; it != names.end(); ++it)
+              list += (list.empty() ? "" : ", ") + *it;
+            throw InputError("Monitor/Plot column", "no CSV column '" + plot_column + "' (monitored columns: " +
+                                                      (list.empty() ? std::string("none") : list) + ")");
+          }
+      }
+  }
+
+  std::vector<std::string>
+  MonitorParameters::csv_columns() const
+  {
+    std::vector<std::string> names = {"step", "load_factor", "newton_iterations", "linear_iterations",
+                                      "plastic_points"};
+    for (const auto &point : points)
+      for (const char *c : {"ux", "uy", "uz"})
+        names.push_back(point.name + "_" + c);
+    for (const auto id : reaction_ids)
+      for (const char *c : {"x", "y", "z"})
+        names.push_back("R" + std::to_string(id) + "_" + c);
+    return names;
   }
 
   void
@@ -592,11 +741,37 @@ namespace plastix
   void
   Parameters::read(dealii::ParameterHandler &prm, const std::string &file)
   {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+      throw InputError("", "cannot open parameter file '" + file + "': no such file");
+    if (!fs::is_regular_file(file, ec))
+      throw InputError("", "parameter file '" + file + "' is not a regular file");
+    std::string text;
     {
       std::ifstream in(file);
       if (!in)
         throw InputError("", "cannot open parameter file '" + file + "'");
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      text = buffer.str();
     }
+    // An empty file (or one of comments only) would silently run the default
+    // problem: that is almost certainly not what was meant.
+    bool sets_an_entry = false;
+    {
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);)
+        {
+          const std::string t = trim(line);
+          if (t.rfind("set ", 0) == 0 || t.rfind("set\t", 0) == 0)
+            sets_an_entry = true;
+        }
+    }
+    check_includes(file, {});
+    if (!sets_an_entry)
+      throw InputError("", "parameter file '" + file +
+                             "' sets no entry (start from the output of 'plastix --print-parameters')");
     try
       {
         prm.parse_input(file, "", false, true);
@@ -605,9 +780,10 @@ namespace plastix
       {
         std::ostringstream message;
         error.print_info(message);
-        std::string text = trim(message.str());
-        throw InputError("", "in parameter file '" + file + "': " + text);
+        throw InputError("", "in parameter file '" + file + "': " + one_line(message.str()));
       }
+    check_finite_numbers(prm);
+    file_text = text;
     check();
   }
 
@@ -628,7 +804,46 @@ namespace plastix
           throw InputError("Materials/Yield stress",
                            "Problem type is elastoplastic but no material has a positive yield stress");
       }
+    if (solver.preconditioner == "multigrid" && mesh.global_refinements == 0)
+      throw InputError("Linear solver/Preconditioner",
+                       "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
+    if (load_stepping.steps_per_run > 0 && output.checkpoint_interval == 0)
+      throw InputError("Load stepping/Steps per run",
+                       "a run that stops early needs checkpoints to continue: set 'Output/Checkpoint interval' > 0");
+    check_output();
+    check_memory_estimate(*this);
+  }
+
+  void
+  Parameters::check_output() const
+  {
+    namespace fs = std::filesystem;
     if (output.base_name.empty())
       throw InputError("Output/Base name", "must not be empty");
+    for (const auto &[entry, name] : {std::pair<std::string, std::string>("Output/Base name", output.base_name),
+                                     std::pair<std::string, std::string>("Output/Summary file", output.summary_file)})
+      {
+        if (!name.empty() && (name.find('/') != std::string::npos || name == "." || name == ".."))
+          throw InputError(entry, "'" + name + "' must be a plain file name (files go into 'Output/Directory')");
+        // Room for the suffixes (_NNNN.<rank>.vtu) within a file name's 255 bytes.
+        if (name.size() > 200)
+          throw InputError(entry, "is " + std::to_string(name.size()) + " characters long (at most 200)");
+      }
+    const fs::path  directory = output.directory.empty() ? fs::path(".") : fs::path(output.directory);
+    std::error_code ec;
+    if (fs::exists(directory, ec) && !fs::is_directory(directory, ec))
+      throw InputError("Output/Directory", "'" + directory.string() + "' exists and is not a directory");
+    // The nearest existing folder must be writable (the directory is created in it).
+    fs::path existing = directory;
+    while (!existing.empty() && !fs::exists(existing, ec))
+      existing = existing.parent_path();
+    if (existing.empty())
+      existing = ".";
+    if (!fs::is_directory(existing, ec) || access(existing.c_str(), W_OK | X_OK) != 0)
+      throw InputError("Output/Directory", "cannot create output directory '" + directory.string() + "' ('" +
+                                             existing.string() + "' is not a writable folder)");
+    if (!output.summary_file.empty() && fs::is_directory(directory / output.summary_file, ec))
+      throw InputError("Output/Summary file",
+                       "'" + (directory / output.summary_file).string() + "' is a directory");
   }
 } // namespace plastix

@@ -58,6 +58,24 @@ namespace plastix
     return result;
   }
 
+  std::vector<double>
+  PlasticityState::committed_history() const
+  {
+    std::vector<double> history(backend::PlasticityState::history_values_per_cell *
+                                static_cast<std::size_t>(op.n_locally_owned_cells()));
+    state->get_committed_history(history.data());
+    return history;
+  }
+
+  void
+  PlasticityState::set_committed_history(const std::vector<double> &history)
+  {
+    AssertThrow(history.size() == backend::PlasticityState::history_values_per_cell *
+                                    static_cast<std::size_t>(op.n_locally_owned_cells()),
+                dealii::ExcMessage("history of the wrong size"));
+    state->set_committed_history(history.data());
+  }
+
   unsigned long long
   PlasticityState::n_yielded_points() const
   {

@@ -35,6 +35,21 @@ namespace plastix
     void
     make_mesh();
 
+    /**
+     * Instead of make_mesh(): the mesh saved in @p file (a checkpoint's,
+     * see checkpoint_mesh_file()) on the coarse mesh of the parameters.
+     */
+    void
+    load_mesh(const std::string &file);
+
+    /**
+     * The parameter file text a checkpoint stores: the parameters read, with
+     * a mesh file named by its absolute path so that a restart finds it from
+     * any working directory.
+     */
+    std::string
+    checkpoint_parameter_text() const;
+
     /** Distribute DoFs, build constraints, materials and the device operator. */
     void
     setup();

@@ -45,13 +45,28 @@ namespace plastix
   public:
     ElastoplasticProblem(const Parameters &parameters, MPI_Comm communicator);
 
-    /** Run all load steps; throws InputError, SolverError or a device error. */
+    /**
+     * Continue from the checkpoint in @p directory (see checkpoint.h) instead
+     * of starting at load factor 0: the mesh, displacement, Gauss-point
+     * history and load-stepping state are read from it, on any number of
+     * ranks. The parameters must be those stored in the checkpoint.
+     */
+    void
+    set_restart(const std::string &directory);
+
+    /**
+     * Run all load steps; throws InputError, SolverError, Interrupted (SIGINT
+     * or SIGTERM caught; the last checkpoint continues the run) or a device
+     * error.
+     */
     RunSummary
     run();
 
   private:
     const Parameters &parameters;
     MPI_Comm          communicator;
+    /** Checkpoint to continue from (empty: start at load factor 0). */
+    std::string restart_directory;
   };
 } // namespace plastix
 

@@ -2,6 +2,7 @@
 #ifndef PLASTIX_DEALII_MESH_GENERATION_H
 #define PLASTIX_DEALII_MESH_GENERATION_H
 
+#include <deal.II/distributed/tria.h>
 #include <deal.II/grid/tria.h>
 
 #include <plastix/dealii/parameters.h>
@@ -17,6 +18,24 @@ namespace plastix
    */
   void
   create_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
+  /**
+   * The coarse mesh of @p parameters (generated or read, with its boundary
+   * and material ids and manifolds), not refined or distorted.
+   */
+  void
+  create_coarse_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Fill the empty @p triangulation with the mesh saved in @p file (by
+   * parallel::distributed::Triangulation::save(), e.g. in a checkpoint) on
+   * the coarse mesh of @p parameters, then distort it as create_mesh() does.
+   * The data attached to the saved mesh is then ready to be unpacked.
+   */
+  void
+  load_mesh(const MeshParameters                             &parameters,
+            dealii::parallel::distributed::Triangulation<3> &triangulation,
+            const std::string                                &file);
 
   /**
    * Give boundary faces ids 0..5 if their centre lies on the face x-, x+, y-,

@@ -185,6 +185,11 @@ namespace plastix
     bool        write_vtu = true;
     /** One-line summary appended to this file (empty: none). */
     std::string summary_file;
+    /**
+     * Write a checkpoint (Directory/checkpoint) after every this many
+     * converged load steps of an elastoplastic run; 0: never.
+     */
+    unsigned int checkpoint_interval = 1;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -213,6 +218,12 @@ namespace plastix
     double minimum_increment = 1e-6;
     /** Most times a step may be halved. */
     unsigned int max_cuts = 12;
+    /**
+     * Stop cleanly after this many converged load steps of this run (0: run
+     * to the end), e.g. to fit a batch job's time limit; with checkpoints on,
+     * 'plastix --restart' continues.
+     */
+    unsigned int steps_per_run = 0;
 
     /** The load factors, parsed in check(). */
     std::vector<double> load_factors;
@@ -266,8 +277,13 @@ namespace plastix
 
     void
     declare(dealii::ParameterHandler &prm);
+    /** Parse the points and reaction ids; check that the plot column is one of csv_columns(). */
     void
     check();
+
+    /** Names of the CSV columns: step, load factor, iteration counts, then the monitored values. */
+    std::vector<std::string>
+    csv_columns() const;
   };
 
   /** All parameters of a run. */
@@ -284,6 +300,9 @@ namespace plastix
     NewtonParameters       newton;
     MonitorParameters      monitor;
 
+    /** The text of the parameter file read by read() (a checkpoint keeps it). */
+    std::string file_text;
+
     /** Declare every subsection in @p prm (values are bound to the members). */
     void
     declare(dealii::ParameterHandler &prm);
@@ -296,10 +315,49 @@ namespace plastix
     void
     read(dealii::ParameterHandler &prm, const std::string &file);
 
-    /** Checks beyond the patterns (physical materials, parsable lists). */
+    /**
+     * Checks beyond the patterns (physical materials, parsable lists, output
+     * names, the memory the mesh would need), all before any mesh is built.
+     */
     void
     check();
+
+    /**
+     * The output names: a plain base name and summary file name, an output
+     * directory that is (or can be created as) a writable folder, a summary
+     * file that is not a folder.
+     */
+    void
+    check_output() const;
   };
+
+  /**
+   * Throw InputError if the parameter file @p file includes (deal.II's
+   * 'include' statement) a file that is missing or includes itself, directly
+   * or through others (@p chain: the files that include it).
+   */
+  void
+  check_includes(const std::string &file, std::vector<std::string> chain);
+
+  /** @p text with every run of white space (newlines too) replaced by one blank, trimmed. */
+  std::string
+  one_line(const std::string &text);
+
+  /**
+   * Throw InputError naming the entry if any value of @p prm holds a token
+   * that reads as a number but is not finite (nan, inf, 1e400, ...).
+   */
+  void
+  check_finite_numbers(const dealii::ParameterHandler &prm);
+
+  /**
+   * Compare the memory the requested mesh would need (estimated from its
+   * number of cells before anything is allocated) with the memory of the
+   * host and of the device; throw InputError naming the mesh entries and
+   * the sizes if it does not fit. Defined in input_checks.cc.
+   */
+  void
+  check_memory_estimate(const Parameters &parameters);
 
   /** Parse "x, y, z" into three doubles; throws InputError naming @p entry. */
   std::array<double, 3>

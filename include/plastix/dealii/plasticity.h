@@ -71,6 +71,18 @@ namespace plastix
     std::vector<double>
     cell_averages() const;
 
+    /**
+     * The committed history of the locally owned cells (order of the locally
+     * owned active cells), backend::PlasticityState::history_values_per_cell
+     * values per cell: what a checkpoint stores.
+     */
+    std::vector<double>
+    committed_history() const;
+
+    /** Set the committed and trial history from values laid out as committed_history() returns them. */
+    void
+    set_committed_history(const std::vector<double> &history);
+
     /** Gauss points (all ranks) with positive committed equivalent plastic strain. */
     unsigned long long
     n_yielded_points() const;
