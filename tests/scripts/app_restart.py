@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Checkpoint, restart and clean interruption of the plastix application.
+
+One elastoplastic cantilever (mixed hardening, six load steps with unloading)
+is run three ways, each in its own empty directory:
+
+  A  uninterrupted, 1 rank (the reference);
+  B  'Load stepping/Steps per run = 2': 1 rank stops after step 2 (exit 0),
+     'plastix --restart' continues on 2 ranks (steps 3-4, stops again), then
+     on 1 rank to the end: a different number of ranks at each restart;
+  C  1 rank, SIGTERM while step 2 or later runs: exit status 5, a one-line
+     message naming the checkpoint, no staging folder, the checkpoint
+     complete; then restarted on 1 rank to the end.
+
+B and C must give A's CSV (every monitored displacement and reaction, all
+steps) to round-off (relative 1e-10 of the column's largest value; the
+iteration counts exactly), the same summary totals (Newton iterations), and
+C (1 rank throughout) A's final VTU fields to round-off. A completed run
+leaves no checkpoint behind.
+
+usage: app_restart.py <plastix binary> <mpiexec>
+"""
+import base64
+import glob
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+import struct
+
+PRM = """
+subsection Problem
+  set Type = elastoplastic
+end
+subsection Mesh
+  set Geometry           = cantilever
+  set Lower corner       = 0, 0, 0
+  set Upper corner       = 100, 20, 20
+  set Subdivisions       = 10, 2, 2
+  set Global refinements = 1
+end
+subsection Materials
+  set Young's modulus     = 200e3
+  set Poisson's ratio     = 0.3
+  set Yield stress        = 250
+  set Isotropic hardening = 5e3
+  set Kinematic hardening = 15e3
+end
+subsection Boundary conditions
+  set Dirichlet = 0: xyz = 0, 0, 0
+  set Traction  = 1: 0, 0, -16
+end
+subsection Load stepping
+  set Load factors = 0.4, 0.7, 0.85, 1, 0.5, 0
+end
+subsection Newton
+  set Residual tolerance     = 1e-11
+  set Displacement tolerance = 1e-11
+end
+subsection Monitor
+  set Points     = tip: 100, 10, 10; top: 50, 20, 20; root: 0, 20, 20
+  set Reactions  = 0
+  set Write plot = false
+end
+subsection Output
+  set Directory    = out
+  set Summary file = summary.txt
+end
+"""
+
+failures = 0
+checks = 0
+
+
+def check(ok, what):
+    global failures, checks
+    checks += 1
+    if not ok:
+        failures += 1
+    print(("  ok   " if ok else "  FAIL ") + what, flush=True)
+    return ok
+
+
+def run(cmd, cwd, timeout=600):
+    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def read_csv(path):
+    with open(path) as f:
+        lines = [l.strip() for l in f if l.strip()]
+    names = lines[0].split(",")
+    rows = [[float(x) for x in l.split(",")] for l in lines[1:]]
+    return names, rows
+
+
+def compare_csv(a, b, label, same_ranks):
+    """Values to round-off; counts exactly when every run had the same ranks, else the Newton
+    iterations within one (round-off of another partition may move a step across the tolerance)."""
+    names_a, rows_a = read_csv(a)
+    names_b, rows_b = read_csv(b)
+    if not check(names_a == names_b and len(rows_a) == len(rows_b),
+                 f"{label}: CSV has the same columns and {len(rows_a)} rows"):
+        return
+    # Scales per kind: all reaction components together, all displacements together
+    # (a component that is zero in theory holds only round-off).
+    def kind(name):
+        return "R" if name.startswith("R") else "u" if name[-3:] in ("_ux", "_uy", "_uz") else name
+    scales = {}
+    for j, name in enumerate(names_a):
+        scales[kind(name)] = max([scales.get(kind(name), 0.0)] + [abs(r[j]) for r in rows_a])
+    worst, where = 0.0, ""
+    for j, name in enumerate(names_a):
+        scale = scales[kind(name)] or 1.0
+        for ra, rb in zip(rows_a, rows_b):
+            if name in ("step", "newton_iterations", "linear_iterations", "plastic_points"):
+                slack = 0 if same_ranks else {"newton_iterations": 1, "linear_iterations": float("inf")}.get(name, 0)
+                if abs(ra[j] - rb[j]) > slack:
+                    worst, where = float("inf"), f" ({name}: {ra[j]:g} vs {rb[j]:g} in step {ra[0]:g})"
+            elif abs(ra[j] - rb[j]) / scale > worst:
+                worst, where = abs(ra[j] - rb[j]) / scale, f" ({name}, step {ra[0]:g})"
+    check(worst <= 1e-10,
+          f"{label}: CSV values equal to round-off (largest relative difference {worst:.2e}{where})")
+
+
+def vtu_arrays(path):
+    """Decode every DataArray of a VTU (base64 of a zlib-compressed stream with UInt32 header)."""
+    text = open(path).read()
+    arrays = {}
+    for m in re.finditer(r'<DataArray([^>]*)>(.*?)</DataArray>', text, re.S):
+        attributes, body = m.group(1), "".join(m.group(2).split())
+        name = re.search(r'Name="([^"]*)"', attributes)
+        name = name.group(1) if name else "points"
+        kind = re.search(r'type="([^"]*)"', attributes).group(1)
+        head = base64.b64decode(body[:24] + "=" * (-len(body[:24]) % 4))
+        blocks = struct.unpack("<I", head[:4])[0]
+        header_chars = 4 * ((4 * (3 + blocks) + 2) // 3)
+        header = struct.unpack("<%dI" % (3 + blocks), base64.b64decode(body[:header_chars])[: 4 * (3 + blocks)])
+        data = base64.b64decode(body[header_chars:])
+        raw, offset = b"", 0
+        for k in range(blocks):
+            raw += zlib.decompress(data[offset: offset + header[3 + k]])
+            offset += header[3 + k]
+        fmt = {"Float64": "d", "Float32": "f", "Int32": "i", "UInt32": "I", "Int64": "q", "UInt8": "B"}[kind]
+        n = len(raw) // struct.calcsize(fmt)
+        arrays[name] = struct.unpack("<%d%s" % (n, fmt), raw[: n * struct.calcsize(fmt)])
+    return arrays
+
+
+def last_pvtu_piece(directory):
+    pvtus = sorted(glob.glob(os.path.join(directory, "*.pvtu")))
+    record = open(pvtus[-1]).read()
+    pieces = re.findall(r'Source="([^"]*)"', record)
+    return [os.path.join(directory, p) for p in pieces]
+
+
+def main():
+    if len(sys.argv) < 3:
+        print(__doc__)
+        return 2
+    for key, value in (("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                       ("OMPI_MCA_rmaps_base_oversubscribe", "1")):
+        os.environ.setdefault(key, value)
+    app = os.path.realpath(sys.argv[1])
+    mpiexec = sys.argv[2]
+    mpirun = [mpiexec, "-np", "2", "--oversubscribe", app]
+    work = tempfile.mkdtemp(prefix="plastix-restart.")
+    try:
+        dirs = {}
+        for name in "ABC":
+            dirs[name] = os.path.join(work, name)
+            os.makedirs(dirs[name])
+            extra = ""
+            if name == "B":
+                extra = "subsection Load stepping\n  set Steps per run = 2\nend\n"
+            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
+                f.write(PRM + extra)
+
+        print("== A: uninterrupted, 1 rank")
+        code, out, err = run([app, "case.prm"], dirs["A"])
+        check(code == 0, f"A: exit status {code}")
+        if code != 0:
+            print(err)
+            return 1
+        check(not os.path.exists(os.path.join(dirs["A"], "out", "checkpoint")),
+              "A: a completed run leaves no checkpoint")
+        summary_a = open(os.path.join(dirs["A"], "out", "summary.txt")).read()
+
+        print("== B: stop after 2 steps (1 rank), restart on 2 ranks (stop after 2 more), restart on 1 rank")
+        checkpoint = os.path.join(dirs["B"], "out", "checkpoint")
+        code, out, err = run([app, "case.prm"], dirs["B"])
+        check(code == 0 and "plastix --restart" in out, f"B1: exit status {code}, says how to continue")
+        check(os.path.isfile(os.path.join(checkpoint, "complete")), "B1: the checkpoint is complete")
+        names, rows = read_csv(os.path.join(dirs["B"], "out", "solution.csv"))
+        check(len(rows) == 2, f"B1: {len(rows)} CSV rows after the first run")
+        code, out, err = run(mpirun + ["--restart", checkpoint], dirs["B"])
+        check(code == 0 and "continuing from the checkpoint of load step 2" in out,
+              f"B2 (2 ranks): exit status {code}, continued from step 2")
+        if code != 0:
+            print(err)
+        names, rows = read_csv(os.path.join(dirs["B"], "out", "solution.csv"))
+        check(len(rows) == 4, f"B2: {len(rows)} CSV rows after the second run")
+        code, out, err = run([app, "--restart", checkpoint], os.path.join(work))
+        check(code == 0 and "continuing from the checkpoint of load step 4" in out,
+              f"B3 (1 rank, another working directory): exit status {code}, continued from step 4")
+        if code != 0:
+            print(err)
+        check(not os.path.exists(checkpoint), "B3: the completed run removed its checkpoint")
+        compare_csv(os.path.join(dirs["A"], "out", "solution.csv"), os.path.join(dirs["B"], "out", "solution.csv"),
+                    "B vs A", same_ranks=False)
+        summary_b = open(os.path.join(dirs["B"], "out", "summary.txt")).read().strip().splitlines()[-1]
+        newton = lambda s: re.search(r"(\d+) Newton", s)
+        if check(newton(summary_a) is not None and newton(summary_b) is not None, "B: summary lines with Newton totals"):
+            a_total, b_total = int(newton(summary_a).group(1)), int(newton(summary_b).group(1))
+            check(abs(a_total - b_total) <= 6, f"B vs A: Newton iterations of the run {b_total} ~ {a_total} (within one per step)")
+
+        print("== C: SIGTERM during the run (1 rank), restart (1 rank)")
+        checkpoint = os.path.join(dirs["C"], "out", "checkpoint")
+        csv = os.path.join(dirs["C"], "out", "solution.csv")
+        p = subprocess.Popen([app, "case.prm"], cwd=dirs["C"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        deadline = time.time() + 300
+        while time.time() < deadline and p.poll() is None:
+            if os.path.exists(csv) and len(open(csv).read().strip().splitlines()) >= 2:
+                break
+            time.sleep(0.01)
+        sent = p.poll() is None
+        if sent:
+            p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=300)
+        check(sent, "C: the run was still going after its first load step (SIGTERM sent)")
+        check(p.returncode == 5, f"C: exit status {p.returncode} (5: interrupted)")
+        lines = [l for l in err.splitlines() if l.startswith("plastix: ")]
+        check(len(lines) == 1 and "SIGTERM" in lines[0] and "plastix --restart" in lines[0],
+              "C: one line names the signal and the restart: " + (lines[0][:200] if lines else err[:200]))
+        check(not glob.glob(os.path.join(dirs["C"], "out", ".plastix-staging-*")), "C: no staging folder left")
+        check(os.path.isfile(os.path.join(checkpoint, "complete")), "C: the checkpoint is complete")
+        code, out, err = run([app, "--restart", checkpoint], dirs["C"])
+        check(code == 0, f"C: restart exit status {code}")
+        if code != 0:
+            print(err)
+        compare_csv(os.path.join(dirs["A"], "out", "solution.csv"), csv, "C vs A", same_ranks=True)
+        pieces_a = last_pvtu_piece(os.path.join(dirs["A"], "out"))
+        pieces_c = last_pvtu_piece(os.path.join(dirs["C"], "out"))
+        worst, n_arrays = 0.0, 0
+        for pa, pc in zip(pieces_a, pieces_c):
+            arrays_a, arrays_c = vtu_arrays(pa), vtu_arrays(pc)
+            for name, values in arrays_a.items():
+                other = arrays_c.get(name)
+                if other is None or len(other) != len(values):
+                    worst = float("inf")
+                    continue
+                scale = max(abs(v) for v in values) or 1.0
+                worst = max([worst] + [abs(x - y) / scale for x, y in zip(values, other)])
+                n_arrays += 1
+        check(n_arrays > 0 and worst <= 1e-10,
+              f"C vs A: the {n_arrays} arrays of the final VTU equal to round-off (largest {worst:.2e})")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"{checks - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
