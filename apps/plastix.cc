@@ -151,7 +151,7 @@ main(int argc, char **argv)
     {
       return report(comm, "stopped", error.what(), 5, true);
     }
-  catch (const plastix::backend::DeviceMemoryError &error)
+  catch (const plastix::backend::DeviceError &error)
     {
       return report(comm, "device error", error.what(), 3, false);
     }

@@ -30,8 +30,12 @@ namespace plastix
       }
     } // namespace
 
-    DeviceMemoryError::DeviceMemoryError(const std::string &what)
+    DeviceError::DeviceError(const std::string &what)
       : std::runtime_error(what)
+    {}
+
+    DeviceMemoryError::DeviceMemoryError(const std::string &what)
+      : DeviceError(what)
     {}
 
     void
@@ -44,7 +48,7 @@ namespace plastix
 #  if defined(KOKKOS_ENABLE_CUDA)
       int n_devices = 0;
       if (cudaGetDeviceCount(&n_devices) != cudaSuccess || n_devices == 0)
-        throw std::runtime_error(
+        throw DeviceError(
           "plastix was built for CUDA but no CUDA device is visible "
           "(cudaGetDeviceCount found none)");
       if (local_rank >= 0)

@@ -13,11 +13,21 @@ namespace plastix
   namespace backend
   {
     /**
+     * Thrown when the device cannot be used: none is visible to a CUDA
+     * build, or (DeviceMemoryError) it lacks memory.
+     */
+    class PLASTIX_BACKEND_EXPORT DeviceError : public std::runtime_error
+    {
+    public:
+      explicit DeviceError(const std::string &what);
+    };
+
+    /**
      * Thrown when the device cannot provide the memory the backend asks for.
      * The message names what was being allocated, how much, and how much the
      * backend held at that moment.
      */
-    class PLASTIX_BACKEND_EXPORT DeviceMemoryError : public std::runtime_error
+    class PLASTIX_BACKEND_EXPORT DeviceMemoryError : public DeviceError
     {
     public:
       explicit DeviceMemoryError(const std::string &what);
