@@ -7,7 +7,7 @@
 // Two bars pulled at x = L by a prescribed end displacement in four steps,
 // clamped at x = 0: a uniform mesh and a distorted one; every strategy of
 // the application is not needed here (plasticity_strategies covers them),
-// but both element-by-element and DoF-by-DoF are run. Checked per load step:
+// but the three strategies are run. Checked per load step:
 //  - the x displacement of every vertex of the loaded face equals the
 //    prescribed value lambda * u_x to 1e-13 (relative);
 //  - the reaction R1_x of the driver (CSV) equals the reference's
@@ -48,6 +48,9 @@ main(int argc, char **argv)
     {"uniform bar, ebe atomic", ""},
     {"distorted bar, ebe atomic", "subsection Mesh\n set Distortion = 0.25\nend\n"},
     {"distorted bar, dbd", "subsection Mesh\n set Distortion = 0.25\nend\nsubsection Operator\n set Strategy = dbd\nend\n"},
+    {"distorted bar, ebe colored, geometry on the fly",
+     "subsection Mesh\n set Distortion = 0.25\nend\nsubsection Operator\n set Strategy = ebe colored\n"
+     " set Cell kernel = geometry on the fly\nend\n"},
   };
   for (const auto &c : cases)
     {

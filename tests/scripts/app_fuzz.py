@@ -1326,7 +1326,7 @@ def main():
     parser.add_argument("--max-time", type=float, default=1200,
                         help="start no case after this many seconds (the rest count as failed); 0: no limit")
     parser.add_argument("--memory-limit-mb", type=int, default=6144,
-                        help="address-space limit of every run (ulimit -v); 0: none")
+                        help="address-space limit of every run (ulimit -v); 0: none (needed for CUDA builds, whose runtime reserves a large address space)")
     args = parser.parse_args()
 
     rng = random.Random(args.seed)
