@@ -8,6 +8,7 @@
 #include <plastix/dealii/input_checks.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -107,6 +108,16 @@ namespace plastix
           fail(file, std::string("truncated in section ") + section);
         return trim(line);
       };
+      // The four non-negative integers of a gmsh 4 section or block header.
+      auto four_integers = [&](const std::string &text, const std::string &what) {
+        std::istringstream       words(text);
+        std::array<long long, 4> values{{0, 0, 0, 0}};
+        for (auto &v : values)
+          words >> v;
+        if (!words || values[0] < 0 || values[3] < 0)
+          fail(file, "unreadable " + what);
+        return values;
+      };
       while (std::getline(in, line))
         {
           const std::string t = trim(line);
@@ -128,17 +139,10 @@ namespace plastix
               std::istringstream header(next_line("$Nodes"));
               if (version >= 4)
                 {
-                  long long n_blocks = 0, n_nodes = 0, min_tag = 0, max_tag = 0;
-                  header >> n_blocks >> n_nodes >> min_tag >> max_tag;
-                  if (!header || n_blocks < 0 || n_nodes < 0)
-                    fail(file, "unreadable $Nodes header");
+                  const long long n_blocks = four_integers(header.str(), "$Nodes header")[0];
                   for (long long b = 0; b < n_blocks; ++b)
                     {
-                      std::istringstream block(next_line("$Nodes"));
-                      long long          entity_dim = 0, entity_tag = 0, parametric = 0, n_in_block = 0;
-                      block >> entity_dim >> entity_tag >> parametric >> n_in_block;
-                      if (!block || n_in_block < 0)
-                        fail(file, "unreadable node block in $Nodes");
+                      const long long n_in_block = four_integers(next_line("$Nodes"), "node block in $Nodes")[3];
                       for (long long i = 0; i < n_in_block; ++i)
                         {
                           std::istringstream tag(next_line("$Nodes"));
@@ -202,17 +206,12 @@ namespace plastix
               };
               if (version >= 4)
                 {
-                  long long n_blocks = 0, n_elements = 0, min_tag = 0, max_tag = 0;
-                  header >> n_blocks >> n_elements >> min_tag >> max_tag;
-                  if (!header || n_blocks < 0)
-                    fail(file, "unreadable $Elements header");
+                  const long long n_blocks = four_integers(header.str(), "$Elements header")[0];
                   for (long long b = 0; b < n_blocks; ++b)
                     {
-                      std::istringstream block(next_line("$Elements"));
-                      long long          entity_dim = 0, entity_tag = 0, type = 0, n_in_block = 0;
-                      block >> entity_dim >> entity_tag >> type >> n_in_block;
-                      if (!block || n_in_block < 0)
-                        fail(file, "unreadable element block in $Elements");
+                      const auto      block      = four_integers(next_line("$Elements"), "element block in $Elements");
+                      const long long type       = block[2];
+                      const long long n_in_block = block[3];
                       for (long long i = 0; i < n_in_block; ++i)
                         {
                           std::istringstream      element(next_line("$Elements"));
