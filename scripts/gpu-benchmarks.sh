@@ -47,6 +47,11 @@ run 60 13-solvers-1 "$G/tests/test_solver_combinations"
 run 40 14-mg-scaling-1 "$G/tests/test_multigrid_scaling"
 run 40 15-mg-newton-2 $MPIRUN -np 2 "$G/tests/test_multigrid_newton"
 run 30 16-default "$G/plastix" "$P/default.prm"
+# Trustworthy runs: exact prescribed displacements, restart/interruption, damaged input.
+run 60 17-prescribed-1 "$G/tests/test_prescribed_displacement"
+run 120 18-prescribed-2 $MPIRUN -np 2 "$G/tests/test_prescribed_displacement"
+run 300 19-restart python3 "$REPO/tests/scripts/app_restart.py" "$G/plastix" "$MPIRUN"
+run 600 19-fuzz python3 "$REPO/tests/scripts/app_fuzz.py" "$G/plastix" "$P" "$MPIRUN" --jobs 4 --memory-limit-mb 0
 
 # Kernels (backend only).
 run 600 20-kernels-uniform "$G/plastix-kernel-bench" --sizes 32,64,128,192 --repeats 20 --mappings cell,node \
