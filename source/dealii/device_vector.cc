@@ -427,17 +427,39 @@ namespace plastix
   void
   DeviceVector::copy_from_host(const dealii::LinearAlgebra::distributed::Vector<double> &host)
   {
-    AssertThrow(host.locally_owned_size() == locally_owned_size(),
-                dealii::ExcMessage("DeviceVector::copy_from_host: layouts differ"));
+    AssertThrow(host.get_partitioner()->local_range() == partitioner->local_range(),
+                dealii::ExcMessage("DeviceVector::copy_from_host: the host vector owns other entries "
+                                   "(build it on the same locally owned DoFs, e.g. op.get_partitioner())"));
     backend::copy_to_device(values.data(), host.begin(), locally_owned_size() * sizeof(double));
+  }
+
+  void
+  DeviceVector::copy_from_host(const dealii::Vector<double> &host)
+  {
+    AssertThrow(host.size() == size(),
+                dealii::ExcMessage("DeviceVector::copy_from_host: the host vector has " +
+                                   std::to_string(host.size()) + " entries, not one per DoF (" +
+                                   std::to_string(size()) + ")"));
+    backend::copy_to_device(values.data(), host.begin() + partitioner->local_range().first,
+                            locally_owned_size() * sizeof(double));
   }
 
   void
   DeviceVector::copy_to_host(dealii::LinearAlgebra::distributed::Vector<double> &host) const
   {
-    AssertThrow(host.locally_owned_size() == locally_owned_size(),
-                dealii::ExcMessage("DeviceVector::copy_to_host: layouts differ"));
+    AssertThrow(host.get_partitioner()->local_range() == partitioner->local_range(),
+                dealii::ExcMessage("DeviceVector::copy_to_host: the host vector owns other entries "
+                                   "(build it on the same locally owned DoFs, e.g. op.get_partitioner())"));
     backend::copy_to_host(host.begin(), values.data(), locally_owned_size() * sizeof(double));
+  }
+
+  void
+  DeviceVector::copy_to_host(dealii::Vector<double> &host) const
+  {
+    if (host.size() != size())
+      host.reinit(size());
+    backend::copy_to_host(host.begin() + partitioner->local_range().first, values.data(),
+                          locally_owned_size() * sizeof(double));
   }
 
   std::size_t

@@ -7,6 +7,7 @@
 #include <plastix/backend/vector_operations.h>
 #include <plastix/dealii/mechanics_operator.h>
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -24,15 +25,18 @@ namespace plastix
     if (!(E > 0))
       throw std::invalid_argument("Young's modulus must be positive, got E = " +
                                   std::to_string(E));
+    if (!std::isfinite(E))
+      throw std::invalid_argument("Young's modulus must be finite, got E = " + std::to_string(E));
     if (!(nu > -1. && nu < 0.5))
       throw std::invalid_argument(
         "Poisson's ratio must lie in (-1, 0.5), got nu = " + std::to_string(nu) +
         (nu >= 0.5 ? " (nu >= 0.5 is incompressible: the bulk modulus is infinite)" : ""));
-    if (yield_stress < 0)
+    if (!(yield_stress >= 0))
       throw std::invalid_argument("yield stress must not be negative, got " +
                                   std::to_string(yield_stress));
-    if (isotropic_hardening < 0 || kinematic_hardening < 0)
-      throw std::invalid_argument("hardening moduli must not be negative");
+    if (!(isotropic_hardening >= 0) || !(kinematic_hardening >= 0) || !std::isfinite(isotropic_hardening) ||
+        !std::isfinite(kinematic_hardening))
+      throw std::invalid_argument("hardening moduli must be finite and not negative");
     backend::Material m;
     m.lambda              = E * nu / ((1. + nu) * (1. - 2. * nu));
     m.mu                  = E / (2. * (1. + nu));

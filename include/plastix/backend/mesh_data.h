@@ -24,7 +24,7 @@ namespace plastix
       double lambda = 0;
       /** Shear modulus. */
       double mu = 0;
-      /** Initial yield stress (von Mises); infinite means purely elastic. */
+      /** Initial yield stress (von Mises); 0 (the default) means purely elastic. */
       double yield_stress = 0;
       /** Linear isotropic hardening modulus H (slope of yield stress over equivalent plastic strain). */
       double isotropic_hardening = 0;

@@ -9,6 +9,7 @@
 #include <deal.II/base/template_constraints.h>
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/vector.h>
 #include <deal.II/lac/vector_operation.h>
 
 #include <plastix/backend/device_array.h>
@@ -208,13 +209,38 @@ namespace plastix
     bool
     has_ghost_elements() const;
 
-    /** Copy the owned entries of @p host (same layout) to the device. */
+    /**
+     * Copy the owned entries of @p host to the device. @p host may have any
+     * partitioner with the same locally owned range (e.g. one built on the
+     * DoFHandler's locally owned and relevant DoFs, or the operator's
+     * get_partitioner()); its ghost entries are ignored.
+     */
     void
     copy_from_host(const dealii::LinearAlgebra::distributed::Vector<double> &host);
 
-    /** Copy the owned entries to @p host (same layout); ghosts of @p host are not updated. */
+    /**
+     * Copy the owned entries of a vector of all DoFs (a serial
+     * dealii::Vector, e.g. a right-hand side assembled on one rank or
+     * replicated on every rank) to the device: entries
+     * [first owned index, last owned index] of @p host.
+     */
+    void
+    copy_from_host(const dealii::Vector<double> &host);
+
+    /**
+     * Copy the owned entries to @p host (any partitioner with the same
+     * locally owned range); ghosts of @p host are not updated.
+     */
     void
     copy_to_host(dealii::LinearAlgebra::distributed::Vector<double> &host) const;
+
+    /**
+     * Copy the owned entries into the same positions of @p host, a vector of
+     * all DoFs (resized to size() if it has another size; the entries this
+     * rank does not own are left as they are).
+     */
+    void
+    copy_to_host(dealii::Vector<double> &host) const;
 
     /**
      * Read entry @p global_index (owned or ghost). One device transfer per

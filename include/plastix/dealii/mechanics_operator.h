@@ -25,8 +25,12 @@ namespace plastix
 
   /**
    * Lame constants and plasticity data of an isotropic material from Young's
-   * modulus @p E and Poisson's ratio @p nu. Throws std::invalid_argument
-   * naming the bad value if E <= 0 or nu is outside (-1, 0.5).
+   * modulus @p E and Poisson's ratio @p nu. A @p yield_stress of 0 (the
+   * default) or +infinity makes the material purely elastic, also when a
+   * PlasticityState is attached. Throws std::invalid_argument naming the bad
+   * value if E is not positive and finite, nu is outside (-1, 0.5), the
+   * yield stress is negative or NaN, or a hardening modulus is negative or
+   * not finite.
    */
   backend::Material
   make_material(double E,
