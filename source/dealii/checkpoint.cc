@@ -160,7 +160,9 @@ namespace plastix
     if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
       {
         std::error_code ec;
-        for (const std::string &candidate : {directory, directory + ".old"})
+        // The newest complete one: the checkpoint, or one that a write cut
+        // short between its renames left as .new (complete) or .old.
+        for (const std::string &candidate : {directory, directory + ".new", directory + ".old"})
           {
             const fs::path marker = fs::path(candidate) / complete_file_name;
             if (!fs::is_regular_file(marker, ec))
@@ -191,6 +193,14 @@ namespace plastix
           error = "'" + directory +
                   "' is not a complete plastix checkpoint (an elastoplastic run writes one into "
                   "<Output/Directory>/checkpoint after its converged load steps)";
+        else if (error.empty() && found != directory && !fs::exists(directory, ec))
+          {
+            // Put a left-over checkpoint back in its place, so that the next
+            // checkpoint write (which starts by clearing .new and .old) keeps it.
+            fs::rename(found, directory, ec);
+            if (!ec)
+              found = directory;
+          }
       }
     error = dealii::Utilities::MPI::broadcast(communicator, error, 0);
     if (!error.empty())

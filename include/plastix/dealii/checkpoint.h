@@ -79,9 +79,10 @@ namespace plastix
 
   /**
    * The complete checkpoint to continue from, given the folder @p directory
-   * named on the command line: @p directory itself if complete, else the
-   * previous checkpoint that an interrupted write left as
-   * "<directory>.old". Rank 0 checks every file against the size and
+   * named on the command line: @p directory itself if complete, else what a
+   * write cut short between its renames left: the complete new checkpoint
+   * "<directory>.new" or the previous one, "<directory>.old". Rank 0 checks
+   * every file against the size and
    * checksum recorded when it was written. Throws InputError (on every rank
    * of @p communicator) if neither is complete or a file is damaged.
    */
