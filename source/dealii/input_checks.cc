@@ -484,44 +484,64 @@ namespace plastix
       }
   }
 
-  void
-  check_mesh_ids(const Parameters &parameters, const dealii::parallel::TriangulationBase<3> &triangulation)
+  namespace
   {
-    std::vector<unsigned int> local_materials, local_boundaries;
+    /** The union over the ranks of @p local_ids. */
+    std::set<unsigned int>
+    union_over_ranks(const std::set<unsigned int> &local_ids, const MPI_Comm comm)
+    {
+      const auto all = dealii::Utilities::MPI::compute_set_union(
+        std::vector<unsigned int>(local_ids.begin(), local_ids.end()), comm);
+      return {all.begin(), all.end()};
+    }
+  } // namespace
+
+  std::set<unsigned int>
+  boundary_ids_on_mesh(const dealii::Triangulation<3> &triangulation)
+  {
+    std::set<unsigned int> local;
     for (const auto &cell : triangulation.active_cell_iterators())
       if (cell->is_locally_owned())
-        {
-          local_materials.push_back(cell->material_id());
-          for (const auto f : cell->face_indices())
-            if (cell->face(f)->at_boundary())
-              local_boundaries.push_back(cell->face(f)->boundary_id());
-        }
-    const MPI_Comm comm   = triangulation.get_communicator();
-    auto           unique = [comm](std::vector<unsigned int> ids) {
-      const std::set<unsigned int> local(ids.begin(), ids.end());
-      ids.assign(local.begin(), local.end());
-      ids = dealii::Utilities::MPI::compute_set_union(ids, comm);
-      const std::set<unsigned int> all(ids.begin(), ids.end());
-      return std::vector<unsigned int>(all.begin(), all.end());
-    };
-    const auto materials = unique(local_materials);
-    const auto boundary  = unique(local_boundaries);
-    auto           list      = [](const std::vector<unsigned int> &ids) {
-      std::string text;
-      for (const auto i : ids)
-        text += (text.empty() ? "" : ", ") + std::to_string(i);
-      return text;
-    };
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary())
+            local.insert(cell->face(f)->boundary_id());
+    return union_over_ranks(local, triangulation.get_communicator());
+  }
+
+  std::set<unsigned int>
+  material_ids_on_mesh(const dealii::Triangulation<3> &triangulation)
+  {
+    std::set<unsigned int> local;
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (cell->is_locally_owned())
+        local.insert(cell->material_id());
+    return union_over_ranks(local, triangulation.get_communicator());
+  }
+
+  void
+  check_id_on_mesh(const std::set<unsigned int> &ids,
+                   const unsigned int            id,
+                   const std::string            &entry,
+                   const std::string            &kind)
+  {
+    if (ids.count(id) != 0)
+      return;
+    std::string list;
+    for (const auto i : ids)
+      list += (list.empty() ? "" : ", ") + std::to_string(i);
+    throw InputError(entry, kind + " " + std::to_string(id) + " does not occur on the mesh (its " + kind +
+                              "s are " + list + ")");
+  }
+
+  void
+  check_mesh_ids(const Parameters &parameters, const dealii::Triangulation<3> &triangulation)
+  {
+    const auto materials = material_ids_on_mesh(triangulation);
     for (const auto &[id, material] : parameters.materials.per_material_id)
-      if (std::find(materials.begin(), materials.end(), id) == materials.end())
-        throw InputError("Materials/Per material id", "material id " + std::to_string(id) +
-                                                        " does not occur on the mesh (its material ids are " +
-                                                        list(materials) + ")");
+      check_id_on_mesh(materials, id, "Materials/Per material id", "material id");
+    const auto boundary = boundary_ids_on_mesh(triangulation);
     for (const auto id : parameters.monitor.reaction_ids)
-      if (std::find(boundary.begin(), boundary.end(), id) == boundary.end())
-        throw InputError("Monitor/Reactions", "boundary id " + std::to_string(id) +
-                                                " does not occur on the mesh (its boundary ids are " +
-                                                list(boundary) + ")");
+      check_id_on_mesh(boundary, id, "Monitor/Reactions", "boundary id");
   }
 
   void

@@ -8,43 +8,13 @@
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/numerics/vector_tools.h>
 
+#include <plastix/dealii/input_checks.h>
 #include <plastix/dealii/loads.h>
 
 #include <set>
 
 namespace plastix
 {
-  namespace
-  {
-    /** Boundary ids present on the (global) mesh boundary. */
-    std::set<dealii::types::boundary_id>
-    mesh_boundary_ids(const dealii::DoFHandler<3> &dof_handler)
-    {
-      std::vector<unsigned int> local;
-      for (const auto &cell : dof_handler.active_cell_iterators())
-        if (cell->is_locally_owned())
-          for (const auto f : cell->face_indices())
-            if (cell->face(f)->at_boundary())
-              local.push_back(cell->face(f)->boundary_id());
-      const auto all = dealii::Utilities::MPI::compute_set_union(local, dof_handler.get_communicator());
-      return {all.begin(), all.end()};
-    }
-
-    void
-    check_boundary_id(const std::set<dealii::types::boundary_id> &ids,
-                      const dealii::types::boundary_id            id,
-                      const std::string                          &entry)
-    {
-      if (ids.count(id) == 0)
-        {
-          std::string list;
-          for (const auto i : ids)
-            list += (list.empty() ? "" : ", ") + std::to_string(i);
-          throw InputError(entry, "boundary id " + std::to_string(id) +
-                                    " does not occur on the mesh (its boundary ids are " + list + ")");
-        }
-    }
-  } // namespace
 
   void
   make_dirichlet_constraints(const dealii::DoFHandler<3>       &dof_handler,
@@ -55,10 +25,10 @@ namespace plastix
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
     constraints.clear();
     constraints.reinit(relevant);
-    const auto ids = mesh_boundary_ids(dof_handler);
+    const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
     for (const auto &c : boundary.dirichlet)
       {
-        check_boundary_id(ids, c.boundary_id, "Boundary conditions/Dirichlet");
+        check_id_on_mesh(ids, c.boundary_id, "Boundary conditions/Dirichlet", "boundary id");
         const dealii::ComponentMask mask(std::vector<bool>(c.components.begin(), c.components.end()));
         dealii::Vector<double>      values(3);
         for (unsigned int d = 0; d < 3; ++d)
@@ -75,10 +45,10 @@ namespace plastix
                           const BoundaryParameters                            &boundary,
                           dealii::LinearAlgebra::distributed::Vector<double> &force)
   {
-    const auto ids = mesh_boundary_ids(dof_handler);
+    const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
     for (const auto &t : boundary.tractions)
-      check_boundary_id(ids, t.boundary_id,
-                        t.pressure != 0 ? "Boundary conditions/Pressure" : "Boundary conditions/Traction");
+      check_id_on_mesh(ids, t.boundary_id,
+                       t.pressure != 0 ? "Boundary conditions/Pressure" : "Boundary conditions/Traction", "boundary id");
 
     const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
     const dealii::MappingQ<3>       mapping(1);
@@ -142,12 +112,8 @@ namespace plastix
   MaterialTable
   make_material_table(const dealii::DoFHandler<3> &dof_handler, const MaterialParameters &materials)
   {
-    std::vector<unsigned int> local;
-    for (const auto &cell : dof_handler.active_cell_iterators())
-      if (cell->is_locally_owned())
-        local.push_back(cell->material_id());
     MaterialTable table;
-    for (const auto id : dealii::Utilities::MPI::compute_set_union(local, dof_handler.get_communicator()))
+    for (const auto id : material_ids_on_mesh(dof_handler.get_triangulation()))
       {
         const auto               it = materials.per_material_id.find(id);
         const MaterialDescription &m = it != materials.per_material_id.end() ? it->second : materials.default_material;

@@ -51,13 +51,32 @@ namespace plastix
   long double
   estimate_active_cells(const MeshParameters &mesh);
 
+  /** The boundary ids of the faces on the boundary of @p triangulation, all ranks together (collective). */
+  std::set<unsigned int>
+  boundary_ids_on_mesh(const dealii::Triangulation<3> &triangulation);
+
+  /** The material ids of the cells of @p triangulation, all ranks together (collective). */
+  std::set<unsigned int>
+  material_ids_on_mesh(const dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Throw InputError naming @p entry if @p id (a @p kind: "boundary id" or
+   * "material id") is not among @p ids, the ids the mesh has, which the
+   * message lists.
+   */
+  void
+  check_id_on_mesh(const std::set<unsigned int> &ids,
+                   unsigned int                  id,
+                   const std::string            &entry,
+                   const std::string            &kind);
+
   /**
    * Throw InputError naming 'Materials/Per material id' or 'Monitor/Reactions'
    * if they name a material id or boundary id that does not occur on
    * @p triangulation (collective).
    */
   void
-  check_mesh_ids(const Parameters &parameters, const dealii::parallel::TriangulationBase<3> &triangulation);
+  check_mesh_ids(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
 
   /**
    * Throw InputError naming 'Boundary conditions/Dirichlet' if the prescribed
