@@ -50,7 +50,11 @@ EOF
   bytes=$(du -sb "$dir/out/checkpoint" | cut -f1)
   restart=$(cd "$dir" && launch --restart out/checkpoint | grep '^plastix: ')
   mesh=$(stage mesh "$restart")
-  setup=$(stage setup "$restart")
+  setup=0
+  for part in dofs operator preconditioner restart; do
+    value=$(stage "$part" "$restart")
+    setup=$(python3 -c "print($setup + ${value:-0})")
+  done
   python3 - "$dofs" "$cells" "$RANKS" "$seconds" "$bytes" "$mesh" "$setup" <<'EOF'
 import sys
 dofs, cells, ranks, seconds, size, mesh, setup = sys.argv[1:]

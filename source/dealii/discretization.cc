@@ -11,16 +11,26 @@
 
 namespace plastix
 {
+  namespace
+  {
+    /** Multigrid (or auto, which picks it on a refined mesh) needs the level hierarchy. */
+    bool
+    needs_level_hierarchy(const Parameters &parameters)
+    {
+      return parameters.solver.preconditioner == "multigrid" ||
+             (parameters.solver.preconditioner == "auto" && parameters.mesh.global_refinements >= 1);
+    }
+  } // namespace
+
   Discretization::Discretization(const Parameters &parameters, MPI_Comm communicator)
     : parameters(parameters)
     , communicator(communicator)
     // The multigrid preconditioner needs the level hierarchy (level DoFs);
     // other runs keep deal.II's defaults.
     , triangulation(communicator,
-                    parameters.solver.preconditioner == "multigrid" ?
-                      dealii::Triangulation<3>::limit_level_difference_at_vertices :
-                      dealii::Triangulation<3>::none,
-                    parameters.solver.preconditioner == "multigrid" ?
+                    needs_level_hierarchy(parameters) ? dealii::Triangulation<3>::limit_level_difference_at_vertices :
+                                                        dealii::Triangulation<3>::none,
+                    needs_level_hierarchy(parameters) ?
                       dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
                       dealii::parallel::distributed::Triangulation<3>::default_setting)
     , fe(dealii::FE_Q<3>(1), 3)
@@ -52,10 +62,22 @@ namespace plastix
   void
   Discretization::setup()
   {
+    setup_dofs();
+    setup_operator();
+  }
+
+  void
+  Discretization::setup_dofs()
+  {
     check_mesh_ids(parameters, triangulation);
     dof_handler.distribute_dofs(fe);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     check_rigid_body_motions(dof_handler, constraints);
+  }
+
+  void
+  Discretization::setup_operator()
+  {
     materials = make_material_table(dof_handler, parameters.materials);
     try
       {

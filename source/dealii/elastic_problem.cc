@@ -71,10 +71,13 @@ namespace plastix
       throw Interrupted("while the mesh was built; nothing was solved");
 
     timer.start();
-    d.setup();
-    summary.n_dofs               = d.dof_handler.n_dofs();
+    d.setup_dofs();
+    summary.n_dofs = d.dof_handler.n_dofs();
+    timer.stop("dofs");
+    timer.start();
+    d.setup_operator();
     summary.operator_description = parameters.op.strategy + " / " + parameters.op.cell_kernel;
-    timer.stop("setup");
+    timer.stop("operator");
 
     timer.start();
     d.assemble_external_force();
@@ -86,11 +89,16 @@ namespace plastix
     timer.start();
     LinearSolver solver(parameters.solver);
     solver.initialize(d);
+    summary.solver = solver.name();
+    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      std::cout << "  preconditioner: " << solver.preconditioner_description() << std::endl;
+    timer.stop("preconditioner");
+
+    timer.start();
     d.op.set_constrained_values(solution);
     const SolverStatistics statistics = solver.solve(solution, rhs);
     // Exactly the prescribed values, whatever the solver's tolerance.
     d.op.set_constrained_values(solution);
-    summary.solver                    = solver.name();
     summary.linear_iterations         = statistics.iterations;
     summary.final_residual            = statistics.final_residual;
     summary.relative_residual         = statistics.final_residual / std::max(rhs.l2_norm(), 1e-300);

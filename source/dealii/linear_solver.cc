@@ -1,5 +1,6 @@
 // Krylov solvers on DeviceVectors.
 #include <deal.II/base/timer.h>
+#include <deal.II/distributed/tria_base.h>
 #include <deal.II/lac/affine_constraints.templates.h>
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/solver_control.h>
@@ -16,17 +17,42 @@ namespace plastix
 {
   LinearSolver::LinearSolver(const SolverParameters &parameters)
     : parameters(parameters)
+    , automatic(parameters.preconditioner == "auto")
   {}
+
+  std::string
+  LinearSolver::automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler)
+  {
+    if (dof_handler == nullptr)
+      return "chebyshev";
+    const auto &tria     = dof_handler->get_triangulation();
+    const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
+    if (parallel == nullptr || !parallel->is_multilevel_hierarchy_constructed() || tria.n_global_levels() < 2)
+      return "chebyshev";
+    // A uniformly refined mesh: every active cell on the finest level.
+    const unsigned int finest       = tria.n_global_levels() - 1;
+    unsigned long long owned_finest = 0;
+    for (const auto &cell : tria.active_cell_iterators())
+      if (cell->is_locally_owned() && static_cast<unsigned int>(cell->level()) == finest)
+        ++owned_finest;
+    return dealii::Utilities::MPI::sum(owned_finest, dof_handler->get_communicator()) == tria.n_global_active_cells() ?
+             "multigrid" :
+             "chebyshev";
+  }
 
   LinearSolver::~LinearSolver() = default;
 
   void
   LinearSolver::initialize(const MechanicsOperator &new_op, const bool new_load_step)
   {
+    if (automatic)
+      parameters.preconditioner = automatic_preconditioner(nullptr);
     if (parameters.preconditioner == "multigrid" || parameters.preconditioner == "amg")
       throw std::invalid_argument("LinearSolver: preconditioner '" + parameters.preconditioner +
                                   "' needs the DoFHandler, materials and Dirichlet boundaries: use "
                                   "initialize(op, dof_handler, materials, dirichlet) or initialize(discretization)");
+    if (automatic)
+      parameters.preconditioner = automatic_preconditioner(nullptr);
     dealii::Timer timer;
     const bool    new_operator = op != &new_op || op_layout != new_op.get_partitioner();
     op                         = &new_op;
@@ -49,6 +75,8 @@ namespace plastix
   {
     dealii::Timer timer;
     const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
+    if (automatic && new_operator)
+      parameters.preconditioner = automatic_preconditioner(&new_dof_handler);
     op                      = &new_op;
     op_layout               = new_op.get_partitioner();
     dof_handler             = &new_dof_handler;
@@ -63,7 +91,9 @@ namespace plastix
             MultigridData data;
             data.smoother_degree                   = parameters.multigrid_smoother_degree;
             data.smoothing_range                   = parameters.multigrid_smoothing_range;
-            data.coarse_solver                     = parameters.multigrid_coarse_solver;
+            data.coarse_solver                     = parse_coarse_solver(parameters.multigrid_coarse_solver);
+            data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
+            data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
             data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;
             data.coarse_amg.smoother_sweeps        = parameters.amg_smoother_sweeps;
             data.coarse_amg.smoother_type          = parameters.amg_smoother;
@@ -230,7 +260,26 @@ namespace plastix
   std::string
   LinearSolver::name() const
   {
-    return parameters.type + " + " + parameters.preconditioner;
+    std::string text = parameters.type + " + " + parameters.preconditioner;
+    if (multigrid)
+      text += " (coarse " + to_string(multigrid->coarse_solver()) + ")";
+    if (automatic)
+      text += " (auto)";
+    return text;
+  }
+
+  std::string
+  LinearSolver::preconditioner_description() const
+  {
+    if (multigrid)
+      return "multigrid, " + multigrid->description();
+    if (chebyshev)
+      return "chebyshev, degree " + std::to_string(parameters.chebyshev_degree) + " around the inverse diagonal";
+    if (jacobi)
+      return "jacobi (inverse matrix-free diagonal)";
+    if (amg)
+      return "amg (Trilinos ML on the assembled elastic matrix, host)";
+    return parameters.preconditioner;
   }
 
   unsigned int

@@ -491,15 +491,16 @@ namespace plastix
                       "the choices below are)",
                       dealii::Patterns::Selection("cg|gmres|belos cg|belos gmres|belos minres"));
     prm.add_parameter("Preconditioner", preconditioner,
+                      "auto (multigrid when 'Mesh/Global refinements' >= 1, else chebyshev); "
                       "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
                       "polynomial around Jacobi, eigenvalues estimated by CG); multigrid "
-                      "(matrix-free geometric multigrid over the mesh levels: device level "
-                      "operators, Chebyshev-Jacobi smoothers and transfers, coarse level solved "
-                      "on the host; needs 'Mesh/Global refinements' >= 1 and no mesh file "
-                      "with hanging nodes); amg (Trilinos ML smoothed-aggregation AMG of the "
+                      "(matrix-free geometric multigrid over the mesh levels on deal.II's "
+                      "Multigrid: device level operators, Chebyshev-Jacobi smoothers, transfers "
+                      "and coarse solver (see Multigrid coarse solver); needs 'Mesh/Global "
+                      "refinements' >= 1); amg (Trilinos ML smoothed-aggregation AMG of the "
                       "assembled elastic matrix on the host, vectors copied per application: "
                       "a comparison baseline)",
-                      dealii::Patterns::Selection("none|jacobi|chebyshev|multigrid|amg"));
+                      dealii::Patterns::Selection("auto|none|jacobi|chebyshev|multigrid|amg"));
     prm.add_parameter("Relative tolerance", relative_tolerance,
                       "Stop when |r| <= max(relative tolerance |b|, absolute tolerance)",
                       dealii::Patterns::Double(0., 1.));
@@ -530,9 +531,24 @@ namespace plastix
                       "lambda_max] (lambda_max estimated by 12 CG iterations)",
                       dealii::Patterns::Double(1.));
     prm.add_parameter("Multigrid coarse solver", multigrid_coarse_solver,
-                      "Solver of the coarsest multigrid level (the coarse mesh), assembled on the "
-                      "host: direct (Amesos KLU) or amg (one ML V-cycle, settings below)",
-                      dealii::Patterns::Selection("direct|amg"));
+                      "Solver of the coarsest multigrid level (the coarse mesh): cg (CG on the "
+                      "device, preconditioned by Chebyshev-Jacobi, to 'Multigrid coarse "
+                      "tolerance'), chebyshev (a Chebyshev-Jacobi polynomial on the device whose "
+                      "degree reduces the error by 'Multigrid coarse tolerance'), direct (Amesos "
+                      "KLU of the level-0 matrix assembled on the host) or amg (one ML V-cycle of "
+                      "that matrix, settings below); the host solvers copy the level-0 vector "
+                      "per V-cycle. auto: direct up to 'Multigrid direct solver limit' level-0 "
+                      "DoFs, cg above; the run summary names the choice",
+                      dealii::Patterns::Selection("auto|direct|amg|cg|chebyshev"));
+    prm.add_parameter("Multigrid coarse tolerance", multigrid_coarse_tolerance,
+                      "Relative residual reduction of the cg coarse solver; target error "
+                      "reduction of the chebyshev coarse solver",
+                      dealii::Patterns::Double(1e-12, 0.5));
+    prm.add_parameter("Multigrid direct solver limit", multigrid_direct_solver_limit,
+                      "Multigrid coarse solver auto uses the direct solver up to this many "
+                      "level-0 DoFs (a sparse factorisation of a 3D mesh grows much faster "
+                      "than its size)",
+                      dealii::Patterns::Integer(0));
     prm.add_parameter("AMG aggregation threshold", amg_aggregation_threshold,
                       "ML aggregation threshold: couplings weaker than this fraction of the "
                       "diagonal are dropped when aggregating (Preconditioner = amg and the "

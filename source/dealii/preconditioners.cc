@@ -12,13 +12,23 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/sparsity_tools.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
+#include <deal.II/multigrid/mg_coarse.h>
+#include <deal.II/multigrid/mg_matrix.h>
+#include <deal.II/multigrid/mg_smoother.h>
 #include <deal.II/multigrid/mg_tools.h>
+#include <deal.II/multigrid/multigrid.h>
+#include <deal.II/multigrid/multigrid.templates.h>
+#include <deal.II/base/timer.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/lac/solver_control.h>
 
 #include <plastix/backend/device.h>
+#include <plastix/dealii/mg_transfer.h>
 #include <plastix/dealii/preconditioners.h>
 #include <plastix/dealii/reference_operators.h>
 
 #include <algorithm>
+#include <iomanip>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -217,25 +227,272 @@ namespace plastix
 
   // ------------------------------------------------------------ Multigrid
 
-  /** Operator, smoother, vectors of one level and the transfer from the level below. */
-  struct MultigridPreconditioner::Level
+  std::string
+  to_string(const CoarseSolverType type)
+  {
+    switch (type)
+      {
+        case CoarseSolverType::automatic:
+          return "auto";
+        case CoarseSolverType::direct:
+          return "direct";
+        case CoarseSolverType::amg:
+          return "amg";
+        case CoarseSolverType::cg:
+          return "cg";
+        case CoarseSolverType::chebyshev:
+          return "chebyshev";
+      }
+    return "unknown";
+  }
+
+  CoarseSolverType
+  parse_coarse_solver(const std::string &name)
+  {
+    for (const auto type : {CoarseSolverType::automatic, CoarseSolverType::direct, CoarseSolverType::amg,
+                            CoarseSolverType::cg, CoarseSolverType::chebyshev})
+      if (name == to_string(type))
+        return type;
+    throw std::invalid_argument("unknown multigrid coarse solver '" + name + "' (auto, direct, amg, cg or chebyshev)");
+  }
+
+  namespace
   {
     using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
     using Chebyshev = dealii::PreconditionChebyshev<MechanicsOperator, DeviceVector, Jacobi>;
 
-    /** The level's own operator (coarser levels); the finest level uses the caller's. */
-    std::unique_ptr<MechanicsOperator> own_operator;
-    const MechanicsOperator           *op = nullptr;
-    std::shared_ptr<Jacobi>            inverse_diagonal;
-    Chebyshev                          smoother;
-    /** Solution, right-hand side (coarser levels) and residual. */
-    mutable DeviceVector x, b, r;
+    /**
+     * The level-0 solver for deal.II's Multigrid: on the device (a Chebyshev
+     * polynomial or CG around the level-0 operator) or on the host (KLU or
+     * ML AMG of the assembled level-0 matrix, one round trip per call).
+     */
+    class CoarseSolver : public dealii::MGCoarseGridBase<DeviceVector>
+    {
+    public:
+      CoarseSolver(const CoarseSolverType          type,
+                   const MechanicsOperator        &level_operator,
+                   const std::shared_ptr<Jacobi>  &inverse_diagonal,
+                   const dealii::DoFHandler<3>    &level_dofs,
+                   const dealii::IndexSet         &boundary,
+                   const MaterialTable            &materials,
+                   const MultigridData            &data)
+        : type(type)
+        , level_operator(level_operator)
+        , tolerance(data.coarse_tolerance)
+        , max_iterations(data.coarse_max_iterations)
+      {
+        if (type == CoarseSolverType::cg || type == CoarseSolverType::chebyshev)
+          {
+            Chebyshev::AdditionalData chebyshev_data;
+            chebyshev_data.preconditioner = inverse_diagonal;
+            if (type == CoarseSolverType::cg)
+              {
+                chebyshev_data.degree              = data.smoother_degree;
+                chebyshev_data.smoothing_range     = data.smoothing_range;
+                chebyshev_data.eig_cg_n_iterations = data.eigenvalue_iterations;
+              }
+            else
+              {
+                // Chebyshev as a solver: deal.II picks the degree that reduces
+                // the error by the tolerance from the estimated extreme
+                // eigenvalues, which needs enough CG iterations to find the
+                // smallest one.
+                chebyshev_data.degree              = dealii::numbers::invalid_unsigned_int;
+                chebyshev_data.smoothing_range     = data.coarse_tolerance;
+                chebyshev_data.eig_cg_n_iterations = 100;
+                chebyshev_data.eigenvalue_algorithm =
+                  Chebyshev::AdditionalData::EigenvalueAlgorithm::lanczos;
+              }
+            chebyshev.initialize(level_operator, chebyshev_data);
+            DeviceVector ones;
+            level_operator.initialize_dof_vector(ones);
+            ones = 1.;
+            const auto info = chebyshev.estimate_eigenvalues(ones);
+            chebyshev_degree = info.degree;
+          }
+        else
+          setup_host_solver(level_dofs, boundary, materials, data);
+      }
 
-    /** Transfer between this level and the one below (levels >= 1). */
-    std::unique_ptr<backend::DeviceCsrMatrix>                  prolongation, restriction;
-    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> transfer_layout;
-    /** Vector in transfer_layout: prolongated values, or the residual with the ghosts restriction needs. */
-    mutable DeviceVector transfer_vector;
+      void
+      operator()(const unsigned int, DeviceVector &dst, const DeviceVector &src) const override
+      {
+        switch (type)
+          {
+            case CoarseSolverType::chebyshev:
+              chebyshev.vmult(dst, src);
+              return;
+            case CoarseSolverType::cg:
+              {
+                dealii::ReductionControl             control(max_iterations, 1e-300, tolerance, false, false);
+                dealii::SolverCG<DeviceVector>       solver(control);
+                dst = 0.;
+                try
+                  {
+                    solver.solve(level_operator, dst, src, chebyshev);
+                  }
+                catch (const dealii::SolverControl::NoConvergence &)
+                  {
+                    // A preconditioner needs no exact coarse solve: keep the iterate.
+                  }
+                return;
+              }
+            default:
+              // The small level-0 vector through the host.
+              if (dst.get_partitioner() != src.get_partitioner())
+                dst.reinit(src, true);
+              copy_to_trilinos(src, host_src);
+              if (direct)
+                direct->solve(host_dst, host_src);
+              else
+                amg->vmult(host_dst, host_src);
+              copy_from_trilinos(host_dst, dst);
+          }
+      }
+
+      /** "chebyshev (degree 57)" etc. */
+      std::string
+      description() const
+      {
+        if (type == CoarseSolverType::chebyshev)
+          return "chebyshev (degree " + std::to_string(chebyshev_degree) + ")";
+        if (type == CoarseSolverType::cg)
+          {
+            std::ostringstream text;
+            text << "cg (chebyshev, relative tolerance " << tolerance << ")";
+            return text.str();
+          }
+        return to_string(type);
+      }
+
+    private:
+      /** Assemble the level-0 matrix on the host and set up KLU or ML on it. */
+      void
+      setup_host_solver(const dealii::DoFHandler<3> &level_dofs,
+                        const dealii::IndexSet      &boundary,
+                        const MaterialTable         &materials,
+                        const MultigridData         &data)
+      {
+        // Level-0 stiffness matrix, assembled like the device operator
+        // (QGauss(2), trilinear mapping, symmetric gradients), Dirichlet
+        // rows/columns zero with a positive diagonal.
+        const unsigned int      level        = 0;
+        const MPI_Comm          communicator = level_dofs.get_communicator();
+        const dealii::IndexSet &owned        = level_dofs.locally_owned_mg_dofs(level);
+        dealii::IndexSet        relevant;
+        dealii::DoFTools::extract_locally_relevant_level_dofs(level_dofs, level, relevant);
+        dealii::AffineConstraints<double> constraints(relevant);
+        for (const auto i : boundary)
+          if (relevant.is_element(i))
+            constraints.add_line(i);
+        constraints.close();
+        dealii::DynamicSparsityPattern dsp(relevant);
+        dealii::MGTools::make_sparsity_pattern(level_dofs, dsp, level);
+        dealii::SparsityTools::distribute_sparsity_pattern(dsp, owned, communicator, relevant);
+        matrix.reinit(owned, owned, dsp, communicator);
+
+        const auto                              &fe = level_dofs.get_fe();
+        const dealii::MappingQ<3>                mapping(1);
+        const dealii::QGauss<3>                  quadrature(2);
+        dealii::FEValues<3>                      fe_values(mapping, fe, quadrature,
+                                      dealii::update_gradients | dealii::update_JxW_values);
+        const dealii::FEValuesExtractors::Vector displacement(0);
+        const unsigned int                       n = fe.n_dofs_per_cell();
+        dealii::FullMatrix<double>               cell_matrix(n, n);
+        std::vector<dealii::types::global_dof_index> dofs(n);
+        std::vector<dealii::SymmetricTensor<2, 3>>   eps(n);
+        std::vector<double>                          divergence(n);
+        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(level))
+          {
+            if (!cell->is_locally_owned_on_level())
+              continue;
+            fe_values.reinit(cell);
+            const auto &m = materials.at(cell->material_id());
+            cell_matrix   = 0;
+            for (unsigned int q = 0; q < quadrature.size(); ++q)
+              {
+                for (unsigned int i = 0; i < n; ++i)
+                  {
+                    eps[i]        = fe_values[displacement].symmetric_gradient(i, q);
+                    divergence[i] = dealii::trace(eps[i]);
+                  }
+                for (unsigned int i = 0; i < n; ++i)
+                  for (unsigned int j = 0; j < n; ++j)
+                    cell_matrix(i, j) +=
+                      (m.lambda * divergence[i] * divergence[j] + 2. * m.mu * (eps[i] * eps[j])) * fe_values.JxW(q);
+              }
+            cell->get_mg_dof_indices(dofs);
+            constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
+          }
+        matrix.compress(dealii::VectorOperation::add);
+        host_src.reinit(owned, communicator);
+        host_dst.reinit(owned, communicator);
+
+        if (type == CoarseSolverType::direct)
+          {
+            control = std::make_unique<dealii::SolverControl>(1, 0);
+            direct  = std::make_unique<dealii::TrilinosWrappers::SolverDirect>(*control);
+            direct->initialize(matrix);
+          }
+        else
+          {
+            amg = std::make_unique<AmgPreconditioner>();
+            amg->initialize(matrix, owned_dof_coordinates(level_dofs, level), data.coarse_amg);
+          }
+      }
+
+      const CoarseSolverType   type;
+      const MechanicsOperator &level_operator;
+      const double             tolerance;
+      const unsigned int       max_iterations;
+      Chebyshev                chebyshev;
+      unsigned int             chebyshev_degree = 0;
+      dealii::TrilinosWrappers::SparseMatrix                  matrix;
+      std::unique_ptr<dealii::SolverControl>                  control;
+      std::unique_ptr<dealii::TrilinosWrappers::SolverDirect> direct;
+      std::unique_ptr<AmgPreconditioner>                      amg;
+      mutable dealii::TrilinosWrappers::MPI::Vector           host_src, host_dst;
+    };
+  } // namespace
+
+  /** The hierarchy and deal.II's multigrid objects around it. */
+  struct MultigridPreconditioner::Implementation
+  {
+    using Smoother = dealii::MGSmootherPrecondition<MechanicsOperator, Chebyshev, DeviceVector>;
+
+    MultigridData                                                data;
+    std::unique_ptr<dealii::DoFHandler<3>>                       own_level_dofs;
+    const dealii::DoFHandler<3>                                 *level_dofs  = nullptr;
+    const dealii::DoFHandler<3>                                 *active_dofs = nullptr;
+    dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>> operators;
+    dealii::MGLevelObject<Chebyshev::AdditionalData>             smoother_data;
+    MGTransferDevice                                             transfer;
+    dealii::mg::Matrix<DeviceVector>                             matrix;
+    Smoother                                                     smoother;
+    std::unique_ptr<CoarseSolver>                                coarse;
+    CoarseSolverType                                             coarse_type = CoarseSolverType::automatic;
+    std::unique_ptr<dealii::Multigrid<DeviceVector>>             multigrid;
+    std::unique_ptr<dealii::PreconditionMG<3, DeviceVector, MGTransferDevice>> preconditioner;
+    /** Seconds of the set-up stages: level DoFs, level operators, transfers, smoothers, coarse solver. */
+    double time_dofs = 0, time_operators = 0, time_transfer = 0, time_smoothers = 0, time_coarse = 0;
+
+    /** (Re)compute the inverse diagonal and eigenvalue estimate of the smoother of level @p l. */
+    void
+    setup_smoother(const unsigned int l)
+    {
+      auto inverse_diagonal = std::make_shared<Jacobi>();
+      operators[l]->compute_inverse_diagonal(inverse_diagonal->get_vector());
+      smoother_data[l].preconditioner = inverse_diagonal;
+      smoother.smoothers[l].initialize(*operators[l], smoother_data[l]);
+      if (l == 0)
+        return;
+      // Estimate the eigenvalues now, so that the set-up cost is paid here
+      // and not in the first V-cycle.
+      DeviceVector ones;
+      operators[l]->initialize_dof_vector(ones);
+      ones = 1.;
+      smoother.smoothers[l].estimate_eigenvalues(ones);
+    }
   };
 
   MultigridPreconditioner::MultigridPreconditioner() = default;
@@ -245,15 +502,14 @@ namespace plastix
   void
   MultigridPreconditioner::initialize(const MechanicsOperator               &fine_operator,
                                       const dealii::DoFHandler<3>           &dof_handler,
-                                      const MaterialTable                   &new_materials,
+                                      const MaterialTable                   &materials,
                                       const std::vector<DirichletCondition> &dirichlet,
-                                      const MultigridData                   &new_data)
+                                      const MultigridData                   &data)
   {
-    data      = new_data;
-    materials = &new_materials;
-    levels.clear();
-    coarse_direct.reset();
-    coarse_amg.reset();
+    implementation = std::make_unique<Implementation>();
+    Implementation &im = *implementation;
+    im.data            = data;
+    im.active_dofs     = &dof_handler;
 
     const auto    &tria         = dof_handler.get_triangulation();
     const MPI_Comm communicator = dof_handler.get_communicator();
@@ -276,371 +532,161 @@ namespace plastix
         throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
                                     "(a uniformly refined mesh)");
     }
-    if (data.coarse_solver != "direct" && data.coarse_solver != "amg")
-      throw std::invalid_argument("plastix multigrid: unknown coarse solver '" + data.coarse_solver +
-                                  "' (direct or amg)");
 
     // Level DoFs: the caller's DoFHandler if it has them, else an own one
     // on the same mesh (its active numbering is not used).
+    dealii::Timer timer;
     if (dof_handler.has_level_dofs())
-      level_dofs = &dof_handler;
+      im.level_dofs = &dof_handler;
     else
       {
-        own_level_dofs = std::make_unique<dealii::DoFHandler<3>>(tria);
-        own_level_dofs->distribute_dofs(dof_handler.get_fe());
-        own_level_dofs->distribute_mg_dofs();
-        level_dofs = own_level_dofs.get();
+        im.own_level_dofs = std::make_unique<dealii::DoFHandler<3>>(tria);
+        im.own_level_dofs->distribute_dofs(dof_handler.get_fe());
+        im.own_level_dofs->distribute_mg_dofs();
+        im.level_dofs = im.own_level_dofs.get();
       }
 
     // Zero Dirichlet constraints of every level, and the active boundary DoFs
-    // of the finest level (zero rows of the last prolongation).
+    // of the finest level.
     dealii::MGConstrainedDoFs mg_constrained;
-    mg_constrained.initialize(*level_dofs);
+    mg_constrained.initialize(*im.level_dofs);
     dealii::IndexSet fine_boundary(dof_handler.n_dofs());
     for (const auto &condition : dirichlet)
       {
         const dealii::ComponentMask mask(std::vector<bool>(condition.components.begin(), condition.components.end()));
-        mg_constrained.make_zero_boundary_constraints(*level_dofs, {condition.boundary_id}, mask);
+        mg_constrained.make_zero_boundary_constraints(*im.level_dofs, {condition.boundary_id}, mask);
         fine_boundary.add_indices(dealii::DoFTools::extract_boundary_dofs(dof_handler, mask, {condition.boundary_id}));
       }
-    level_boundary.resize(n_levels);
+    std::vector<dealii::IndexSet> level_boundary(n_levels);
     for (unsigned int l = 0; l < finest; ++l)
       level_boundary[l] = mg_constrained.get_boundary_indices(l);
+    im.time_dofs = timer.wall_time();
 
+    // Level operators: elastic device operators below the finest level, the
+    // caller's operator (not owned) on the finest.
+    timer.restart();
     const dealii::MappingQ<3> mapping(1);
-    for (unsigned int l = 0; l < n_levels; ++l)
+    im.operators.resize(0, finest);
+    std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> layouts(n_levels);
+    for (unsigned int l = 0; l < finest; ++l)
       {
-        levels.push_back(std::make_unique<Level>());
-        Level &level = *levels.back();
-        if (l < finest)
-          {
-            dealii::IndexSet relevant;
-            dealii::DoFTools::extract_locally_relevant_level_dofs(*level_dofs, l, relevant);
-            dealii::AffineConstraints<double> constraints(relevant);
-            for (const auto i : level_boundary[l])
-              if (relevant.is_element(i))
-                constraints.add_line(i);
-            constraints.close();
-            level.own_operator = std::make_unique<MechanicsOperator>();
-            level.own_operator->reinit_level(mapping, *level_dofs, constraints, *materials, l, data.level_operator);
-            level.op = level.own_operator.get();
-            level.op->initialize_dof_vector(level.x);
-            level.op->initialize_dof_vector(level.b);
-          }
-        else
-          level.op = &fine_operator;
-        level.op->initialize_dof_vector(level.r);
-        if (l > 0)
-          setup_transfer(l, dof_handler, fine_boundary);
-        if (l > 0)
-          setup_smoother(l);
+        dealii::IndexSet relevant;
+        dealii::DoFTools::extract_locally_relevant_level_dofs(*im.level_dofs, l, relevant);
+        dealii::AffineConstraints<double> constraints(relevant);
+        for (const auto i : level_boundary[l])
+          if (relevant.is_element(i))
+            constraints.add_line(i);
+        constraints.close();
+        auto level_operator = std::make_shared<MechanicsOperator>();
+        level_operator->reinit_level(mapping, *im.level_dofs, constraints, materials, l, data.level_operator);
+        im.operators[l] = level_operator;
+        layouts[l]      = level_operator->get_partitioner();
       }
-    setup_coarse_solver();
-  }
+    im.operators[finest] = std::shared_ptr<const MechanicsOperator>(&fine_operator, [](const MechanicsOperator *) {});
+    layouts[finest]      = fine_operator.get_partitioner();
+    im.matrix.initialize(im.operators);
+    im.time_operators = timer.wall_time();
 
-  void
-  MultigridPreconditioner::setup_smoother(const unsigned int l)
-  {
-    Level &level           = *levels[l];
-    level.inverse_diagonal = std::make_shared<Level::Jacobi>();
-    level.op->compute_inverse_diagonal(level.inverse_diagonal->get_vector());
-    Level::Chebyshev::AdditionalData smoother_data;
-    smoother_data.degree              = data.smoother_degree;
-    smoother_data.smoothing_range     = data.smoothing_range;
-    smoother_data.eig_cg_n_iterations = data.eigenvalue_iterations;
-    smoother_data.preconditioner      = level.inverse_diagonal;
-    level.smoother.initialize(*level.op, smoother_data);
-    // Estimate the eigenvalues now, so that the set-up cost is paid here and
-    // not in the first V-cycle.
-    DeviceVector ones;
-    level.op->initialize_dof_vector(ones);
-    ones = 1.;
-    level.smoother.estimate_eigenvalues(ones);
+    timer.restart();
+    im.transfer.initialize(dof_handler, *im.level_dofs, layouts, level_boundary, fine_boundary);
+    im.time_transfer = timer.wall_time();
+
+    // Chebyshev-Jacobi smoothers (deal.II's MGSmootherPrecondition); the
+    // inverse diagonals are computed in setup_smoother().
+    timer.restart();
+    im.smoother_data.resize(0, finest);
+    for (unsigned int l = 0; l <= finest; ++l)
+      {
+        im.smoother_data[l].degree              = data.smoother_degree;
+        im.smoother_data[l].smoothing_range     = data.smoothing_range;
+        im.smoother_data[l].eig_cg_n_iterations = data.eigenvalue_iterations;
+        im.smoother_data[l].preconditioner      = std::make_shared<Jacobi>();
+      }
+    im.smoother.initialize_matrices(im.operators);
+    for (unsigned int l = 0; l <= finest; ++l)
+      im.setup_smoother(l);
+    im.time_smoothers = timer.wall_time();
+
+    // Coarse solver.
+    timer.restart();
+    im.coarse_type = data.coarse_solver;
+    if (im.coarse_type == CoarseSolverType::automatic)
+      im.coarse_type =
+        im.operators[0]->m() <= data.direct_solver_limit ? CoarseSolverType::direct : CoarseSolverType::cg;
+    im.coarse = std::make_unique<CoarseSolver>(im.coarse_type, *im.operators[0], im.smoother_data[0].preconditioner,
+                                               *im.level_dofs, level_boundary[0], materials, data);
+    im.time_coarse = timer.wall_time();
+
+    im.multigrid = std::make_unique<dealii::Multigrid<DeviceVector>>(im.matrix, *im.coarse, im.transfer,
+                                                                     im.smoother, im.smoother, 0, finest);
+    im.preconditioner =
+      std::make_unique<dealii::PreconditionMG<3, DeviceVector, MGTransferDevice>>(dof_handler, *im.multigrid,
+                                                                                  im.transfer);
   }
 
   void
   MultigridPreconditioner::update_fine_level()
   {
-    AssertThrow(!levels.empty(), dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    setup_smoother(levels.size() - 1);
-  }
-
-  void
-  MultigridPreconditioner::setup_transfer(const unsigned int           l,
-                                          const dealii::DoFHandler<3> &active_dofs,
-                                          const dealii::IndexSet      &fine_boundary)
-  {
-    const unsigned int finest         = active_dofs.get_triangulation().n_global_levels() - 1;
-    const bool         fine_is_active = l == finest;
-    Level             &fine           = *levels[l];
-    const Level       &coarse         = *levels[l - 1];
-    const auto        &fe             = level_dofs->get_fe();
-    const unsigned int dofs_per_cell  = fe.n_dofs_per_cell();
-    const MPI_Comm     communicator   = active_dofs.get_communicator();
-    const auto        &coarse_layout  = *coarse.op->get_partitioner();
-    const auto        &fine_layout    = fine.op->get_partitioner();
-
-    // Rows: the fine DoFs of the children of the coarse cells owned here,
-    // each computed from the first such cell (any cell gives the same value
-    // of the continuous coarse function). Coarse Dirichlet columns and fine
-    // Dirichlet rows are left out.
-    std::map<dealii::types::global_dof_index, std::vector<std::pair<std::int32_t, double>>> rows;
-    std::vector<dealii::types::global_dof_index> coarse_dofs(dofs_per_cell), fine_dofs(dofs_per_cell);
-    for (const auto &cell : level_dofs->mg_cell_iterators_on_level(l - 1))
-      {
-        if (!cell->is_locally_owned_on_level())
-          continue;
-        if (!cell->has_children())
-          throw std::logic_error("plastix multigrid: an owned level cell without children below the finest level");
-        cell->get_mg_dof_indices(coarse_dofs);
-        for (unsigned int c = 0; c < cell->n_children(); ++c)
-          {
-            const auto child = cell->child(c);
-            if (fine_is_active)
-              {
-                // The active DoFs of the child, through the caller's DoFHandler.
-                const typename dealii::DoFHandler<3>::cell_iterator active_child(&active_dofs.get_triangulation(),
-                                                                                 child->level(), child->index(),
-                                                                                 &active_dofs);
-                if (!active_child->is_locally_owned() && !active_child->is_ghost())
-                  throw std::logic_error("plastix multigrid: a child of an owned level cell is neither owned nor "
-                                         "a ghost on the active mesh (unexpected partition)");
-                active_child->get_dof_indices(fine_dofs);
-              }
-            else
-              child->get_mg_dof_indices(fine_dofs);
-            const dealii::FullMatrix<double> &embedding =
-              fe.get_prolongation_matrix(c, dealii::RefinementCase<3>::isotropic_refinement);
-            for (unsigned int i = 0; i < dofs_per_cell; ++i)
-              {
-                const auto global = fine_dofs[i];
-                if (rows.count(global) != 0)
-                  continue;
-                auto &row = rows[global];
-                if (fine_is_active ? fine_boundary.is_element(global) : level_boundary[l].is_element(global))
-                  continue;
-                for (unsigned int j = 0; j < dofs_per_cell; ++j)
-                  if (std::abs(embedding(i, j)) > 1e-12 && !level_boundary[l - 1].is_element(coarse_dofs[j]))
-                    row.emplace_back(coarse_layout.global_to_local(coarse_dofs[j]), embedding(i, j));
-              }
-          }
-      }
-
-    // Layout of the fine side: owned DoFs plus the rows computed here. The
-    // operator's own layout serves if it already has all those ghosts.
-    const dealii::IndexSet &owned = fine_layout->locally_owned_range();
-    dealii::IndexSet        needed(owned.size());
-    for (const auto &row : rows)
-      if (!owned.is_element(row.first))
-        needed.add_index(row.first);
-    needed.compress();
-    const dealii::IndexSet &operator_ghosts = fine_layout->ghost_indices();
-    const bool              fits = dealii::Utilities::MPI::min((needed & operator_ghosts) == needed ? 1 : 0,
-                                                  communicator) == 1;
-    fine.transfer_layout = fits ? fine_layout :
-                                  std::make_shared<const dealii::Utilities::MPI::Partitioner>(owned, needed,
-                                                                                            communicator);
-    const auto &layout = *fine.transfer_layout;
-
-    // Weights 1 / (ranks computing the row): the sum at the owner is exact.
-    dealii::LinearAlgebra::distributed::Vector<double> count(fine.transfer_layout);
-    for (const auto &row : rows)
-      count.local_element(layout.global_to_local(row.first)) += 1.;
-    count.compress(dealii::VectorOperation::add);
-    count.update_ghost_values();
-
-    const std::size_t    n_fine_local = layout.locally_owned_size() + layout.n_ghost_indices();
-    const std::size_t    n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
-    backend::CsrMatrixHost P;
-    P.n_rows = n_fine_local;
-    P.row_offsets.assign(n_fine_local + 1, 0);
-    std::vector<const std::vector<std::pair<std::int32_t, double>> *> row_of(n_fine_local, nullptr);
-    for (const auto &row : rows)
-      row_of[layout.global_to_local(row.first)] = &row.second;
-    for (std::size_t i = 0; i < n_fine_local; ++i)
-      {
-        if (row_of[i] != nullptr)
-          {
-            const double weight = 1. / count.local_element(i);
-            for (const auto &[column, value] : *row_of[i])
-              {
-                P.columns.push_back(column);
-                P.values.push_back(weight * value);
-              }
-          }
-        P.row_offsets[i + 1] = P.columns.size();
-      }
-    // Restriction R = P^T: rows are the coarse local DoFs.
-    backend::CsrMatrixHost R;
-    R.n_rows = n_coarse_local;
-    R.row_offsets.assign(n_coarse_local + 1, 0);
-    for (const auto column : P.columns)
-      ++R.row_offsets[column + 1];
-    for (std::size_t i = 0; i < n_coarse_local; ++i)
-      R.row_offsets[i + 1] += R.row_offsets[i];
-    R.columns.resize(P.columns.size());
-    R.values.resize(P.values.size());
-    std::vector<std::int32_t> fill(R.row_offsets.begin(), R.row_offsets.end() - 1);
-    for (std::size_t i = 0; i < n_fine_local; ++i)
-      for (std::int32_t k = P.row_offsets[i]; k < P.row_offsets[i + 1]; ++k)
-        {
-          const std::int32_t position = fill[P.columns[k]]++;
-          R.columns[position]         = i;
-          R.values[position]          = P.values[k];
-        }
-    fine.prolongation = std::make_unique<backend::DeviceCsrMatrix>(P);
-    fine.restriction  = std::make_unique<backend::DeviceCsrMatrix>(R);
-    fine.transfer_vector.reinit(fine.transfer_layout);
-  }
-
-  void
-  MultigridPreconditioner::setup_coarse_solver()
-  {
-    // Level-0 stiffness matrix, assembled like the device operator (QGauss(2),
-    // trilinear mapping, symmetric gradients), Dirichlet rows/columns zero
-    // with a positive diagonal.
-    const unsigned int      level = 0;
-    const MPI_Comm          communicator = level_dofs->get_communicator();
-    const dealii::IndexSet &owned        = level_dofs->locally_owned_mg_dofs(level);
-    dealii::IndexSet        relevant;
-    dealii::DoFTools::extract_locally_relevant_level_dofs(*level_dofs, level, relevant);
-    dealii::AffineConstraints<double> constraints(relevant);
-    for (const auto i : level_boundary[level])
-      if (relevant.is_element(i))
-        constraints.add_line(i);
-    constraints.close();
-    dealii::DynamicSparsityPattern dsp(relevant);
-    dealii::MGTools::make_sparsity_pattern(*level_dofs, dsp, level);
-    dealii::SparsityTools::distribute_sparsity_pattern(dsp, owned, communicator, relevant);
-    coarse_matrix.reinit(owned, owned, dsp, communicator);
-
-    const auto                      &fe = level_dofs->get_fe();
-    const dealii::MappingQ<3>        mapping(1);
-    const dealii::QGauss<3>          quadrature(2);
-    dealii::FEValues<3>              fe_values(mapping, fe, quadrature, dealii::update_gradients | dealii::update_JxW_values);
-    const dealii::FEValuesExtractors::Vector displacement(0);
-    const unsigned int               n = fe.n_dofs_per_cell();
-    dealii::FullMatrix<double>       cell_matrix(n, n);
-    std::vector<dealii::types::global_dof_index> dofs(n);
-    std::vector<dealii::SymmetricTensor<2, 3>>   eps(n);
-    std::vector<double>                          divergence(n);
-    for (const auto &cell : level_dofs->mg_cell_iterators_on_level(level))
-      {
-        if (!cell->is_locally_owned_on_level())
-          continue;
-        fe_values.reinit(cell);
-        const auto &m = materials->at(cell->material_id());
-        cell_matrix   = 0;
-        for (unsigned int q = 0; q < quadrature.size(); ++q)
-          {
-            for (unsigned int i = 0; i < n; ++i)
-              {
-                eps[i]        = fe_values[displacement].symmetric_gradient(i, q);
-                divergence[i] = dealii::trace(eps[i]);
-              }
-            for (unsigned int i = 0; i < n; ++i)
-              for (unsigned int j = 0; j < n; ++j)
-                cell_matrix(i, j) +=
-                  (m.lambda * divergence[i] * divergence[j] + 2. * m.mu * (eps[i] * eps[j])) * fe_values.JxW(q);
-          }
-        cell->get_mg_dof_indices(dofs);
-        constraints.distribute_local_to_global(cell_matrix, dofs, coarse_matrix);
-      }
-    coarse_matrix.compress(dealii::VectorOperation::add);
-    coarse_src.reinit(owned, communicator);
-    coarse_dst.reinit(owned, communicator);
-
-    if (data.coarse_solver == "direct")
-      {
-        coarse_control = std::make_unique<dealii::SolverControl>(1, 0);
-        coarse_direct  = std::make_unique<dealii::TrilinosWrappers::SolverDirect>(*coarse_control);
-        coarse_direct->initialize(coarse_matrix);
-      }
-    else
-      {
-        coarse_amg = std::make_unique<AmgPreconditioner>();
-        coarse_amg->initialize(coarse_matrix, owned_dof_coordinates(*level_dofs, level), data.coarse_amg);
-      }
-  }
-
-  void
-  MultigridPreconditioner::v_cycle(const unsigned int l, DeviceVector &x, const DeviceVector &b) const
-  {
-    if (l == 0)
-      {
-        // Coarse level on the host: one round trip of the (small) level-0 vector.
-        copy_to_trilinos(b, coarse_src);
-        if (coarse_direct)
-          coarse_direct->solve(coarse_dst, coarse_src);
-        else
-          coarse_amg->vmult(coarse_dst, coarse_src);
-        copy_from_trilinos(coarse_dst, x);
-        return;
-      }
-    const Level &level  = *levels[l];
-    const Level &coarse = *levels[l - 1];
-
-    // Pre-smoothing from zero, residual.
-    level.smoother.vmult(x, b);
-    level.op->vmult(level.r, x);
-    level.r.sadd(-1., 1., b);
-
-    // Restriction: b_coarse = R r (the fine ghosts needed by R first).
-    const DeviceVector *residual = &level.r;
-    if (level.transfer_layout != level.r.get_partitioner())
-      {
-        level.transfer_vector.equ(1., level.r);
-        residual = &level.transfer_vector;
-      }
-    residual->update_ghost_values();
-    level.restriction->vmult(residual->device_data(), coarse.b.device_data());
-    coarse.b.compress(dealii::VectorOperation::add);
-
-    v_cycle(l - 1, coarse.x, coarse.b);
-
-    // Prolongation: x += P x_coarse (rows of other ranks' DoFs summed at their owners).
-    coarse.x.update_ghost_values();
-    level.prolongation->vmult(coarse.x.device_data(), level.transfer_vector.device_data());
-    level.transfer_vector.compress(dealii::VectorOperation::add);
-    x.add(1., level.transfer_vector);
-
-    // Post-smoothing.
-    level.smoother.step(x, b);
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    implementation->setup_smoother(implementation->operators.max_level());
   }
 
   void
   MultigridPreconditioner::vmult(DeviceVector &dst, const DeviceVector &src) const
   {
-    AssertThrow(!levels.empty(), dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    const MechanicsOperator &fine = *levels.back()->op;
-    if (dst.get_partitioner() != fine.get_partitioner())
-      fine.initialize_dof_vector(dst);
-    v_cycle(levels.size() - 1, dst, src);
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    implementation->preconditioner->vmult(dst, src);
   }
 
   unsigned int
   MultigridPreconditioner::n_levels() const
   {
-    return levels.size();
+    return implementation ? implementation->operators.n_levels() : 0;
   }
 
   std::vector<dealii::types::global_dof_index>
   MultigridPreconditioner::n_dofs_per_level() const
   {
     std::vector<dealii::types::global_dof_index> n;
-    for (const auto &level : levels)
-      n.push_back(level->op->m());
+    if (implementation)
+      for (unsigned int l = 0; l <= implementation->operators.max_level(); ++l)
+        n.push_back(implementation->operators[l]->m());
     return n;
+  }
+
+  CoarseSolverType
+  MultigridPreconditioner::coarse_solver() const
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    return implementation->coarse_type;
+  }
+
+  const MGTransferDevice &
+  MultigridPreconditioner::get_transfer() const
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    return implementation->transfer;
   }
 
   std::string
   MultigridPreconditioner::description() const
   {
-    std::ostringstream text;
-    text << levels.size() << " levels (DoFs";
+    if (!implementation)
+      return "multigrid (not initialized)";
+    const Implementation &im = *implementation;
+    std::ostringstream    text;
+    text << n_levels() << " levels (DoFs";
     for (const auto n : n_dofs_per_level())
       text << ' ' << n;
-    text << "), Chebyshev(" << data.smoother_degree << ") smoother, coarse " << data.coarse_solver;
+    text << "), Chebyshev(" << im.data.smoother_degree << ") smoother, coarse " << im.coarse->description();
+    if (im.data.coarse_solver == CoarseSolverType::automatic)
+      text << " (auto: level 0 has " << im.operators[0]->m() << (im.coarse_type == CoarseSolverType::direct ? " <= " : " > ")
+           << im.data.direct_solver_limit << " DoFs)";
+    text << std::setprecision(3) << "; set-up [s]: level DoFs " << im.time_dofs << ", operators " << im.time_operators
+         << ", transfers " << im.time_transfer << ", smoothers " << im.time_smoothers << ", coarse " << im.time_coarse;
     return text.str();
   }
 } // namespace plastix
+
+// deal.II's V-cycle on DeviceVectors.
+template class dealii::Multigrid<plastix::DeviceVector>;

@@ -54,6 +54,14 @@ namespace plastix
     void
     setup();
 
+    /** The first part of setup(): mesh ids checked, DoFs distributed, Dirichlet constraints, rigid-body check. */
+    void
+    setup_dofs();
+
+    /** The second part of setup(): the material table and the device operator. */
+    void
+    setup_operator();
+
     /** Assemble the external force at load factor 1 (host) and copy it to the device. */
     void
     assemble_external_force();

@@ -115,9 +115,28 @@ namespace plastix
     SolverStatistics
     solve(DeviceVector &x, const DeviceVector &b, double tolerance_override = 0.);
 
-    /** "cg + jacobi", "belos minres + multigrid" etc. */
+    /**
+     * "cg + jacobi", "belos minres + multigrid (coarse chebyshev)" etc.;
+     * "(auto)" marks a preconditioner chosen by Preconditioner = auto.
+     */
     std::string
     name() const;
+
+    /**
+     * The preconditioner in one line (for multigrid: levels, DoFs per level,
+     * smoother, coarse solver and the set-up time of each part).
+     */
+    std::string
+    preconditioner_description() const;
+
+    /**
+     * The preconditioner Preconditioner = auto gives on @p dof_handler:
+     * multigrid if its mesh has the multigrid hierarchy
+     * (construct_multigrid_hierarchy), at least two levels and all active
+     * cells on the finest, otherwise chebyshev.
+     */
+    static std::string
+    automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler);
 
     /** How often initialize() built or refreshed the preconditioner (reuse statistics). */
     unsigned int
@@ -133,6 +152,8 @@ namespace plastix
     refresh_operator_dependent_parts();
 
     SolverParameters                                           parameters;
+    /** Preconditioner = auto: parameters.preconditioner is what it chose. */
+    bool automatic = false;
     const MechanicsOperator                                   *op = nullptr;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
     const dealii::DoFHandler<3>                               *dof_handler = nullptr;

@@ -149,8 +149,12 @@ namespace plastix
   {
     /** cg | gmres (deal.II) | belos cg | belos gmres | belos minres (Trilinos Belos on DeviceVectors) */
     std::string type = "cg";
-    /** none | jacobi | chebyshev | multigrid | amg */
-    std::string preconditioner = "jacobi";
+    /**
+     * auto | none | jacobi | chebyshev | multigrid | amg; auto: multigrid on
+     * a mesh with levels ('Mesh/Global refinements' >= 1), else chebyshev
+     * (LinearSolver::automatic_preconditioner()).
+     */
+    std::string preconditioner = "auto";
     double       relative_tolerance = 1e-8;
     double       absolute_tolerance = 0.;
     unsigned int max_iterations     = 10000;
@@ -162,8 +166,12 @@ namespace plastix
     unsigned int multigrid_smoother_degree = 4;
     /** Eigenvalue range [lambda_max / range, lambda_max] the multigrid smoother damps. */
     double multigrid_smoothing_range = 15.;
-    /** direct | amg: solver of the coarsest multigrid level (host). */
-    std::string multigrid_coarse_solver = "direct";
+    /** auto | direct | amg | cg | chebyshev: solver of the coarsest multigrid level (plastix::CoarseSolverType). */
+    std::string multigrid_coarse_solver = "auto";
+    /** Relative residual reduction of the cg coarse solver, target error reduction of the chebyshev one. */
+    double multigrid_coarse_tolerance = 1e-2;
+    /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */
+    unsigned int multigrid_direct_solver_limit = 5000;
     /** ML aggregation threshold (amg, and the multigrid coarse amg). */
     double amg_aggregation_threshold = 1e-4;
     /** ML smoother sweeps per level. */

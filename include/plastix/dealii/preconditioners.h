@@ -96,6 +96,29 @@ namespace plastix
     mutable dealii::TrilinosWrappers::MPI::Vector   host_src, host_dst;
   };
 
+  /** Solver of the coarsest multigrid level (level 0, the coarse mesh). */
+  enum class CoarseSolverType
+  {
+    /** direct if level 0 has at most MultigridData::direct_solver_limit DoFs, else cg. */
+    automatic,
+    /** Sparse direct solver (Trilinos Amesos KLU) of the assembled level-0 matrix, on the host. */
+    direct,
+    /** One V-cycle of Trilinos ML AMG on the assembled level-0 matrix, on the host. */
+    amg,
+    /** CG on the device, preconditioned by Chebyshev-Jacobi, to a relative tolerance (a variable preconditioner). */
+    cg,
+    /** A Chebyshev-Jacobi polynomial on the device whose degree reaches a target error reduction (a fixed, symmetric operator). */
+    chebyshev
+  };
+
+  /** The .prm name of @p type: auto, direct, amg, cg or chebyshev. */
+  std::string
+  to_string(CoarseSolverType type);
+
+  /** The CoarseSolverType called @p name in the .prm (std::invalid_argument if none). */
+  CoarseSolverType
+  parse_coarse_solver(const std::string &name);
+
   /** Settings of the matrix-free geometric multigrid. */
   struct MultigridData
   {
@@ -105,34 +128,45 @@ namespace plastix
     double smoothing_range = 15.;
     /** CG iterations that estimate lambda_max of each level. */
     unsigned int eigenvalue_iterations = 12;
-    /** Coarse level (level 0) solver on the host: "direct" (Amesos KLU) or "amg" (ML, one V-cycle). */
-    std::string coarse_solver = "direct";
-    /** ML settings of coarse_solver = "amg". */
+    /** Solver of level 0. */
+    CoarseSolverType coarse_solver = CoarseSolverType::automatic;
+    /** CoarseSolverType::automatic picks the direct solver up to this many level-0 DoFs, cg above. */
+    dealii::types::global_dof_index direct_solver_limit = 5000;
+    /**
+     * Accuracy of the iterative coarse solvers: the relative residual
+     * reduction of cg, the target error reduction of chebyshev.
+     */
+    double coarse_tolerance = 1e-2;
+    /** Most iterations of the cg coarse solver (it stops there without an error). */
+    unsigned int coarse_max_iterations = 200;
+    /** ML settings of CoarseSolverType::amg. */
     AmgData coarse_amg;
     /** Operator choices of the device operators of the coarser levels. */
     MechanicsOperator::AdditionalData level_operator;
   };
 
+  class MGTransferDevice;
+
   /**
-   * One V-cycle of geometric multigrid over the levels of a uniformly
-   * refined mesh, as a preconditioner for the device operator of the finest
-   * level:
-   * - finest level: the given MechanicsOperator itself (active DoFs; the
-   *   consistent tangent in plasticity); coarser levels: MechanicsOperators
-   *   on the level cells and level DoFs (MechanicsOperator::reinit_level),
-   *   elastic;
-   * - smoother: deal.II's PreconditionChebyshev around the inverse
-   *   matrix-free diagonal, on DeviceVectors (plastix's fused
-   *   vector_updates), pre and post, so the V-cycle is symmetric;
-   * - transfers: prolongation as a CSR matrix (backend::DeviceCsrMatrix)
-   *   built on the host from the FE's embedding matrices, restriction as its
-   *   transpose (a second CSR matrix), both applied on the device; with MPI
-   *   each rank applies the rows of the children of its own coarse cells,
-   *   weighted by 1/(number of ranks that compute a row), and compress(add)
-   *   sums them at the owners;
-   * - coarse level 0: matrix assembled on the host (FEValues, the same
-   *   bilinear form) and solved by Amesos KLU or ML AMG (one host round trip
-   *   of the level-0 vector per V-cycle).
+   * Geometric multigrid over the levels of a uniformly refined mesh as a
+   * preconditioner for the device operator of the finest level, on deal.II's
+   * multigrid framework (Multigrid and PreconditionMG, one V-cycle per
+   * application, as in step-37) with everything on the device:
+   * - level operators: the given MechanicsOperator on the finest level
+   *   (active DoFs; the consistent tangent in plasticity), elastic
+   *   MechanicsOperators on the level cells and level DoFs of the coarser
+   *   levels (MechanicsOperator::reinit_level), through mg::Matrix;
+   * - smoothers: deal.II's PreconditionChebyshev around the inverse
+   *   matrix-free diagonal (MGSmootherPrecondition), pre and post, so the
+   *   V-cycle is symmetric;
+   * - transfers: MGTransferDevice (prolongation from the Q1 embedding and
+   *   its transpose, device CSR matrices);
+   * - coarse level 0 (CoarseSolverType): on the device a Chebyshev
+   *   polynomial or CG, or on the host (one round trip of the level-0
+   *   vector per V-cycle) KLU or ML AMG of the assembled level-0 matrix.
+   *
+   * Everything is built once by initialize(); a new tangent only refreshes
+   * the finest smoother (update_fine_level()).
    *
    * The triangulation must hold the multigrid hierarchy (a
    * parallel::distributed::Triangulation built with
@@ -177,41 +211,21 @@ namespace plastix
     std::vector<dealii::types::global_dof_index>
     n_dofs_per_level() const;
 
-    /** One line: levels, DoFs, smoother, coarse solver. */
+    /** The coarse solver in use (what CoarseSolverType::automatic chose). */
+    CoarseSolverType
+    coarse_solver() const;
+
+    /** The transfer between the levels. */
+    const MGTransferDevice &
+    get_transfer() const;
+
+    /** One line: levels, DoFs, smoother, coarse solver, set-up times. */
     std::string
     description() const;
 
   private:
-    struct Level;
-
-    /** x = V-cycle on level @p level for right-hand side b. */
-    void
-    v_cycle(unsigned int level, DeviceVector &x, const DeviceVector &b) const;
-
-    /** Build the transfer between level - 1 and level. */
-    void
-    setup_transfer(unsigned int level, const dealii::DoFHandler<3> &active_dofs, const dealii::IndexSet &fine_boundary);
-
-    /** Assemble the level-0 matrix and set up the coarse solver. */
-    void
-    setup_coarse_solver();
-
-    /** Set up the smoother of @p level (diagonal, eigenvalue estimate). */
-    void
-    setup_smoother(unsigned int level);
-
-    MultigridData                                 data;
-    const MaterialTable                          *materials = nullptr;
-    std::unique_ptr<dealii::DoFHandler<3>>        own_level_dofs;
-    const dealii::DoFHandler<3>                  *level_dofs = nullptr;
-    std::vector<dealii::IndexSet>                 level_boundary;
-    std::vector<std::unique_ptr<Level>>           levels;
-    dealii::TrilinosWrappers::SparseMatrix        coarse_matrix;
-    std::vector<double>                           coarse_coordinates;
-    std::unique_ptr<dealii::SolverControl>        coarse_control;
-    std::unique_ptr<dealii::TrilinosWrappers::SolverDirect> coarse_direct;
-    std::unique_ptr<AmgPreconditioner>            coarse_amg;
-    mutable dealii::TrilinosWrappers::MPI::Vector coarse_src, coarse_dst;
+    struct Implementation;
+    std::unique_ptr<Implementation> implementation;
   };
 } // namespace plastix
 

@@ -1,0 +1,123 @@
+// Multigrid transfer between the levels of a uniformly refined mesh, applied
+// on the device, for deal.II's Multigrid / PreconditionMG on DeviceVectors.
+#ifndef PLASTIX_DEALII_MG_TRANSFER_H
+#define PLASTIX_DEALII_MG_TRANSFER_H
+
+#include <deal.II/base/index_set.h>
+#include <deal.II/base/mg_level_object.h>
+#include <deal.II/base/partitioner.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/multigrid/mg_base.h>
+
+#include <plastix/dealii/device_vector.h>
+
+#include <memory>
+#include <vector>
+
+namespace plastix
+{
+  namespace backend
+  {
+    class DeviceCsrMatrix;
+  }
+
+  /**
+   * The transfer of a geometric multigrid for Q1 vector fields
+   * (FESystem(FE_Q(1), 3)) between the levels of a uniformly refined mesh,
+   * in the interface of deal.II's MGTransferBase, on DeviceVectors: deal.II's
+   * Multigrid and PreconditionMG run the V-cycle, this class moves vectors
+   * between levels without leaving the device.
+   *
+   * Numbering: levels 0 to L-1 use the level DoFs of a DoFHandler with
+   * distribute_mg_dofs(); the finest level L uses the active DoFs of the
+   * DoFHandler the outer solver works with (all active cells lie on level L),
+   * so copy_to_mg() and copy_from_mg() are plain device copies and the
+   * finest multigrid level can be the operator of the outer Krylov solver
+   * itself.
+   *
+   * Prolongation from level l-1 to l is the interpolation of the coarse Q1
+   * function at the fine vertices (the finite element's embedding
+   * matrices), stored as a device CSR matrix P over the fine DoFs of the
+   * children of the coarse cells this rank owns; restriction is R = P^T (a
+   * second CSR matrix), so that restriction and prolongation are exactly
+   * adjoint and the V-cycle is symmetric. Rows of fine DoFs on Dirichlet
+   * boundaries and columns of coarse Dirichlet DoFs are left out (zero
+   * constraints on every level). With MPI, a fine DoF computed on several
+   * ranks is weighted by 1/(number of ranks that compute it) and the parts
+   * are summed at its owner (compress(add)).
+   */
+  class MGTransferDevice : public dealii::MGTransferBase<DeviceVector>
+  {
+  public:
+    MGTransferDevice();
+    ~MGTransferDevice() override;
+
+    /**
+     * Build the transfers.
+     * @param active_dofs the DoFHandler of the finest level's (active) DoFs
+     * @param level_dofs a DoFHandler on the same mesh with level DoFs (may be @p active_dofs)
+     * @param layouts the vector layout of each level, coarse to fine (the
+     *        finest one: the active DoFs, e.g. the outer operator's partitioner)
+     * @param level_boundary the Dirichlet DoFs of each level below the
+     *        finest, in level numbering (MGConstrainedDoFs::get_boundary_indices())
+     * @param fine_boundary the Dirichlet DoFs of the finest level (active numbering)
+     */
+    void
+    initialize(const dealii::DoFHandler<3>                                                    &active_dofs,
+               const dealii::DoFHandler<3>                                                    &level_dofs,
+               const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &layouts,
+               const std::vector<dealii::IndexSet>                                            &level_boundary,
+               const dealii::IndexSet                                                         &fine_boundary);
+
+    /** dst = P src: from level @p to_level - 1 to @p to_level. */
+    void
+    prolongate(unsigned int to_level, DeviceVector &dst, const DeviceVector &src) const override;
+
+    /** dst += P src. */
+    void
+    prolongate_and_add(unsigned int to_level, DeviceVector &dst, const DeviceVector &src) const override;
+
+    /** dst += R src = P^T src: from level @p from_level to @p from_level - 1. */
+    void
+    restrict_and_add(unsigned int from_level, DeviceVector &dst, const DeviceVector &src) const override;
+
+    /**
+     * Give every level vector of @p dst its layout; the finest gets @p src,
+     * the others zero. (PreconditionMG calls this with its DoFHandler,
+     * which is not needed here.)
+     */
+    void
+    copy_to_mg(const dealii::DoFHandler<3>        &dof_handler,
+               dealii::MGLevelObject<DeviceVector> &dst,
+               const DeviceVector                  &src) const;
+
+    /** dst = the finest level vector of @p src. */
+    void
+    copy_from_mg(const dealii::DoFHandler<3>              &dof_handler,
+                 DeviceVector                              &dst,
+                 const dealii::MGLevelObject<DeviceVector> &src) const;
+
+    /** dst += the finest level vector of @p src. */
+    void
+    copy_from_mg_add(const dealii::DoFHandler<3>              &dof_handler,
+                     DeviceVector                              &dst,
+                     const dealii::MGLevelObject<DeviceVector> &src) const;
+
+    /** Number of levels. */
+    unsigned int
+    n_levels() const;
+
+    /** Device memory of the transfer matrices and work vectors (bytes, this rank). */
+    std::size_t
+    memory_consumption() const;
+
+  private:
+    struct LevelTransfer;
+
+    std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> layouts;
+    /** Entry l: between levels l - 1 and l (entry 0 unused). */
+    std::vector<std::unique_ptr<LevelTransfer>> transfers;
+  };
+} // namespace plastix
+
+#endif

@@ -1,0 +1,243 @@
+// plastix's device multigrid transfer (MGTransferDevice) against deal.II's
+// own MGTransferMatrixFree on a distorted, three times refined box of
+// 3 x 2 x 2 coarse cells (Q1 vector field), on 1 and 2 ranks:
+//   - prolongation from every level to the next equals deal.II's (the finest
+//     level compared through the map between level and active numbering of
+//     each active cell), to 1e-13 relative;
+//   - restriction equals deal.II's (a fine residual given in both
+//     numberings), to 1e-13 relative;
+//   - with Dirichlet DoFs (boundary id 0, all components): fine boundary
+//     rows are zero, coarse boundary values are ignored, and the rest equals
+//     deal.II's prolongation of the coarse vector with its boundary values
+//     set to zero;
+//   - restriction is the adjoint of prolongation: (R f, c) = (f, P c).
+// A wrong embedding matrix, a lost child, a wrong MPI weight or a ghost not
+// exchanged changes some entry by O(1).
+#include <deal.II/base/conditional_ostream.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/multigrid/mg_tools.h>
+#include <deal.II/multigrid/mg_transfer_matrix_free.h>
+
+#include <plastix/dealii/device_vector.h>
+#include <plastix/dealii/mesh_generation.h>
+#include <plastix/dealii/mg_transfer.h>
+#include <plastix/dealii/parameters.h>
+#include <plastix/dealii/runtime.h>
+
+#include "checker.h"
+
+#include <iostream>
+#include <random>
+
+using namespace dealii;
+using HostVector = LinearAlgebra::distributed::Vector<double>;
+
+namespace
+{
+  void
+  fill_random(HostVector &v, const unsigned int seed)
+  {
+    std::mt19937                           generator(seed);
+    std::uniform_real_distribution<double> distribution(-1., 1.);
+    for (unsigned int i = 0; i < v.locally_owned_size(); ++i)
+      v.local_element(i) = distribution(generator);
+  }
+
+  /** Level and active index of the DoFs of the locally owned finest cells. */
+  std::vector<std::pair<types::global_dof_index, types::global_dof_index>>
+  level_to_active(const DoFHandler<3> &dof_handler)
+  {
+    std::vector<std::pair<types::global_dof_index, types::global_dof_index>> pairs;
+    std::vector<types::global_dof_index> level(dof_handler.get_fe().n_dofs_per_cell()),
+      active(dof_handler.get_fe().n_dofs_per_cell());
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          cell->get_mg_dof_indices(level);
+          cell->get_dof_indices(active);
+          for (unsigned int i = 0; i < level.size(); ++i)
+            pairs.emplace_back(level[i], active[i]);
+        }
+    return pairs;
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  plastix::Runtime                 runtime;
+  const MPI_Comm                   comm = MPI_COMM_WORLD;
+  const unsigned int               rank = Utilities::MPI::this_mpi_process(comm);
+  ConditionalOStream               pout(std::cout, rank == 0);
+  plastix_test::Checker            checker;
+  checker.root = rank == 0;
+  try
+    {
+      plastix::Parameters p;
+      p.mesh.geometry           = "box";
+      p.mesh.subdivisions       = {3, 2, 2};
+      p.mesh.global_refinements = 3;
+      p.mesh.distortion         = 0.2;
+      parallel::distributed::Triangulation<3> triangulation(
+        comm, Triangulation<3>::limit_level_difference_at_vertices,
+        parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+      plastix::create_mesh(p.mesh, triangulation);
+      const FESystem<3> fe(FE_Q<3>(1), 3);
+      DoFHandler<3>     dof_handler(triangulation);
+      dof_handler.distribute_dofs(fe);
+      dof_handler.distribute_mg_dofs();
+      const unsigned int finest = triangulation.n_global_levels() - 1;
+      pout << Utilities::MPI::n_mpi_processes(comm) << " rank(s), " << finest + 1 << " levels, "
+           << dof_handler.n_dofs() << " active DoFs\n";
+
+      // Vector layouts: level DoFs below the finest, active DoFs on it.
+      std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> layouts(finest + 1);
+      for (unsigned int l = 0; l < finest; ++l)
+        {
+          IndexSet relevant;
+          DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
+          layouts[l] =
+            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, comm);
+        }
+      IndexSet relevant_active;
+      DoFTools::extract_locally_relevant_dofs(dof_handler, relevant_active);
+      layouts[finest] =
+        std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, comm);
+      std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> level_layouts(finest + 1);
+      for (unsigned int l = 0; l <= finest; ++l)
+        {
+          IndexSet relevant;
+          DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
+          level_layouts[l] =
+            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, comm);
+        }
+      const auto pairs = level_to_active(dof_handler);
+
+      MGTransferMatrixFree<3, double> reference;
+      reference.build(dof_handler);
+
+      for (const bool with_dirichlet : {false, true})
+        {
+          const std::string case_name = with_dirichlet ? "Dirichlet on boundary 0" : "no Dirichlet";
+          pout << case_name << ":\n";
+          std::vector<IndexSet> level_boundary(finest + 1);
+          IndexSet              fine_boundary(dof_handler.n_dofs());
+          if (with_dirichlet)
+            {
+              MGConstrainedDoFs mg_constrained;
+              mg_constrained.initialize(dof_handler);
+              mg_constrained.make_zero_boundary_constraints(dof_handler, {0}, ComponentMask());
+              for (unsigned int l = 0; l <= finest; ++l)
+                level_boundary[l] = mg_constrained.get_boundary_indices(l);
+              fine_boundary = DoFTools::extract_boundary_dofs(dof_handler, ComponentMask(), {0});
+            }
+          else
+            for (unsigned int l = 0; l <= finest; ++l)
+              level_boundary[l] = IndexSet(dof_handler.n_dofs(l));
+          plastix::MGTransferDevice transfer;
+          transfer.initialize(dof_handler, dof_handler, layouts, level_boundary, fine_boundary);
+
+          for (unsigned int l = 1; l <= finest; ++l)
+            {
+              const bool        active = l == finest;
+              const std::string what   = case_name + ", level " + std::to_string(l - 1) + " -> " + std::to_string(l);
+
+              // Prolongation.
+              HostVector coarse(level_layouts[l - 1]);
+              fill_random(coarse, 11 + 3 * l + 101 * rank);
+              plastix::DeviceVector coarse_device(layouts[l - 1]), fine_device;
+              coarse_device.copy_from_host(coarse);
+              transfer.prolongate(l, fine_device, coarse_device);
+              HostVector ours(layouts[l]);
+              fine_device.copy_to_host(ours);
+              ours.update_ghost_values();
+
+              for (const auto i : level_boundary[l - 1])
+                if (coarse.locally_owned_elements().is_element(i))
+                  coarse(i) = 0.;
+              HostVector expected(level_layouts[l]);
+              reference.prolongate(l, expected, coarse);
+              expected.update_ghost_values();
+
+              double difference = 0., scale = 0., boundary_value = 0.;
+              auto   compare = [&](const types::global_dof_index level_index, const types::global_dof_index index) {
+                const bool boundary = active ? fine_boundary.is_element(index) : level_boundary[l].is_element(index);
+                if (boundary)
+                  boundary_value = std::max(boundary_value, std::abs(ours(index)));
+                else
+                  difference = std::max(difference, std::abs(ours(index) - expected(level_index)));
+                scale = std::max(scale, std::abs(expected(level_index)));
+              };
+              if (active)
+                for (const auto &[level_index, active_index] : pairs)
+                  compare(level_index, active_index);
+              else
+                for (const auto i : dof_handler.locally_owned_mg_dofs(l))
+                  compare(i, i);
+              difference     = Utilities::MPI::max(difference, comm);
+              scale          = Utilities::MPI::max(scale, comm);
+              boundary_value = Utilities::MPI::max(boundary_value, comm);
+              checker.check(what + ": prolongation vs MGTransferMatrixFree", difference / scale, 1e-13);
+              if (with_dirichlet)
+                checker.check(what + ": prolongation on fine Dirichlet rows", boundary_value / scale, 0.);
+
+              // Restriction of a fine vector given in both numberings.
+              HostVector fine_level(level_layouts[l]);
+              fill_random(fine_level, 23 + 5 * l + 101 * rank);
+              if (with_dirichlet)
+                for (const auto i : level_boundary[l])
+                  if (fine_level.locally_owned_elements().is_element(i))
+                    fine_level(i) = 0.;
+              fine_level.update_ghost_values();
+              HostVector fine(layouts[l]);
+              if (active)
+                {
+                  for (const auto &[level_index, active_index] : pairs)
+                    if (fine.locally_owned_elements().is_element(active_index))
+                      fine(active_index) = fine_level(level_index);
+                }
+              else
+                fine = fine_level;
+              plastix::DeviceVector fine_input(layouts[l]), restricted(layouts[l - 1]);
+              fine_input.copy_from_host(fine);
+              transfer.restrict_and_add(l, restricted, fine_input);
+              HostVector ours_coarse(layouts[l - 1]);
+              restricted.copy_to_host(ours_coarse);
+              HostVector expected_coarse(level_layouts[l - 1]);
+              fine_level.zero_out_ghost_values();
+              reference.restrict_and_add(l, expected_coarse, fine_level);
+              double restriction_difference = 0., restriction_scale = 0.;
+              for (const auto i : dof_handler.locally_owned_mg_dofs(l - 1))
+                {
+                  restriction_scale = std::max(restriction_scale, std::abs(expected_coarse(i)));
+                  if (!level_boundary[l - 1].is_element(i))
+                    restriction_difference =
+                      std::max(restriction_difference, std::abs(ours_coarse(i) - expected_coarse(i)));
+                  else
+                    restriction_difference = std::max(restriction_difference, std::abs(ours_coarse(i)));
+                }
+              restriction_difference = Utilities::MPI::max(restriction_difference, comm);
+              restriction_scale      = Utilities::MPI::max(restriction_scale, comm);
+              checker.check(what + ": restriction vs MGTransferMatrixFree (zero on coarse Dirichlet DoFs)",
+                            restriction_difference / restriction_scale, 1e-13);
+
+              // Adjointness: (R f, c) = (f, P c).
+              const double rc = restricted * coarse_device, fp = fine_input * fine_device;
+              checker.check(what + ": |(R f, c) - (f, P c)| / |(f, P c)|", std::abs(rc - fp) / std::abs(fp), 1e-13);
+            }
+        }
+    }
+  catch (const std::exception &error)
+    {
+      std::cout << "FAIL exception: " << error.what() << std::endl;
+      ++checker.failures;
+    }
+  checker.failures = Utilities::MPI::max(checker.failures, comm);
+  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
+  return checker.failures == 0 ? 0 : 1;
+}
