@@ -29,3 +29,35 @@ def parse(line):
 def summaries(log):
     """Every summary line of a log file, parsed."""
     return [parse(l) for l in open(log) if l.startswith("plastix: ")]
+
+
+def _table_row(name, log):
+    """One markdown row of the time-to-solution table for the run logged in @p log."""
+    text = open(log).read()
+    status = re.findall(r"^exit (\d+)", text, re.M)
+    wall = re.findall(r"^real\s+(\S+)", text, re.M)
+    lines = [l for l in text.splitlines() if l.startswith("plastix: ") and "time [s]:" in l]
+    if not lines:
+        error = [l for l in text.splitlines() if l.startswith("plastix: ")]
+        print(f"| {name} | | | | | | | | | | exit {status[-1] if status else '?'}: "
+              f"{(error[-1][:80] if error else 'no summary')} |")
+        return
+    line = lines[-1]
+    r = parse(line)
+    solver = line.split(", ")[5]
+    s = r["stages"]
+    per_newton = r["linear"] / r["newton"] if r.get("newton") else float("nan")
+    per_iteration = 1e3 * r["solve"] / max(r["linear"], 1)
+    print(f"| {name} | {r['dofs'] / 1e6:.2f}M | {solver} | {r.get('newton') or '-'} | {r['linear']} | "
+          f"{per_newton:.1f} | {per_iteration:.1f} | {r['solve']:.2f} | {s.get('mesh', 0):.2f} | "
+          f"{s.get('dofs', 0) + s.get('operator', 0) + s.get('preconditioner', 0):.2f} | {r['total']:.2f} |")
+
+
+if __name__ == "__main__":
+    import sys
+    if sys.argv[1] == "--header":
+        print("| run | DoFs | solver | Newton | CG | CG per Newton | ms per CG | Newton [s] | mesh [s] "
+              "| set-up [s] | total [s] |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|")
+    elif sys.argv[1] == "--row":
+        _table_row(sys.argv[2], sys.argv[3])

@@ -100,7 +100,14 @@ namespace plastix
             data.coarse_amg.rigid_body_modes       = parameters.amg_rigid_body_modes;
             data.level_operator                    = level_operator_data;
             multigrid = std::make_unique<MultigridPreconditioner>();
-            multigrid->initialize(new_op, new_dof_handler, materials, dirichlet, data);
+            try
+              {
+                multigrid->initialize(new_op, new_dof_handler, materials, dirichlet, data);
+              }
+            catch (const dealii::SolverControl::NoConvergence &error)
+              {
+                throw setup_failure(error);
+              }
           }
         else if (parameters.preconditioner == "amg")
           {
@@ -135,6 +142,29 @@ namespace plastix
 
   void
   LinearSolver::refresh_operator_dependent_parts()
+  {
+    try
+      {
+        refresh_operator_dependent_parts_unchecked();
+      }
+    catch (const dealii::SolverControl::NoConvergence &error)
+      {
+        throw setup_failure(error);
+      }
+  }
+
+  SolverError
+  LinearSolver::setup_failure(const dealii::SolverControl::NoConvergence &error) const
+  {
+    std::ostringstream message;
+    message << name() << ": the set-up of the preconditioner failed: the CG iteration that estimates the "
+            << "eigenvalues stopped at residual " << error.last_residual << " after " << error.last_step
+            << " iterations (a non-finite or badly scaled operator?)";
+    return SolverError(message.str());
+  }
+
+  void
+  LinearSolver::refresh_operator_dependent_parts_unchecked()
   {
     ++n_setups;
     chebyshev.reset();

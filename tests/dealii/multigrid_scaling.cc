@@ -9,10 +9,17 @@
 //     800 MPa on z = 1 (prm/cube_C1.prm's problem; 8^3 .. 32^3 cells);
 //   - cantilever: prm/default.prm's 10 x 1 x 1 m beam, 10 x 1 x 1 coarse
 //     cells (40 .. 40960 cells).
+// Each with every coarse solver: auto (direct on these small coarse meshes),
+// the device cg and chebyshev, and the host amg (refined up to 3 times).
 // Checked: every solve reaches |b - A x| <= 1e-8 |b| (explicit residual), and
 // the iterations on each refined mesh are at most 1.5 times those on the
 // first mesh. Also: the V-cycle is symmetric (x^T M y = y^T M x for random
-// x, y, to 1e-10), which CG and MINRES need. Run with 1 and 2 ranks.
+// x, y, to 1e-10), which CG and MINRES need, with the fixed coarse solvers
+// (direct, chebyshev, amg; cg to a tolerance is a variable preconditioner).
+// And Preconditioner = auto picks what the documentation says: multigrid
+// with the direct coarse solver on a refined mesh whose level 0 has at most
+// 'Multigrid direct solver limit' DoFs, cg above, chebyshev on a mesh
+// without levels. Run with 1 and 2 ranks.
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>
@@ -44,11 +51,12 @@ namespace
     unsigned long long n_dofs;
     unsigned int       iterations;
     double             residual, setup, solve, symmetry;
-    std::string        hierarchy;
+    std::string        hierarchy, name;
   };
 
   Result
-  run(plastix::Parameters p, const unsigned int refinements, const MPI_Comm comm)
+  run(plastix::Parameters p, const unsigned int refinements, const MPI_Comm comm, const std::string &coarse,
+      const std::string &preconditioner = "multigrid")
   {
     p.mesh.global_refinements = refinements;
     p.check();
@@ -72,8 +80,9 @@ namespace
     op.lift_inhomogeneities(b);
 
     p.solver.type               = "cg";
-    p.solver.preconditioner     = "multigrid";
-    p.solver.relative_tolerance = 1e-8;
+    p.solver.preconditioner          = preconditioner;
+    p.solver.multigrid_coarse_solver = coarse;
+    p.solver.relative_tolerance      = 1e-8;
     plastix::LinearSolver solver(p.solver);
     solver.initialize(op, dof_handler, materials, p.boundary.dirichlet);
     op.initialize_dof_vector(x);
@@ -85,7 +94,10 @@ namespace
     result.iterations = statistics.iterations;
     result.setup      = statistics.setup_time;
     result.solve      = statistics.solve_time;
-    result.hierarchy  = solver.get_multigrid()->description();
+    result.hierarchy  = solver.preconditioner_description();
+    result.name       = solver.name();
+    if (solver.get_multigrid() == nullptr)
+      return result;
     plastix::DeviceVector r;
     op.vmult(r, x);
     r.sadd(-1., 1., b);
@@ -142,28 +154,46 @@ main(int argc, char **argv)
 
       for (const auto &[name, parameters] : {std::make_pair("cube", cube), std::make_pair("cantilever", cantilever)})
         {
-          pout << name << ", " << Utilities::MPI::n_mpi_processes(comm) << " rank(s):\n";
-          unsigned int first = 0;
-          for (unsigned int refinements = 1; refinements <= 4; ++refinements)
+          for (const std::string coarse : {"auto", "cg", "chebyshev", "amg"})
             {
-              const Result r = run(parameters, refinements, comm);
-              pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
-                   << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
-                   << " s; " << r.hierarchy << "\n";
-              checker.check(std::string(name) + ", refinements " + std::to_string(refinements) + ": |b - A x| / |b|",
-                    r.residual, 1.5e-8);
-              checker.check(std::string(name) + ", refinements " + std::to_string(refinements) +
-                      ": V-cycle symmetry |v.Mu - u.Mv| / |v.Mu|",
-                    r.symmetry, 1e-10);
-              if (refinements == 1)
-                first = r.iterations;
-              else
-                checker.check(std::string(name) + ", refinements " + std::to_string(refinements) +
-                        ": iterations / iterations on the first mesh (" + std::to_string(r.iterations) + " / " +
-                        std::to_string(first) + ")",
-                      static_cast<double>(r.iterations) / first, 1.5);
+              pout << name << ", coarse " << coarse << ", " << Utilities::MPI::n_mpi_processes(comm) << " rank(s):\n";
+              unsigned int first = 0;
+              const unsigned int max_refinements = coarse == "auto" ? 4 : 3;
+              for (unsigned int refinements = 1; refinements <= max_refinements; ++refinements)
+                {
+                  const Result      r    = run(parameters, refinements, comm, coarse);
+                  const std::string what = std::string(name) + ", coarse " + coarse + ", refinements " +
+                                           std::to_string(refinements);
+                  pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
+                       << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
+                       << " s; " << r.hierarchy << "\n";
+                  checker.check(what + ": |b - A x| / |b|", r.residual, 1.5e-8);
+                  if (coarse != "cg")
+                    checker.check(what + ": V-cycle symmetry |v.Mu - u.Mv| / |v.Mu|", r.symmetry, 1e-10);
+                  if (refinements == 1)
+                    first = r.iterations;
+                  else
+                    checker.check(what + ": iterations / iterations on the first mesh (" +
+                                    std::to_string(r.iterations) + " / " + std::to_string(first) + ")",
+                                  static_cast<double>(r.iterations) / first, 1.5);
+                }
             }
         }
+
+      // Preconditioner = auto.
+      {
+        const Result refined = run(cube, 1, comm, "auto", "auto");
+        checker.check_true("auto on a refined mesh, level 0 small: " + refined.name,
+                           refined.name == "cg + multigrid (coarse direct) (auto)");
+        plastix::Parameters limited = cube;
+        limited.solver.multigrid_direct_solver_limit = 20;
+        const Result large_coarse = run(limited, 1, comm, "auto", "auto");
+        checker.check_true("auto on a refined mesh, level 0 above the direct solver limit: " + large_coarse.name,
+                           large_coarse.name == "cg + multigrid (coarse cg) (auto)");
+        const Result single = run(cube, 0, comm, "auto", "auto");
+        checker.check_true("auto on a mesh without levels: " + single.name, single.name == "cg + chebyshev (auto)");
+        checker.check(std::string("auto on a mesh without levels: |b - A x| / |b|"), single.residual, 1.5e-8);
+      }
     }
   catch (const std::exception &error)
     {

@@ -6,6 +6,7 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/diagonal_matrix.h>
 #include <deal.II/lac/precondition.h>
+#include <deal.II/lac/solver_control.h>
 
 #include <plastix/dealii/device_vector.h>
 #include <plastix/dealii/mechanics_operator.h>
@@ -147,9 +148,20 @@ namespace plastix
     get_multigrid() const;
 
   private:
-    /** Build or refresh the parts that depend on the operator's current values. */
+    /**
+     * Build or refresh the parts that depend on the operator's current
+     * values; a failed eigenvalue estimate becomes a SolverError.
+     */
     void
     refresh_operator_dependent_parts();
+
+    /** refresh_operator_dependent_parts() without the translation of errors. */
+    void
+    refresh_operator_dependent_parts_unchecked();
+
+    /** The SolverError of a preconditioner set-up whose eigenvalue estimate failed. */
+    SolverError
+    setup_failure(const dealii::SolverControl::NoConvergence &error) const;
 
     SolverParameters                                           parameters;
     /** Preconditioner = auto: parameters.preconditioner is what it chose. */

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Time to solution on the GPU (doc/solvers.md, "GPU"): whole runs of the
+# application (mesh to summary, VTU off) on the stock problems with every
+# preconditioner, the multigrid coarse solvers, iterations under refinement
+# and ranks on the host sharing one GPU. Prints one table row per run,
+# parsed from the run's summary line; logs go to the output directory.
+# Usage: scripts/gpu-time-to-solution.sh <plastix binary> <part> [output dir]
+#   part: solvers (C3, C5, L-bracket refined 3 times, every preconditioner)
+#         scaling (auto on C2..C5 and the L-bracket refined 2..4 times; C5
+#                  with 1, 2 and 4 ranks sharing the GPU)
+# Environment: MPIRUN (default mpirun).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+REPO=$PWD
+PLASTIX=$(readlink -f "$1")
+PART=$2
+L=$(mkdir -p "${3:-gpu-tts}" && cd "${3:-gpu-tts}" && pwd)
+MPIRUN=${MPIRUN:-mpirun}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/plastix-tts.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+# case <name> <base prm> <refinements or -> <preconditioner> <coarse solver or -> [ranks]
+case_run() {
+  local name=$1 prm=$2 refinements=$3 preconditioner=$4 coarse=$5 ranks=${6:-1}
+  mkdir -p "$WORK/$name"
+  {
+    cat "$REPO/prm/$prm"
+    [ "$refinements" != - ] && printf 'subsection Mesh\n  set Global refinements = %s\nend\n' "$refinements"
+    printf 'subsection Linear solver\n  set Preconditioner = %s\n' "$preconditioner"
+    [ "$coarse" != - ] && printf '  set Multigrid coarse solver = %s\n' "$coarse"
+    printf 'end\nsubsection Output\n  set Write VTU = false\n  set Directory = out\nend\n'
+    printf 'subsection Monitor\n  set Write plot = false\nend\n'
+  } >"$WORK/$name/case.prm"
+  local launcher=()
+  [ "$ranks" -gt 1 ] && launcher=($MPIRUN -np "$ranks")
+  (cd "$WORK/$name" && (time timeout 550 "${launcher[@]}" "$PLASTIX" case.prm) >"$L/$name.log" 2>&1
+   echo "exit $?" >>"$L/$name.log")
+  python3 "$REPO/scripts/summary_line.py" --row "$name" "$L/$name.log"
+}
+
+python3 "$REPO/scripts/summary_line.py" --header
+if [ "$PART" = solvers ]; then
+  for c in "C3 cube_C3.prm" "C5 cube_C5.prm" "L3 l_bracket.prm"; do
+    set -- $c
+    r=-
+    [ "$1" = L3 ] && r=3
+    case_run "$1-jacobi" "$2" $r jacobi -
+    case_run "$1-chebyshev" "$2" $r chebyshev -
+    case_run "$1-mg-cg" "$2" $r multigrid cg
+    case_run "$1-mg-chebyshev" "$2" $r multigrid chebyshev
+    case_run "$1-mg-amg" "$2" $r multigrid amg
+  done
+  case_run "C3-amg" cube_C3.prm - amg -
+  case_run "L3-amg" l_bracket.prm 3 amg -
+elif [ "$PART" = scaling ]; then
+  case_run "C2-auto" cube_C2.prm - auto -
+  case_run "C4-auto" cube_C4.prm - auto -
+  case_run "L2-auto" l_bracket.prm 2 auto -
+  case_run "L4-auto" l_bracket.prm 4 auto -
+  case_run "C5-auto-np2" cube_C5.prm - auto - 2
+  case_run "C5-auto-np4" cube_C5.prm - auto - 4
+fi
