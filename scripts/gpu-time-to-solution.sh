@@ -5,9 +5,10 @@
 # and ranks on the host sharing one GPU. Prints one table row per run,
 # parsed from the run's summary line; logs go to the output directory.
 # Usage: scripts/gpu-time-to-solution.sh <plastix binary> <part> [output dir]
-#   part: solvers (C3, C5, L-bracket refined 3 times, every preconditioner)
-#         scaling (auto on C2..C5 and the L-bracket refined 2..4 times; C5
-#                  with 1, 2 and 4 ranks sharing the GPU)
+#   part: C3, C5 or L3 (cube C3, C5, L-bracket refined 3 times: every preconditioner)
+#         solvers (all three)
+#         scaling (auto on C2, C4 and the L-bracket refined 2 and 4 times)
+#         ranks (C5 with 1, 2 and 4 ranks sharing the GPU)
 # Environment: MPIRUN (default mpirun).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,9 +40,10 @@ case_run() {
 }
 
 python3 "$REPO/scripts/summary_line.py" --header
-if [ "$PART" = solvers ]; then
+if [ "$PART" = solvers ] || [ "$PART" = C3 ] || [ "$PART" = C5 ] || [ "$PART" = L3 ]; then
   for c in "C3 cube_C3.prm" "C5 cube_C5.prm" "L3 l_bracket.prm"; do
     set -- $c
+    [ "$PART" != solvers ] && [ "$PART" != "$1" ] && continue
     r=-
     [ "$1" = L3 ] && r=3
     case_run "$1-jacobi" "$2" $r jacobi -
@@ -49,14 +51,15 @@ if [ "$PART" = solvers ]; then
     case_run "$1-mg-cg" "$2" $r multigrid cg
     case_run "$1-mg-chebyshev" "$2" $r multigrid chebyshev
     case_run "$1-mg-amg" "$2" $r multigrid amg
+    [ "$1" != C5 ] && case_run "$1-amg" "$2" $r amg -
   done
-  case_run "C3-amg" cube_C3.prm - amg -
-  case_run "L3-amg" l_bracket.prm 3 amg -
 elif [ "$PART" = scaling ]; then
   case_run "C2-auto" cube_C2.prm - auto -
   case_run "C4-auto" cube_C4.prm - auto -
   case_run "L2-auto" l_bracket.prm 2 auto -
   case_run "L4-auto" l_bracket.prm 4 auto -
+elif [ "$PART" = ranks ]; then
+  case_run "C5-auto" cube_C5.prm - auto -
   case_run "C5-auto-np2" cube_C5.prm - auto - 2
   case_run "C5-auto-np4" cube_C5.prm - auto - 4
 fi

@@ -71,6 +71,10 @@ namespace plastix
   {
     check_mesh_ids(parameters, triangulation);
     dof_handler.distribute_dofs(fe);
+    // Level DoFs for multigrid on the same DoFHandler (else the multigrid
+    // preconditioner would distribute the active DoFs a second time).
+    if (needs_level_hierarchy(parameters) && triangulation.n_global_levels() > 1)
+      dof_handler.distribute_mg_dofs();
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     check_rigid_body_motions(dof_handler, constraints);
   }

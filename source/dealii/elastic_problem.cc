@@ -76,7 +76,7 @@ namespace plastix
     timer.stop("dofs");
     timer.start();
     d.setup_operator();
-    summary.operator_description = parameters.op.strategy + " / " + parameters.op.cell_kernel;
+    summary.operator_description = parameters.op.description();
     timer.stop("operator");
 
     timer.start();

@@ -402,7 +402,7 @@ namespace plastix
     timer.stop("dofs");
     timer.start();
     d.setup_operator();
-    summary.operator_description = parameters.op.strategy + " / " + parameters.op.cell_kernel;
+    summary.operator_description = parameters.op.description();
     d.assemble_external_force();
     PlasticityState state(d.op);
     NewtonSolver    newton(d, state, parameters);
@@ -475,6 +475,8 @@ namespace plastix
     unsigned int      checkpoint_step = restart ? start.step : 0;
     bool              stopped_early   = false;
     DeviceVector      u_start;
+    // Wall time since the run started or its last checkpoint (Output/Checkpoint wall time).
+    dealii::Timer since_checkpoint;
     try
       {
         for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
@@ -525,9 +527,15 @@ namespace plastix
                 const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
                                        steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
                 // No checkpoint after the last step: the run is complete.
+                // Otherwise one every 'Checkpoint interval' steps, when
+                // 'Checkpoint wall time' has passed (the slowest rank's
+                // clock decides, so all ranks agree), and where the run stops.
                 const unsigned int interval = parameters.output.checkpoint_interval;
+                const double       wall     = parameters.output.checkpoint_wall_time;
+                const bool         time_due =
+                  wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
                 const bool write_checkpoint_now =
-                  interval > 0 && !last_step && ((step + 1) % interval == 0 || stop_here);
+                  !last_step && (stop_here || (interval > 0 && (step + 1) % interval == 0) || time_due);
                 // A checkpoint holds the history before this step (the
                 // restart repeats the step's last stress update).
                 std::vector<double> history_before;
@@ -577,6 +585,7 @@ namespace plastix
                                      u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
                     checkpoint_step = step;
                     timer.stop("checkpoint");
+                    since_checkpoint.restart();
                   }
                 if (root)
                   std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
@@ -600,7 +609,7 @@ namespace plastix
           message += "the checkpoint of load step " + std::to_string(checkpoint_step) +
                      " continues the run: plastix --restart " + checkpoint;
         else
-          message += "no checkpoint was written (Output/Checkpoint interval)";
+          message += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
         throw Interrupted(message);
       }
     summary.n_steps          = step;

@@ -8,7 +8,8 @@
 
 #include <cmath>
 #include <cstdint>
-#include <map>
+#include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 namespace plastix
@@ -54,59 +55,49 @@ namespace plastix
         const auto &coarse_layout  = *layouts[l - 1];
         auto        transfer       = std::make_unique<LevelTransfer>();
 
-        // Rows: the fine DoFs of the children of the coarse cells owned
-        // here, each computed from the first such cell (any cell gives the
-        // same value of the continuous coarse function). Coarse Dirichlet
-        // columns and fine Dirichlet rows are left out.
-        std::map<dealii::types::global_dof_index, std::vector<std::pair<std::int32_t, double>>> rows;
+        // The fine DoFs of the children of the coarse cells owned here (the
+        // rows this rank computes), through the active DoFs on the finest level.
         std::vector<dealii::types::global_dof_index> coarse_dofs(dofs_per_cell), fine_dofs(dofs_per_cell);
+        auto child_dofs = [&](const auto &cell, const unsigned int c) {
+          const auto child = cell->child(c);
+          if (fine_is_active)
+            {
+              const typename dealii::DoFHandler<3>::cell_iterator active_child(&active_dofs.get_triangulation(),
+                                                                               child->level(), child->index(),
+                                                                               &active_dofs);
+              if (!active_child->is_active() || (!active_child->is_locally_owned() && !active_child->is_ghost()))
+                throw std::logic_error("MGTransferDevice: a child of an owned level cell is neither owned nor "
+                                       "a ghost on the active mesh (unexpected partition)");
+              active_child->get_dof_indices(fine_dofs);
+            }
+          else
+            child->get_mg_dof_indices(fine_dofs);
+        };
+        const auto             &fine_layout = layouts[l];
+        const dealii::IndexSet &owned       = fine_layout->locally_owned_range();
+        std::vector<dealii::types::global_dof_index> ghost_rows;
         for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
           {
             if (!cell->is_locally_owned_on_level())
               continue;
             if (!cell->has_children())
               throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
-            cell->get_mg_dof_indices(coarse_dofs);
             for (unsigned int c = 0; c < cell->n_children(); ++c)
               {
-                const auto child = cell->child(c);
-                if (fine_is_active)
-                  {
-                    const typename dealii::DoFHandler<3>::cell_iterator active_child(
-                      &active_dofs.get_triangulation(), child->level(), child->index(), &active_dofs);
-                    if (!active_child->is_active() || (!active_child->is_locally_owned() && !active_child->is_ghost()))
-                      throw std::logic_error("MGTransferDevice: a child of an owned level cell is neither owned nor "
-                                             "a ghost on the active mesh (unexpected partition)");
-                    active_child->get_dof_indices(fine_dofs);
-                  }
-                else
-                  child->get_mg_dof_indices(fine_dofs);
-                const dealii::FullMatrix<double> &embedding =
-                  fe.get_prolongation_matrix(c, dealii::RefinementCase<3>::isotropic_refinement);
-                for (unsigned int i = 0; i < dofs_per_cell; ++i)
-                  {
-                    const auto global = fine_dofs[i];
-                    if (rows.count(global) != 0)
-                      continue;
-                    auto &row = rows[global];
-                    if (fine_is_active ? fine_boundary.is_element(global) : level_boundary[l].is_element(global))
-                      continue;
-                    for (unsigned int j = 0; j < dofs_per_cell; ++j)
-                      if (std::abs(embedding(i, j)) > 1e-12 && !level_boundary[l - 1].is_element(coarse_dofs[j]))
-                        row.emplace_back(coarse_layout.global_to_local(coarse_dofs[j]), embedding(i, j));
-                  }
+                child_dofs(cell, c);
+                for (const auto i : fine_dofs)
+                  if (!owned.is_element(i))
+                    ghost_rows.push_back(i);
               }
           }
+        std::sort(ghost_rows.begin(), ghost_rows.end());
+        ghost_rows.erase(std::unique(ghost_rows.begin(), ghost_rows.end()), ghost_rows.end());
+        dealii::IndexSet needed(owned.size());
+        needed.add_indices(ghost_rows.begin(), ghost_rows.end());
+        needed.compress();
 
         // Fine layout: owned DoFs plus the rows computed here. The level's
         // own layout serves if it already has all those ghosts.
-        const auto             &fine_layout = layouts[l];
-        const dealii::IndexSet &owned       = fine_layout->locally_owned_range();
-        dealii::IndexSet        needed(owned.size());
-        for (const auto &row : rows)
-          if (!owned.is_element(row.first))
-            needed.add_index(row.first);
-        needed.compress();
         const dealii::IndexSet &level_ghosts = fine_layout->ghost_indices();
         const bool fits = dealii::Utilities::MPI::min((needed & level_ghosts) == needed ? 1 : 0, communicator) == 1;
         transfer->fine_layout =
@@ -114,30 +105,84 @@ namespace plastix
                  std::make_shared<const dealii::Utilities::MPI::Partitioner>(owned, needed, communicator);
         const auto &layout = *transfer->fine_layout;
 
+        // Dirichlet flags of the local fine and coarse DoFs.
+        const std::size_t n_fine_local   = layout.locally_owned_size() + layout.n_ghost_indices();
+        const std::size_t n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
+        std::vector<char> fine_fixed(n_fine_local, 0), coarse_fixed(n_coarse_local, 0);
+        for (const auto i : fine_is_active ? fine_boundary : level_boundary[l])
+          if (layout.in_local_range(i) || layout.is_ghost_entry(i))
+            fine_fixed[layout.global_to_local(i)] = 1;
+        for (const auto i : level_boundary[l - 1])
+          if (coarse_layout.in_local_range(i) || coarse_layout.is_ghost_entry(i))
+            coarse_fixed[coarse_layout.global_to_local(i)] = 1;
+
+        // Rows of P, each computed from the first coarse cell that has the
+        // fine DoF (any cell gives the same value of the continuous coarse
+        // function); at most 8 entries (the coarse vertices of the same
+        // component). Coarse Dirichlet columns and fine Dirichlet rows are
+        // left out.
+        constexpr unsigned int    max_row_length = 8;
+        std::vector<std::int32_t> row_columns(max_row_length * n_fine_local);
+        std::vector<double>       row_values(max_row_length * n_fine_local);
+        std::vector<unsigned char> row_length(n_fine_local, 0);
+        std::vector<char>          computed(n_fine_local, 0);
+        std::vector<std::int32_t>  coarse_local(dofs_per_cell);
+        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
+          {
+            if (!cell->is_locally_owned_on_level())
+              continue;
+            cell->get_mg_dof_indices(coarse_dofs);
+            for (unsigned int j = 0; j < dofs_per_cell; ++j)
+              coarse_local[j] = coarse_layout.global_to_local(coarse_dofs[j]);
+            for (unsigned int c = 0; c < cell->n_children(); ++c)
+              {
+                child_dofs(cell, c);
+                const dealii::FullMatrix<double> &embedding =
+                  fe.get_prolongation_matrix(c, dealii::RefinementCase<3>::isotropic_refinement);
+                for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                  {
+                    const auto row = layout.global_to_local(fine_dofs[i]);
+                    if (computed[row])
+                      continue;
+                    computed[row] = 1;
+                    if (fine_fixed[row])
+                      continue;
+                    for (unsigned int j = 0; j < dofs_per_cell; ++j)
+                      if (std::abs(embedding(i, j)) > 1e-12 && !coarse_fixed[coarse_local[j]])
+                        {
+                          if (row_length[row] == max_row_length)
+                            throw std::logic_error("MGTransferDevice: more than 8 coarse DoFs in a row of the "
+                                                   "prolongation (not a Q1 vector element?)");
+                          row_columns[max_row_length * row + row_length[row]] = coarse_local[j];
+                          row_values[max_row_length * row + row_length[row]]  = embedding(i, j);
+                          ++row_length[row];
+                        }
+                  }
+              }
+          }
+
         // Weights 1 / (ranks computing the row): the sum at the owner is exact.
         dealii::LinearAlgebra::distributed::Vector<double> count(transfer->fine_layout);
-        for (const auto &row : rows)
-          count.local_element(layout.global_to_local(row.first)) += 1.;
+        for (std::size_t i = 0; i < n_fine_local; ++i)
+          if (computed[i])
+            count.local_element(i) = 1.;
         count.compress(dealii::VectorOperation::add);
         count.update_ghost_values();
 
-        const std::size_t n_fine_local   = layout.locally_owned_size() + layout.n_ghost_indices();
-        const std::size_t n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
         backend::CsrMatrixHost P;
         P.n_rows = n_fine_local;
         P.row_offsets.assign(n_fine_local + 1, 0);
-        std::vector<const std::vector<std::pair<std::int32_t, double>> *> row_of(n_fine_local, nullptr);
-        for (const auto &row : rows)
-          row_of[layout.global_to_local(row.first)] = &row.second;
+        P.columns.reserve(std::accumulate(row_length.begin(), row_length.end(), std::size_t(0)));
+        P.values.reserve(P.columns.capacity());
         for (std::size_t i = 0; i < n_fine_local; ++i)
           {
-            if (row_of[i] != nullptr)
+            if (computed[i])
               {
                 const double weight = 1. / count.local_element(i);
-                for (const auto &[column, value] : *row_of[i])
+                for (unsigned int k = 0; k < row_length[i]; ++k)
                   {
-                    P.columns.push_back(column);
-                    P.values.push_back(weight * value);
+                    P.columns.push_back(row_columns[max_row_length * i + k]);
+                    P.values.push_back(weight * row_values[max_row_length * i + k]);
                   }
               }
             P.row_offsets[i + 1] = P.columns.size();

@@ -843,7 +843,7 @@ CATALOG = {
                       "Chebyshev degree", "GMRES restart", "Reuse preconditioner", "Multigrid smoother degree",
                       "Multigrid smoothing range", "Multigrid coarse solver", "AMG aggregation threshold",
                       "AMG smoother sweeps", "AMG smoother", "AMG rigid body modes"],
-    "Output": ["Directory", "Base name", "Write VTU", "Summary file", "Checkpoint interval"],
+    "Output": ["Directory", "Base name", "Write VTU", "Summary file", "Checkpoint interval", "Checkpoint wall time"],
 }
 
 # Entries where a huge value is valid but makes a legitimately long run

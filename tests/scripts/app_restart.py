@@ -70,6 +70,7 @@ end
 subsection Output
   set Directory    = out
   set Summary file = summary.txt
+  set Checkpoint interval = 1
 end
 """
 

@@ -134,14 +134,32 @@ namespace plastix
   struct OperatorParameters
   {
     std::string strategy    = "ebe atomic";
-    std::string cell_kernel = "stored geometry";
+    /**
+     * auto | stored geometry | geometry on the fly | element matrix;
+     * Parameters::check() replaces auto by resolve_cell_kernel()'s choice.
+     */
+    std::string cell_kernel = "auto";
     std::string thread_mapping = "auto";
+    /** Cell kernel was auto (cell_kernel holds what it chose). */
+    bool cell_kernel_automatic = false;
 
     void
     declare(dealii::ParameterHandler &prm);
-    /** The operator choices for MechanicsOperator::reinit(). */
+    /**
+     * Cell kernel = auto: the kernel measured fastest (doc/benchmarks.md)
+     * for this build's device, the problem type and the mesh: element
+     * matrix for elastic runs on meshes of congruent cells (generated
+     * boxes and voxel geometries without distortion: one shared matrix);
+     * otherwise geometry on the fly on GPUs and stored geometry on the host.
+     */
+    void
+    resolve_cell_kernel(const std::string &problem_type, const MeshParameters &mesh);
+    /** The operator choices for MechanicsOperator::reinit() (a cell kernel still auto: stored geometry). */
     MechanicsOperator::AdditionalData
     get_additional_data() const;
+    /** "ebe atomic / element matrix (auto)" etc. */
+    std::string
+    description() const;
   };
 
   /** Subsection "Linear solver". */
@@ -195,9 +213,16 @@ namespace plastix
     std::string summary_file;
     /**
      * Write a checkpoint (Directory/checkpoint) after every this many
-     * converged load steps of an elastoplastic run; 0: never.
+     * converged load steps of an elastoplastic run; 0: by wall time only.
      */
-    unsigned int checkpoint_interval = 1;
+    unsigned int checkpoint_interval = 0;
+    /**
+     * Also write one after a converged load step when this many seconds
+     * have passed since the run started or since the last checkpoint; 0:
+     * by step count only (both 0: no checkpoints except where 'Load
+     * stepping/Steps per run' stops a run).
+     */
+    double checkpoint_wall_time = 600.;
 
     void
     declare(dealii::ParameterHandler &prm);
