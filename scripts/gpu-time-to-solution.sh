@@ -9,6 +9,9 @@
 #         solvers (all three)
 #         scaling (auto on C2, C4 and the L-bracket refined 2 and 4 times)
 #         ranks (C5 with 1, 2 and 4 ranks sharing the GPU)
+#         vcycle (elastic C4 and C5: time per CG iteration with jacobi and
+#                 multigrid, i.e. the cost of a V-cycle in Jacobi-CG iterations)
+#         twogpu (L-bracket refined 3 and 4 times and C5 on 1 and 2 GPUs, one rank per GPU)
 # Environment: MPIRUN (default mpirun).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +34,7 @@ case_run() {
     [ "$coarse" != - ] && printf '  set Multigrid coarse solver = %s\n' "$coarse"
     printf 'end\nsubsection Output\n  set Write VTU = false\n  set Directory = out\nend\n'
     printf 'subsection Monitor\n  set Write plot = false\nend\n'
+    printf '%b' "${EXTRA:-}"
   } >"$WORK/$name/case.prm"
   local launcher=()
   [ "$ranks" -gt 1 ] && launcher=($MPIRUN -np "$ranks")
@@ -58,6 +62,21 @@ elif [ "$PART" = scaling ]; then
   case_run "C4-auto" cube_C4.prm - auto -
   case_run "L2-auto" l_bracket.prm 2 auto -
   case_run "L4-auto" l_bracket.prm 4 auto -
+elif [ "$PART" = vcycle ]; then
+  export EXTRA='subsection Problem\n  set Type = elastic\nend\n'
+  for c in "C4 cube_C4.prm" "C5 cube_C5.prm"; do
+    set -- $c
+    case_run "$1-elastic-jacobi" "$2" - jacobi -
+    case_run "$1-elastic-mg-auto" "$2" - multigrid auto
+    case_run "$1-elastic-mg-chebyshev" "$2" - multigrid chebyshev
+  done
+  unset EXTRA
+elif [ "$PART" = twogpu ]; then
+  for ranks in 1 2; do
+    case_run "L4-auto-np$ranks" l_bracket.prm 4 auto - $ranks
+    case_run "L3-auto-np$ranks" l_bracket.prm 3 auto - $ranks
+    case_run "C5-auto-np$ranks" cube_C5.prm - auto - $ranks
+  done
 elif [ "$PART" = ranks ]; then
   case_run "C5-auto" cube_C5.prm - auto -
   case_run "C5-auto-np2" cube_C5.prm - auto - 2

@@ -8,9 +8,10 @@ is run three ways, each in its own empty directory:
   B  'Load stepping/Steps per run = 2': 1 rank stops after step 2 (exit 0),
      'plastix --restart' continues on 2 ranks (steps 3-4, stops again), then
      on 1 rank to the end: a different number of ranks at each restart;
-  C  1 rank, SIGTERM while step 2 or later runs: exit status 5, a one-line
-     message naming the checkpoint, no staging folder, the checkpoint
-     complete; then restarted on 1 rank to the end.
+  C  1 rank, checkpoints by wall time ('Output/Checkpoint wall time' tiny,
+     'Checkpoint interval' 0), SIGTERM while step 2 or later runs: exit
+     status 5, a one-line message naming the checkpoint, no staging folder,
+     the checkpoint complete; then restarted on 1 rank to the end.
 
 B and C must give A's CSV (every monitored displacement and reaction, all
 steps) to round-off (relative 1e-10 of the column's largest value; the
@@ -185,6 +186,9 @@ def main():
             extra = ""
             if name == "B":
                 extra = "subsection Load stepping\n  set Steps per run = 2\nend\n"
+            if name == "C":
+                # Checkpoints by wall time (due after every step here), not by step count.
+                extra = "subsection Output\n  set Checkpoint interval = 0\n  set Checkpoint wall time = 1e-6\nend\n"
             with open(os.path.join(dirs[name], "case.prm"), "w") as f:
                 f.write(PRM + extra)
 
