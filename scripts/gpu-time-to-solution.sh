@@ -11,6 +11,7 @@
 #         ranks (C5 with 1, 2 and 4 ranks sharing the GPU)
 #         vcycle (elastic C4 and C5: time per CG iteration with jacobi and
 #                 multigrid, i.e. the cost of a V-cycle in Jacobi-CG iterations)
+#         twogpu-jacobi (C5 with Jacobi on 1 and 2 GPUs: does the operator itself scale?)
 #         twogpu (L-bracket refined 3 and 4 times and C5 on 1 and 2 GPUs, one rank per GPU)
 # Environment: MPIRUN (default mpirun).
 set -uo pipefail
@@ -77,6 +78,9 @@ elif [ "$PART" = twogpu ]; then
     case_run "L3-auto-np$ranks" l_bracket.prm 3 auto - $ranks
     case_run "C5-auto-np$ranks" cube_C5.prm - auto - $ranks
   done
+elif [ "$PART" = twogpu-jacobi ]; then
+  case_run "C5-jacobi-np1" cube_C5.prm - jacobi - 1
+  case_run "C5-jacobi-np2" cube_C5.prm - jacobi - 2
 elif [ "$PART" = ranks ]; then
   case_run "C5-auto" cube_C5.prm - auto -
   case_run "C5-auto-np2" cube_C5.prm - auto - 2
