@@ -11,6 +11,7 @@
 #         ranks (C5 with 1, 2 and 4 ranks sharing the GPU)
 #         vcycle (elastic C4 and C5: time per CG iteration with jacobi and
 #                 multigrid, i.e. the cost of a V-cycle in Jacobi-CG iterations)
+#         coarse-tolerance (C5, auto, coarse cg tolerance 1e-2, 3e-2, 1e-1)
 #         twogpu-jacobi (C5 with Jacobi on 1 and 2 GPUs: does the operator itself scale?)
 #         twogpu (L-bracket refined 3 and 4 times and C5 on 1 and 2 GPUs, one rank per GPU)
 # Environment: MPIRUN (default mpirun).
@@ -78,6 +79,12 @@ elif [ "$PART" = twogpu ]; then
     case_run "L3-auto-np$ranks" l_bracket.prm 3 auto - $ranks
     case_run "C5-auto-np$ranks" cube_C5.prm - auto - $ranks
   done
+elif [ "$PART" = coarse-tolerance ]; then
+  for tolerance in 1e-2 3e-2 1e-1; do
+    export EXTRA="subsection Linear solver\n  set Multigrid coarse tolerance = $tolerance\nend\n"
+    case_run "C5-auto-coarse-tol-$tolerance" cube_C5.prm - auto -
+  done
+  unset EXTRA
 elif [ "$PART" = twogpu-jacobi ]; then
   case_run "C5-jacobi-np1" cube_C5.prm - jacobi - 1
   case_run "C5-jacobi-np2" cube_C5.prm - jacobi - 2
