@@ -29,15 +29,7 @@ namespace plastix
     const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
     if (parallel == nullptr || !parallel->is_multilevel_hierarchy_constructed() || tria.n_global_levels() < 2)
       return "chebyshev";
-    // A uniformly refined mesh: every active cell on the finest level.
-    const unsigned int finest       = tria.n_global_levels() - 1;
-    unsigned long long owned_finest = 0;
-    for (const auto &cell : tria.active_cell_iterators())
-      if (cell->is_locally_owned() && static_cast<unsigned int>(cell->level()) == finest)
-        ++owned_finest;
-    return dealii::Utilities::MPI::sum(owned_finest, dof_handler->get_communicator()) == tria.n_global_active_cells() ?
-             "multigrid" :
-             "chebyshev";
+    return all_active_cells_on_finest_level(tria) ? "multigrid" : "chebyshev";
   }
 
   LinearSolver::~LinearSolver() = default;
@@ -140,19 +132,6 @@ namespace plastix
                d.parameters.op.get_additional_data());
   }
 
-  void
-  LinearSolver::refresh_operator_dependent_parts()
-  {
-    try
-      {
-        refresh_operator_dependent_parts_unchecked();
-      }
-    catch (const dealii::SolverControl::NoConvergence &error)
-      {
-        throw setup_failure(error);
-      }
-  }
-
   SolverError
   LinearSolver::setup_failure(const dealii::SolverControl::NoConvergence &error) const
   {
@@ -164,36 +143,44 @@ namespace plastix
   }
 
   void
-  LinearSolver::refresh_operator_dependent_parts_unchecked()
+  LinearSolver::refresh_operator_dependent_parts()
   {
-    ++n_setups;
-    chebyshev.reset();
-    jacobi.reset();
-    if (parameters.preconditioner == "jacobi" || parameters.preconditioner == "chebyshev")
+    // A failed eigenvalue estimate (Chebyshev, multigrid smoother) is a solver error.
+    try
       {
-        jacobi = std::make_shared<Jacobi>();
-        op->compute_inverse_diagonal(jacobi->get_vector());
+        ++n_setups;
+        chebyshev.reset();
+        jacobi.reset();
+        if (parameters.preconditioner == "jacobi" || parameters.preconditioner == "chebyshev")
+          {
+            jacobi = std::make_shared<Jacobi>();
+            op->compute_inverse_diagonal(jacobi->get_vector());
+          }
+        if (parameters.preconditioner == "chebyshev")
+          {
+            typename Chebyshev::AdditionalData data;
+            data.degree              = parameters.chebyshev_degree;
+            data.smoothing_range     = 20.;
+            data.eig_cg_n_iterations = 20;
+            data.preconditioner      = jacobi;
+            chebyshev                = std::make_unique<Chebyshev>();
+            chebyshev->initialize(*op, data);
+            // Estimate the eigenvalues now so that the setup time is counted here.
+            DeviceVector x, b;
+            op->initialize_dof_vector(x);
+            op->initialize_dof_vector(b);
+            b = 1.;
+            chebyshev->vmult(x, b);
+          }
+        // The coarser multigrid levels and AMG are elastic: only the finest
+        // smoother follows the operator.
+        if (multigrid)
+          multigrid->update_fine_level();
       }
-    if (parameters.preconditioner == "chebyshev")
+    catch (const dealii::SolverControl::NoConvergence &error)
       {
-        typename Chebyshev::AdditionalData data;
-        data.degree              = parameters.chebyshev_degree;
-        data.smoothing_range     = 20.;
-        data.eig_cg_n_iterations = 20;
-        data.preconditioner      = jacobi;
-        chebyshev                = std::make_unique<Chebyshev>();
-        chebyshev->initialize(*op, data);
-        // Estimate the eigenvalues now so that the setup time is counted here.
-        DeviceVector x, b;
-        op->initialize_dof_vector(x);
-        op->initialize_dof_vector(b);
-        b = 1.;
-        chebyshev->vmult(x, b);
+        throw setup_failure(error);
       }
-    // The coarser multigrid levels and AMG are elastic: only the finest
-    // smoother follows the operator.
-    if (multigrid)
-      multigrid->update_fine_level();
   }
 
   SolverStatistics

@@ -227,6 +227,17 @@ namespace plastix
 
   // ------------------------------------------------------------ Multigrid
 
+  bool
+  all_active_cells_on_finest_level(const dealii::Triangulation<3> &tria)
+  {
+    const unsigned int finest       = tria.n_global_levels() - 1;
+    unsigned long long owned_finest = 0;
+    for (const auto &cell : tria.active_cell_iterators())
+      if (cell->is_locally_owned() && static_cast<unsigned int>(cell->level()) == finest)
+        ++owned_finest;
+    return dealii::Utilities::MPI::sum(owned_finest, tria.get_communicator()) == tria.n_global_active_cells();
+  }
+
   std::string
   to_string(const CoarseSolverType type)
   {
@@ -512,7 +523,6 @@ namespace plastix
     im.active_dofs     = &dof_handler;
 
     const auto    &tria         = dof_handler.get_triangulation();
-    const MPI_Comm communicator = dof_handler.get_communicator();
     const auto    *parallel     = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
     if (parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed())
       throw std::invalid_argument(
@@ -523,15 +533,9 @@ namespace plastix
       throw std::invalid_argument("plastix multigrid: the mesh has a single level; it needs at least one "
                                   "global refinement ('Mesh/Global refinements' >= 1)");
     const unsigned int finest = n_levels - 1;
-    {
-      unsigned long long owned_finest = 0;
-      for (const auto &cell : tria.cell_iterators_on_level(finest))
-        if (cell->is_locally_owned_on_level() && cell->is_active())
-          ++owned_finest;
-      if (dealii::Utilities::MPI::sum(owned_finest, communicator) != tria.n_global_active_cells())
-        throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
-                                    "(a uniformly refined mesh)");
-    }
+    if (!all_active_cells_on_finest_level(tria))
+      throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
+                                  "(a uniformly refined mesh)");
 
     // Level DoFs: the caller's DoFHandler if it has them, else an own one
     // on the same mesh (its active numbering is not used).

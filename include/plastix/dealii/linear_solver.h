@@ -155,10 +155,6 @@ namespace plastix
     void
     refresh_operator_dependent_parts();
 
-    /** refresh_operator_dependent_parts() without the translation of errors. */
-    void
-    refresh_operator_dependent_parts_unchecked();
-
     /** The SolverError of a preconditioner set-up whose eigenvalue estimate failed. */
     SolverError
     setup_failure(const dealii::SolverControl::NoConvergence &error) const;

@@ -148,6 +148,14 @@ namespace plastix
   class MGTransferDevice;
 
   /**
+   * Whether every active cell of @p triangulation lies on its finest level
+   * (a uniformly refined mesh), the mesh MultigridPreconditioner needs.
+   * Collective on the triangulation's communicator.
+   */
+  bool
+  all_active_cells_on_finest_level(const dealii::Triangulation<3> &triangulation);
+
+  /**
    * Geometric multigrid over the levels of a uniformly refined mesh as a
    * preconditioner for the device operator of the finest level, on deal.II's
    * multigrid framework (Multigrid and PreconditionMG, one V-cycle per
