@@ -92,7 +92,7 @@ namespace
     unsigned int              repeats    = 30;
     unsigned int              batch      = 5;
     unsigned int              warmup     = 3;
-    std::vector<std::string>  strategies = {"ebe atomic", "ebe colored", "dbd"};
+    std::vector<std::string>  strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled"};
     std::vector<std::string>  kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
     std::vector<std::string>  mappings   = {"auto"};
     bool                      assembled  = true;
@@ -109,7 +109,7 @@ namespace
     "  --repeats r           timed samples per operator; default 30\n"
     "  --batch b             calls per operator per round (interleaving granularity); default 5\n"
     "  --warmup w            untimed calls per operator first; default 3\n"
-    "  --strategies a,b      plastix strategies: 'ebe atomic,ebe colored,dbd' (or 'all'; _ may replace blanks)\n"
+    "  --strategies a,b      plastix strategies: 'ebe atomic,ebe colored,dbd,ebe tiled' (or 'all'; _ may replace blanks)\n"
     "  --kernels a,b         plastix cell kernels: 'stored geometry,geometry on the fly,element matrix' (or 'all')\n"
     "  --mappings a,b        thread mappings of the EbE strategies: 'auto,cell,node' (or 'all'); default auto\n"
     "                        (auto: node for ebe colored on GPUs, cell otherwise; DbD has none and runs once)\n"
@@ -411,13 +411,16 @@ namespace
         for (const auto &mapping : o.mappings)
         {
           const auto parsed_strategy = plastix::backend::parse_strategy(strategy);
-          // DbD has no thread mapping: run it once.
-          if (parsed_strategy == plastix::backend::Strategy::dbd && mapping != o.mappings.front())
+          // DbD has no thread mapping and ebe tiled one thread per cell: run them once.
+          const bool one_mapping = parsed_strategy == plastix::backend::Strategy::dbd ||
+                                   parsed_strategy == plastix::backend::Strategy::ebe_tiled;
+          if (one_mapping && mapping != o.mappings.front())
             continue;
           auto run = std::make_unique<PlastixRun>();
           const plastix::MechanicsOperator::AdditionalData data(parsed_strategy,
                                                                  plastix::backend::parse_cell_kernel(kernel),
-                                                                 plastix::backend::parse_thread_mapping(mapping));
+                                                                 one_mapping ? plastix::backend::ThreadMapping::automatic :
+                                                                               plastix::backend::parse_thread_mapping(mapping));
           Candidate c;
           c.setup_s = timed_setup(comm, [&] {
             run->op.reinit(dof_handler, constraints, materials, data);
@@ -432,7 +435,7 @@ namespace
           if (!(c.rel_diff <= 1e-12))
             ++failures;
           c.name = "plastix " + strategy + ", " + kernel;
-          if (parsed_strategy != plastix::backend::Strategy::dbd && o.mappings.size() > 1)
+          if (!one_mapping && o.mappings.size() > 1)
             c.name += ", " + plastix::backend::to_string(run->op.backend_operator().settings().thread_mapping) +
                       (mapping == "auto" ? " (auto)" : "");
           c.plastix = true;

@@ -2,7 +2,7 @@
 // meshes, without deal.II (so it runs on a GPU machine that has no deal.II).
 //
 //   plastix-kernel-bench [--sizes 32,64,128] [--distortion 0.2] [--repeats 20]
-//                        [--strategies "ebe atomic,ebe colored,dbd"]
+//                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled"] [--tile-cells 64,128]
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
 //                        [--mappings auto,cell,node] [--csr-max-dofs N]
 //
@@ -82,11 +82,16 @@ namespace
     OperatorSettings settings;
   };
 
-  /** Every strategy x cell kernel x thread mapping asked for; DbD has one mapping (thread per node). */
+  /**
+   * Every strategy x cell kernel x thread mapping asked for; DbD has one
+   * mapping (thread per node), ebe tiled one (thread per cell) and one
+   * configuration per tile size.
+   */
   std::vector<Configuration>
-  configurations(const std::vector<std::string> &strategies,
-                 const std::vector<std::string> &kernels,
-                 const std::vector<std::string> &mappings)
+  configurations(const std::vector<std::string>  &strategies,
+                 const std::vector<std::string>  &kernels,
+                 const std::vector<std::string>  &mappings,
+                 const std::vector<unsigned int> &tile_sizes)
   {
     std::vector<Configuration> result;
     for (const auto &strategy : strategies)
@@ -97,11 +102,33 @@ namespace
             settings.strategy       = parse_strategy(strategy);
             settings.cell_kernel    = parse_cell_kernel(kernel);
             settings.thread_mapping = parse_thread_mapping(mapping);
-            if (settings.strategy == Strategy::dbd && mapping != mappings.front())
+            if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled) &&
+                mapping != mappings.front())
               continue;
-            result.push_back({strategy, kernel, settings});
+            if (settings.strategy == Strategy::ebe_tiled)
+              {
+                settings.thread_mapping = ThreadMapping::cell;
+                for (const unsigned int n : tile_sizes)
+                  {
+                    settings.cells_per_tile = n;
+                    result.push_back({strategy, kernel, settings});
+                  }
+              }
+            else
+              result.push_back({strategy, kernel, settings});
           }
     return result;
+  }
+
+  /** The threads column: node, cell, or cell and the tile size. */
+  std::string
+  threads_column(const OperatorSettings &settings, const MechanicsOperator &op)
+  {
+    if (settings.strategy == Strategy::dbd)
+      return "node";
+    if (settings.strategy == Strategy::ebe_tiled)
+      return "cell, tiles of " + std::to_string(settings.cells_per_tile);
+    return to_string(op.settings().thread_mapping);
   }
 } // namespace
 
@@ -111,9 +138,10 @@ main(int argc, char **argv)
   std::vector<int>         sizes      = {16, 32, 64};
   double                   distortion = 0.0;
   int                      repeats    = 20;
-  std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd"};
+  std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled"};
   std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
   std::vector<std::string> mappings   = {"auto"};
+  std::vector<unsigned int> tile_sizes = {128};
   std::size_t              csr_max_dofs = 0;
   std::vector<double>      plastic_fractions;
   for (int i = 1; i < argc; ++i)
@@ -136,6 +164,12 @@ main(int argc, char **argv)
         kernels = split(argv[++i], ',');
       else if (arg == "--mappings" && more)
         mappings = split(argv[++i], ',');
+      else if (arg == "--tile-cells" && more)
+        {
+          tile_sizes.clear();
+          for (const auto &t : split(argv[++i], ','))
+            tile_sizes.push_back(static_cast<unsigned int>(std::stoul(t)));
+        }
       else if (arg == "--csr-max-dofs" && more)
         csr_max_dofs = std::stoull(argv[++i]);
       else if (arg == "--plastic-fractions" && more)
@@ -145,7 +179,7 @@ main(int argc, char **argv)
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
                        "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] "
-                       "[--csr-max-dofs n] [--plastic-fractions f1,f2]\n";
+                       "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2]\n";
           return 1;
         }
     }
@@ -184,7 +218,7 @@ main(int argc, char **argv)
                     << triad_s * 1e3 << " | | " << triad_gbs << " | 100 | | |\n";
 
           std::vector<double> reference;
-          for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings))
+          for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes))
               {
                 MechanicsOperator op(mesh, settings);
                 const double      s = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
@@ -205,8 +239,7 @@ main(int argc, char **argv)
                 std::snprintf(line, sizeof(line),
                               "| %d | %zu | %s | %s | %s | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |",
                               n, n_dofs, strategy.c_str(), kernel.c_str(),
-                              settings.strategy == Strategy::dbd ? "node" :
-                                to_string(op.settings().thread_mapping).c_str(),
+                              threads_column(settings, op).c_str(),
                               s * 1e3,
                               n_dofs / s / 1e9, bytes / s / 1e9, 100. * bytes / s / 1e9 / triad_gbs,
                               bytes / n_dofs, rel);
@@ -230,7 +263,7 @@ main(int argc, char **argv)
                 }
               const DeviceArray<double> u(host_u, "u");
               DeviceArray<double>       f_int(n_dofs, "f_int");
-              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings))
+              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes))
                     {
                       MechanicsOperator op(plastic_mesh, settings);
                       PlasticityState   state(op);
@@ -247,7 +280,7 @@ main(int argc, char **argv)
                                     "| %d | %zu | %s | %s | %s | plastic %.1f%% | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
                                     "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s) |",
                                     n, n_dofs, strategy.c_str(), kernel.c_str(),
-                                    settings.strategy == Strategy::dbd ? "node" : to_string(op.settings().thread_mapping).c_str(),
+                                    threads_column(settings, op).c_str(),
                                     100. * plastic, update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3,
                                     n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent_s * 1e3, n_dofs / tangent_s / 1e9);
                       std::cout << line << std::endl;

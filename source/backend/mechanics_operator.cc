@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -25,8 +26,10 @@ namespace plastix
         return Strategy::ebe_colored;
       if (name == "dbd")
         return Strategy::dbd;
+      if (name == "ebe tiled")
+        return Strategy::ebe_tiled;
       throw std::invalid_argument("unknown operator strategy '" + name +
-                                  "' (expected: ebe atomic, ebe colored, dbd)");
+                                  "' (expected: ebe atomic, ebe colored, dbd, ebe tiled)");
     }
 
     CellKernel
@@ -81,6 +84,8 @@ namespace plastix
             return "ebe colored";
           case Strategy::dbd:
             return "dbd";
+          case Strategy::ebe_tiled:
+            return "ebe tiled";
         }
       return "?";
     }
@@ -168,6 +173,145 @@ namespace plastix
         std::vector<LocalIndex> next(offsets.begin(), offsets.end() - 1);
         for (LocalIndex cell = 0; cell < n_cells; ++cell)
           sorted_cells[next[color[cell]]++] = cell;
+      }
+
+      /** Interleave the low 21 bits of x, y, z (x lowest) into a 63-bit Morton code. */
+      std::uint64_t
+      morton_code(const std::array<std::uint64_t, 3> &q)
+      {
+        std::uint64_t code = 0;
+        for (int bit = 0; bit < 21; ++bit)
+          for (int d = 0; d < 3; ++d)
+            code |= ((q[d] >> bit) & 1u) << (3 * bit + d);
+        return code;
+      }
+
+      /**
+       * Tiles of Strategy::ebe_tiled: the cells sorted along a Morton curve
+       * of their centres (on a grid of the smallest cell extent per axis, so
+       * that the cells of a structured mesh fall into aligned blocks), cut
+       * into runs of @p cells_per_tile cells, with each tile's node list, the
+       * position of every cell vertex in it, and the node flags (constrained
+       * components, interior to the tile).
+       */
+      void
+      build_tiles(const MeshData &mesh, const unsigned int cells_per_tile, MechanicsOperator::Impl &d)
+      {
+        const LocalIndex n_cells = mesh.n_cells();
+        if (n_cells == 0)
+          return;
+        std::array<double, 3> lower{}, extent{};
+        for (int c = 0; c < 3; ++c)
+          {
+            lower[c]  = std::numeric_limits<double>::max();
+            extent[c] = std::numeric_limits<double>::max();
+          }
+        std::vector<double> centres(3 * static_cast<std::size_t>(n_cells));
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          for (int c = 0; c < 3; ++c)
+            {
+              double lo = std::numeric_limits<double>::max(), hi = -lo, sum = 0;
+              for (int a = 0; a < 8; ++a)
+                {
+                  const double x = mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + a] + c];
+                  lo             = std::min(lo, x);
+                  hi             = std::max(hi, x);
+                  sum += x;
+                }
+              centres[3 * cell + c] = sum / 8;
+              lower[c]              = std::min(lower[c], lo);
+              if (hi > lo)
+                extent[c] = std::min(extent[c], hi - lo);
+            }
+        std::vector<std::pair<std::uint64_t, LocalIndex>> keys(n_cells);
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          {
+            std::array<std::uint64_t, 3> q{};
+            for (int c = 0; c < 3; ++c)
+              {
+                const double h = extent[c] < std::numeric_limits<double>::max() ? extent[c] : 1.;
+                q[c] = static_cast<std::uint64_t>(
+                  std::min(std::max((centres[3 * cell + c] - lower[c]) / h, 0.), double((1u << 21) - 1)));
+              }
+            keys[cell] = {morton_code(q), cell};
+          }
+        std::sort(keys.begin(), keys.end());
+
+        std::vector<int> cells_of_node(mesh.n_nodes, 0);
+        for (const LocalIndex node : mesh.cell_nodes)
+          ++cells_of_node[node];
+        const int most_cells_of_a_node = *std::max_element(cells_of_node.begin(), cells_of_node.end());
+
+        // A tile also ends before its team scratch memory (see
+        // TiledElementByElementApply::scratch_bytes) would exceed 48 KiB, the
+        // most a GPU block gets without opting in.
+        const std::size_t scratch_limit = 48 * 1024;
+        const std::size_t fixed_bytes   = sizeof(double) * (24 * cells_per_tile + 576);
+        const std::size_t bytes_per_node = 3 * sizeof(double) + sizeof(int) * (1 + most_cells_of_a_node);
+        if (fixed_bytes + 8 * bytes_per_node > scratch_limit)
+          throw std::invalid_argument("ebe tiled: a node is shared by " + std::to_string(most_cells_of_a_node) +
+                                      " cells; tiles of " + std::to_string(cells_per_tile) +
+                                      " cells do not fit into 48 KiB of scratch memory (use fewer cells per tile)");
+        const std::size_t max_tile_nodes = (scratch_limit - fixed_bytes) / bytes_per_node;
+
+        std::vector<LocalIndex>    tile_cells, cell_offsets{0}, tile_nodes, node_offsets{0};
+        std::vector<std::uint16_t> tile_vertex;
+        std::vector<std::uint8_t>  flags;
+        std::vector<int>           local(mesh.n_nodes, -1), cells_in_tile(mesh.n_nodes, 0);
+        tile_cells.reserve(n_cells);
+        tile_vertex.reserve(8 * static_cast<std::size_t>(n_cells));
+        int max_nodes = 0, max_node_cells = 0;
+        for (std::size_t begin = 0; begin < keys.size();)
+          {
+            const std::size_t first_node = tile_nodes.size();
+            std::size_t       end        = begin;
+            for (; end < keys.size() && end < begin + cells_per_tile; ++end)
+              {
+                const LocalIndex cell      = keys[end].second;
+                std::size_t      new_nodes = 0;
+                for (int a = 0; a < 8; ++a)
+                  new_nodes += local[mesh.cell_nodes[8 * cell + a]] < 0 ? 1 : 0;
+                if (end > begin && tile_nodes.size() - first_node + new_nodes > max_tile_nodes)
+                  break;
+                tile_cells.push_back(cell);
+                for (int a = 0; a < 8; ++a)
+                  {
+                    const LocalIndex node = mesh.cell_nodes[8 * cell + a];
+                    if (local[node] < 0)
+                      {
+                        local[node] = static_cast<int>(tile_nodes.size() - first_node);
+                        tile_nodes.push_back(node);
+                      }
+                    ++cells_in_tile[node];
+                    tile_vertex.push_back(static_cast<std::uint16_t>(local[node]));
+                  }
+              }
+            begin = end;
+            for (std::size_t i = first_node; i < tile_nodes.size(); ++i)
+              {
+                const LocalIndex node = tile_nodes[i];
+                std::uint8_t     f    = cells_in_tile[node] == cells_of_node[node] ? internal::tile_interior_node : 0;
+                for (int c = 0; c < 3; ++c)
+                  if (mesh.constrained_dofs[3 * node + c])
+                    f |= static_cast<std::uint8_t>(1u << c);
+                flags.push_back(f);
+                max_node_cells      = std::max(max_node_cells, cells_in_tile[node]);
+                local[node]         = -1;
+                cells_in_tile[node] = 0;
+              }
+            max_nodes = std::max(max_nodes, static_cast<int>(tile_nodes.size() - first_node));
+            cell_offsets.push_back(static_cast<LocalIndex>(tile_cells.size()));
+            node_offsets.push_back(static_cast<LocalIndex>(tile_nodes.size()));
+          }
+        d.n_tiles            = cell_offsets.size() - 1;
+        d.max_nodes_per_tile      = max_nodes;
+        d.max_cells_per_tile_node = max_node_cells;
+        d.tile_cells         = DeviceArray<LocalIndex>(tile_cells, "tile cells");
+        d.tile_cell_offsets  = DeviceArray<LocalIndex>(cell_offsets, "tile cell offsets");
+        d.tile_nodes         = DeviceArray<LocalIndex>(tile_nodes, "tile nodes");
+        d.tile_node_offsets  = DeviceArray<LocalIndex>(node_offsets, "tile node offsets");
+        d.tile_vertex        = DeviceArray<std::uint16_t>(tile_vertex, "tile vertices");
+        d.tile_node_flags    = DeviceArray<std::uint8_t>(flags, "tile node flags");
       }
 
       /**
@@ -320,6 +464,15 @@ namespace plastix
       // Measured on an H200 (doc/benchmarks.md): one thread per cell is
       // fastest for ebe atomic; eight threads per cell pay off for ebe
       // colored on GPUs (each colour is a small, sparse launch).
+      if (settings.strategy == Strategy::ebe_tiled)
+        {
+          if (settings.thread_mapping == ThreadMapping::node)
+            throw std::invalid_argument("ebe tiled runs one thread per cell: thread mapping 'node' does not apply");
+          if (settings.cells_per_tile < 1 || settings.cells_per_tile > 128)
+            throw std::invalid_argument("ebe tiled: cells per tile must lie in [1, 128], not " +
+                                        std::to_string(settings.cells_per_tile));
+          d.settings.thread_mapping = ThreadMapping::cell;
+        }
       if (d.settings.thread_mapping == ThreadMapping::automatic)
         d.settings.thread_mapping = internal::on_device && settings.strategy == Strategy::ebe_colored ?
                                       ThreadMapping::node :
@@ -364,6 +517,8 @@ namespace plastix
           color_cells(mesh, sorted, d.color_offsets);
           d.colored_cells = DeviceArray<LocalIndex>(sorted, "colored cells");
         }
+      else if (settings.strategy == Strategy::ebe_tiled)
+        build_tiles(mesh, settings.cells_per_tile, d);
       else if (settings.strategy == Strategy::dbd)
         {
           std::vector<LocalIndex> offsets(d.n_nodes + 1, 0);
@@ -468,9 +623,18 @@ namespace plastix
                     double                        *dst,
                     const bool                     masked)
       {
-        if (d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 &&
-            d.n_plastic_matrices == 0 && d.settings.strategy == Strategy::ebe_atomic &&
-            d.settings.thread_mapping == ThreadMapping::cell)
+        const bool one_matrix =
+          d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 && d.n_plastic_matrices == 0;
+        if (one_matrix && d.settings.strategy == Strategy::ebe_tiled)
+          {
+            // One matrix for the whole mesh, read from scratch memory.
+            internal::launch_tiled<true>(d, matrix_operator(d), src, dst, masked);
+            if (masked)
+              vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(),
+                                              src, dst);
+          }
+        else if (one_matrix && d.settings.strategy == Strategy::ebe_atomic &&
+                 d.settings.thread_mapping == ThreadMapping::cell)
           {
             // One matrix for the whole mesh: read it from scratch memory.
             internal::Index64 n_dofs = 3 * static_cast<internal::Index64>(d.n_nodes);
@@ -589,10 +753,28 @@ namespace plastix
     }
 
     std::size_t
+    MechanicsOperator::n_tiles() const
+    {
+      return impl_->n_tiles;
+    }
+
+    std::size_t
     MechanicsOperator::n_element_matrices() const
     {
       return impl_->n_matrices;
     }
+
+    namespace
+    {
+      /** Device memory of the tiles of Strategy::ebe_tiled. */
+      std::size_t
+      tile_memory(const MechanicsOperator::Impl &d)
+      {
+        return d.tile_cells.memory_consumption() + d.tile_cell_offsets.memory_consumption() +
+               d.tile_nodes.memory_consumption() + d.tile_node_offsets.memory_consumption() +
+               d.tile_vertex.memory_consumption() + d.tile_node_flags.memory_consumption();
+      }
+    } // namespace
 
     std::size_t
     MechanicsOperator::memory_consumption() const
@@ -607,7 +789,7 @@ namespace plastix
              d.node_entries.memory_consumption() + d.matrices.memory_consumption() +
              d.cell_matrix.memory_consumption() + d.cell_group.memory_consumption() +
              d.plastic_matrices.memory_consumption() + d.plastic_cells.memory_consumption() +
-             d.matrix_representative.memory_consumption();
+             d.matrix_representative.memory_consumption() + tile_memory(d);
     }
 
     std::size_t
@@ -636,6 +818,9 @@ namespace plastix
         bytes += d.node_offsets.memory_consumption() + d.node_entries.memory_consumption();
       if (d.settings.strategy == Strategy::ebe_colored)
         bytes += d.colored_cells.memory_consumption();
+      if (d.settings.strategy == Strategy::ebe_tiled)
+        // The tiles replace the cell -> node table and the constraint masks.
+        bytes += tile_memory(d) - d.cell_nodes.memory_consumption() - d.cell_constraint_mask.memory_consumption();
       return bytes;
     }
 
@@ -652,6 +837,9 @@ namespace plastix
         << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";
       if (d.settings.strategy == Strategy::ebe_colored)
         s << ", " << n_colors() << " colours";
+      if (d.settings.strategy == Strategy::ebe_tiled)
+        s << ", " << d.n_tiles << " tiles of " << d.settings.cells_per_tile << " cells (at most "
+          << d.max_nodes_per_tile << " nodes)";
       if (d.settings.cell_kernel == CellKernel::element_matrix)
         s << ", " << d.n_matrices << " element matrices";
       s << ", " << memory_consumption() / 1048576.0 << " MiB";

@@ -50,6 +50,26 @@ namespace plastix
       DeviceArray<LocalIndex>  colored_cells;
       std::vector<LocalIndex>  color_offsets;
 
+      /**
+       * Tiles (ebe tiled): the cells of tile t are tile_cells[k] for k in
+       * [tile_cell_offsets[t], tile_cell_offsets[t + 1]), its nodes
+       * tile_nodes[i] for i in [tile_node_offsets[t], tile_node_offsets[t + 1]).
+       * tile_vertex[8 k + a] is the index within the tile's node list of
+       * vertex a of the cell at position k; tile_node_flags[i] has bit c set
+       * if DoF c of the node is constrained and bit 3 set if all cells of the
+       * node lie in the tile (its sum is stored without atomics).
+       */
+      DeviceArray<LocalIndex>    tile_cells;
+      DeviceArray<LocalIndex>    tile_cell_offsets;
+      DeviceArray<LocalIndex>    tile_nodes;
+      DeviceArray<LocalIndex>    tile_node_offsets;
+      DeviceArray<std::uint16_t> tile_vertex;
+      DeviceArray<std::uint8_t>  tile_node_flags;
+      std::size_t                n_tiles            = 0;
+      int                        max_nodes_per_tile = 0;
+      /** The most cells of one tile that share a node. */
+      int                        max_cells_per_tile_node = 0;
+
       /** Node -> (cell << 3 | vertex) lists in CSR form (dbd). */
       DeviceArray<LocalIndex> node_offsets;
       DeviceArray<LocalIndex> node_entries;
@@ -358,6 +378,176 @@ namespace plastix
                              functor);
       }
 
+      /** Bit of MechanicsOperator::Impl::tile_node_flags: all cells of the node lie in the tile. */
+      constexpr std::uint8_t tile_interior_node = 8;
+
+      /**
+       * Element by element in tiles of neighbouring cells (Strategy::ebe_tiled),
+       * one team per tile and one thread per cell, all exchange through team
+       * scratch memory: the team gathers the tile's nodal values once; each
+       * cell computes its 24 contributions into its own scratch slots and
+       * registers itself with its eight nodes (integer scratch atomics); each
+       * node then sums the contributions of its cells (no floating-point
+       * atomics in scratch memory, which GPUs emulate with compare-and-swap
+       * loops) and writes the sum to dst: a plain store for nodes whose cells
+       * all lie in the tile, a global atomic add for the others. With
+       * @p shared_matrix every cell uses the one element matrix, read from
+       * scratch memory (one matrix for the whole mesh).
+       */
+      template <typename CellOperator, bool masked, bool shared_matrix>
+      struct TiledElementByElementApply
+      {
+        CellOperator         cell_operator;
+        const double        *matrix            = nullptr;
+        const LocalIndex    *tile_cell_offsets = nullptr;
+        const LocalIndex    *tile_cells        = nullptr;
+        const LocalIndex    *tile_node_offsets = nullptr;
+        const LocalIndex    *tile_nodes        = nullptr;
+        const std::uint16_t *tile_vertex       = nullptr;
+        const std::uint8_t  *tile_node_flags   = nullptr;
+        int                  max_nodes         = 0;
+        int                  max_cells         = 0;
+        int                  max_node_cells    = 0;
+        const double        *src               = nullptr;
+        double              *dst               = nullptr;
+
+        /**
+         * Scratch: values (3 per node), contributions (24 per cell), the
+         * matrix, and per node a count and max_node_cells entries.
+         */
+        KOKKOS_INLINE_FUNCTION std::size_t
+        scratch_bytes() const
+        {
+          return sizeof(double) * (3 * static_cast<std::size_t>(max_nodes) + 24 * static_cast<std::size_t>(max_cells) +
+                                   (shared_matrix ? 576 : 0)) +
+                 sizeof(int) * (1 + max_node_cells) * static_cast<std::size_t>(max_nodes);
+        }
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const TeamMember &team) const
+        {
+          const Index64 tile       = team.league_rank();
+          const Index64 cell_begin = tile_cell_offsets[tile];
+          const int     n_cells    = static_cast<int>(tile_cell_offsets[tile + 1] - cell_begin);
+          const Index64 node_begin = tile_node_offsets[tile];
+          const int     n_nodes    = static_cast<int>(tile_node_offsets[tile + 1] - node_begin);
+          double       *u_s     = static_cast<double *>(team.team_shmem().get_shmem(scratch_bytes()));
+          double       *f_s     = u_s + 3 * max_nodes;
+          double       *K       = f_s + 24 * max_cells;
+          int          *count   = reinterpret_cast<int *>(K + (shared_matrix ? 576 : 0));
+          int          *entries = count + max_nodes;
+          if (shared_matrix)
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 576), [&](const int k) { K[k] = matrix[k]; });
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_nodes), [&](const int i) {
+            const Index64      node  = tile_nodes[node_begin + i];
+            const std::uint8_t flags = tile_node_flags[node_begin + i];
+            for (int c = 0; c < 3; ++c)
+              u_s[3 * i + c] = (masked && ((flags >> c) & 1u)) ? 0. : src[3 * node + c];
+            count[i] = 0;
+          });
+          team.team_barrier();
+
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_cells), [&](const int t) {
+            const Index64 k = cell_begin + t;
+            int           local[8];
+            double        u[24], f[24];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              {
+                local[a] = tile_vertex[8 * k + a];
+                PLASTIX_UNROLL
+                for (int c = 0; c < 3; ++c)
+                  u[3 * a + c] = u_s[3 * local[a] + c];
+              }
+            if (shared_matrix)
+              {
+                PLASTIX_UNROLL
+                for (int i = 0; i < 24; ++i)
+                  f[i] = 0;
+                PLASTIX_UNROLL
+                for (int j = 0; j < 24; ++j)
+                  PLASTIX_UNROLL
+                  for (int i = 0; i < 24; ++i)
+                    f[i] += K[24 * j + i] * u[j];
+              }
+            else
+              cell_operator.apply(tile_cells[k], u, f);
+            PLASTIX_UNROLL
+            for (int i = 0; i < 24; ++i)
+              f_s[max_cells * i + t] = f[i];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              {
+                const int slot                            = Kokkos::atomic_fetch_add(&count[local[a]], 1);
+                entries[max_node_cells * local[a] + slot] = 8 * t + a;
+              }
+          });
+          team.team_barrier();
+
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_nodes), [&](const int i) {
+            const Index64      node  = tile_nodes[node_begin + i];
+            const std::uint8_t flags = tile_node_flags[node_begin + i];
+            double             sum[3] = {0, 0, 0};
+            for (int e = 0; e < count[i]; ++e)
+              {
+                const int t = entries[max_node_cells * i + e] / 8, a = entries[max_node_cells * i + e] % 8;
+                for (int c = 0; c < 3; ++c)
+                  sum[c] += f_s[max_cells * (3 * a + c) + t];
+              }
+            for (int c = 0; c < 3; ++c)
+              {
+                if (masked && ((flags >> c) & 1u))
+                  continue;
+                if (flags & tile_interior_node)
+                  dst[3 * node + c] = sum[c];
+                else
+                  Kokkos::atomic_add(&dst[3 * node + c], sum[c]);
+              }
+          });
+        }
+      };
+
+      /**
+       * dst = A src with Strategy::ebe_tiled (dst zeroed first; the caller
+       * sets the unit rows of constrained DoFs).
+       */
+      template <bool shared_matrix, typename CellOperator>
+      void
+      launch_tiled(const MechanicsOperator::Impl &data,
+                   const CellOperator            &cell_operator,
+                   const double                  *src,
+                   double                        *dst,
+                   const bool                     masked)
+      {
+        vector_operations::set(3 * static_cast<Index64>(data.n_nodes), 0., dst);
+        if (data.n_tiles == 0)
+          return;
+        auto run = [&](auto functor) {
+          functor.cell_operator     = cell_operator;
+          functor.matrix            = data.matrices.data();
+          functor.tile_cell_offsets = data.tile_cell_offsets.data();
+          functor.tile_cells        = data.tile_cells.data();
+          functor.tile_node_offsets = data.tile_node_offsets.data();
+          functor.tile_nodes        = data.tile_nodes.data();
+          functor.tile_vertex       = data.tile_vertex.data();
+          functor.tile_node_flags   = data.tile_node_flags.data();
+          functor.max_nodes         = data.max_nodes_per_tile;
+          functor.max_cells         = static_cast<int>(data.settings.cells_per_tile);
+          functor.max_node_cells    = data.max_cells_per_tile_node;
+          functor.src               = src;
+          functor.dst               = dst;
+          const int team_size       = on_device ? static_cast<int>(data.settings.cells_per_tile) : 1;
+          Kokkos::parallel_for("plastix::ebe_tiled",
+                               TeamPolicy(static_cast<int>(data.n_tiles), team_size)
+                                 .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),
+                               functor);
+        };
+        if (masked)
+          run(TiledElementByElementApply<CellOperator, true, shared_matrix>{});
+        else
+          run(TiledElementByElementApply<CellOperator, false, shared_matrix>{});
+      }
+
       /** DoF by DoF (node-wise): each node sums its rows over adjacent cells. */
       template <typename CellOperator, bool masked>
       struct DofByDofApply
@@ -484,6 +674,9 @@ namespace plastix
                 with_element_by_element_variant<ElementByElementApply, CellOperator>(masked, !colored, run);
                 break;
               }
+            case Strategy::ebe_tiled:
+              launch_tiled<false>(data, cell_operator, src, dst, masked);
+              break;
             case Strategy::dbd:
               {
                 auto run = [&](auto functor) {

@@ -12,7 +12,7 @@
 //   x^T A_c y           == y^T A_c x
 //   A r = 0 for the six rigid-body modes r
 // all to 1e-12 relative; plus bitwise reproducibility of the conflict-free
-// strategies and the rejection of a tangled mesh. Backend only (no deal.II).
+// strategies, the rejection of a tangled mesh and of impossible tile settings. Backend only (no deal.II).
 #include <plastix/backend/box_mesh.h>
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
@@ -372,19 +372,29 @@ namespace
       check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
 
     std::vector<double> first_result;
-    for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd})
+    for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
         for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
+          for (const unsigned int cells_per_tile : {3u, 128u})
         {
-          // The thread mapping only matters for the element-by-element strategies.
-          if (strategy == Strategy::dbd && mapping != ThreadMapping::cell)
+          // The thread mapping only matters for the element-by-element
+          // strategies with one launch per cell (ebe tiled: one thread per
+          // cell, tiles of 3 cells so that most nodes are shared by tiles,
+          // and of 128).
+          const bool tiled = strategy == Strategy::ebe_tiled;
+          if ((strategy == Strategy::dbd || tiled) && mapping != ThreadMapping::cell)
+            continue;
+          if (!tiled && cells_per_tile != 128)
             continue;
           const std::string what = name + ", " + to_string(strategy) + ", " + to_string(kernel) +
-                                   (strategy == Strategy::dbd ? std::string() : ", " + to_string(mapping) + " mapping");
+                                   (strategy == Strategy::dbd ? std::string() :
+                                    tiled                     ? ", " + std::to_string(cells_per_tile) + " cells per tile" :
+                                                                ", " + to_string(mapping) + " mapping");
           OperatorSettings settings;
           settings.strategy       = strategy;
           settings.cell_kernel    = kernel;
           settings.thread_mapping = mapping;
+          settings.cells_per_tile = cells_per_tile;
           const MechanicsOperator op(mesh, settings);
           if (op.n_cells() != mesh.n_cells() || op.n_dofs() != mesh.n_dofs() || op.n_owned_dofs() != mesh.n_owned_dofs())
             check_true(what + ": sizes", false);
@@ -417,7 +427,7 @@ namespace
             worst_mode = std::max(worst_mode, norm(run_apply(op, mode, false)) / (A_norm_estimate * norm(mode)));
           check(what + ": rigid-body modes, max |A r| / (|A| |r|)", worst_mode, 1e-12);
 
-          if (strategy != Strategy::ebe_atomic)
+          if (strategy != Strategy::ebe_atomic && !tiled)
             {
               const std::vector<double> again = run_apply(op, x, true);
               check_true(what + ": repeated apply bitwise identical", again == r);
@@ -510,6 +520,32 @@ main()
             thrown = std::string(error.what()).find("Jacobian") != std::string::npos;
           }
         check_true("tangled mesh throws std::invalid_argument mentioning the Jacobian", thrown);
+      }
+      {
+        // ebe tiled: no eight-threads-per-cell mapping, tile sizes in [1, 128].
+        const MeshData mesh = make(0., false);
+        auto           rejected = [&](const OperatorSettings &settings, const std::string &expected) {
+          try
+            {
+              MechanicsOperator op(mesh, settings);
+            }
+          catch (const std::invalid_argument &error)
+            {
+              return std::string(error.what()).find(expected) != std::string::npos;
+            }
+          return false;
+        };
+        OperatorSettings settings;
+        settings.strategy       = Strategy::ebe_tiled;
+        settings.thread_mapping = ThreadMapping::node;
+        check_true("ebe tiled with node mapping throws", rejected(settings, "one thread per cell"));
+        settings.thread_mapping = ThreadMapping::automatic;
+        for (const unsigned int n : {0u, 129u})
+          {
+            settings.cells_per_tile = n;
+            check_true("ebe tiled with " + std::to_string(n) + " cells per tile throws",
+                       rejected(settings, "cells per tile"));
+          }
       }
     }
   catch (const std::exception &error)

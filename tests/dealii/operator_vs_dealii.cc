@@ -97,7 +97,8 @@ main(int argc, char **argv)
     bool                                       have_reference = false;
     for (const auto strategy : {plastix::backend::Strategy::ebe_atomic,
                                 plastix::backend::Strategy::ebe_colored,
-                                plastix::backend::Strategy::dbd})
+                                plastix::backend::Strategy::dbd,
+                                plastix::backend::Strategy::ebe_tiled})
       for (const auto kernel : {plastix::backend::CellKernel::stored_geometry,
                                 plastix::backend::CellKernel::geometry_on_the_fly,
                                 plastix::backend::CellKernel::element_matrix})

@@ -1,6 +1,6 @@
-// Every operator strategy (ebe atomic, ebe colored, dbd) x cell kernel
+// Every operator strategy (ebe atomic, ebe colored, dbd, ebe tiled) x cell kernel
 // (stored geometry, geometry on the fly, element matrix) x thread mapping
-// (cell, node) on small elastoplastic problems with mixed (isotropic +
+// (cell, node; ebe tiled: cell only) on small elastoplastic problems with mixed (isotropic +
 // kinematic) hardening, loading, unloading and reversed plastic loading:
 //  - at the states of the independent host reference (host_j2_reference.h),
 //    each combination's PlasticityState::update() gives the reference
@@ -76,7 +76,7 @@ end
     {"voxel beam", "", 5.4681900780102, 11550.},
     {"distorted beam", "subsection Mesh\n set Distortion = 0.25\nend\n", 5.3564716921638, 11545.903117690304},
   };
-  const std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd"};
+  const std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled"};
   const std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
   const std::vector<std::string> mappings   = {"cell", "node"};
 
@@ -126,6 +126,8 @@ end
         for (const auto &kernel : kernels)
           for (const auto &mapping : mappings)
             {
+              if (strategy == "ebe tiled" && mapping == "node") // one thread per cell only
+                continue;
               const std::string name = strategy + " / " + kernel + " / " + mapping;
               pout << "  " << name << std::endl;
               // Kernels at the reference states, with this operator.

@@ -25,7 +25,16 @@ namespace plastix
       /** Element by element, one launch per colour of cells that share no node; no atomics, bitwise reproducible. */
       ebe_colored,
       /** DoF by DoF (node-wise): each node gathers the rows of its adjacent cells; no write conflicts. */
-      dbd
+      dbd,
+      /**
+       * Element by element in tiles of neighbouring cells (cells sorted
+       * along a Morton curve of their centres, OperatorSettings::cells_per_tile
+       * per tile): a team gathers the tile's nodal values once, its cells add
+       * their contributions in team scratch memory, and only nodes that the
+       * tile shares with other tiles are added to the global vector with
+       * atomics; nodes whose cells all lie in the tile are stored plainly.
+       */
+      ebe_tiled
     };
 
     /**
@@ -62,7 +71,7 @@ namespace plastix
       node
     };
 
-    /** Parse "ebe atomic", "ebe colored", "dbd"; throws std::invalid_argument naming the value otherwise. */
+    /** Parse "ebe atomic", "ebe colored", "dbd", "ebe tiled"; throws std::invalid_argument naming the value otherwise. */
     PLASTIX_BACKEND_EXPORT Strategy
     parse_strategy(const std::string &name);
 
@@ -93,8 +102,15 @@ namespace plastix
       Strategy strategy = Strategy::ebe_atomic;
       /** Cell operator form. */
       CellKernel cell_kernel = CellKernel::stored_geometry;
-      /** Threads per cell of the element-by-element strategies. */
+      /** Threads per cell of the element-by-element strategies (ebe tiled: always one). */
       ThreadMapping thread_mapping = ThreadMapping::automatic;
+      /**
+       * Cells per tile of Strategy::ebe_tiled (1 to 128; a tile also ends
+       * early where its nodes would not fit into 48 KiB of team scratch
+       * memory). 128 is an 8x4x4 block of a structured mesh, the fastest
+       * measured on an H100 (doc/benchmarks.md).
+       */
+      unsigned int cells_per_tile = 128;
     };
 
     /**
@@ -173,6 +189,10 @@ namespace plastix
       /** Number of colours (ebe colored), else 0. */
       unsigned int
       n_colors() const;
+
+      /** Number of tiles (ebe tiled), else 0. */
+      std::size_t
+      n_tiles() const;
 
       /** Number of distinct element matrices stored (element-matrix kernel), else 0. */
       std::size_t
