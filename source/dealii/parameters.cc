@@ -456,9 +456,13 @@ namespace plastix
     prm.enter_subsection("Operator");
     prm.add_parameter("Strategy", strategy,
                       "How cell contributions reach the global vector: element by element with "
-                      "atomic adds, element by element by colour (bitwise reproducible), or "
-                      "DoF by DoF (each node gathers from its cells)",
-                      dealii::Patterns::Selection("ebe atomic|ebe colored|dbd"));
+                      "atomic adds, element by element by colour (bitwise reproducible), "
+                      "DoF by DoF (each node gathers from its cells), or element by element in "
+                      "tiles of 128 neighbouring cells that sum in scratch memory and add only "
+                      "the nodes shared with other tiles atomically. auto: ebe tiled for "
+                      "elastic runs whose cell kernel is element matrix on meshes of congruent "
+                      "cells (one shared matrix), otherwise ebe atomic",
+                      dealii::Patterns::Selection("auto|ebe atomic|ebe colored|dbd|ebe tiled"));
     prm.add_parameter("Cell kernel", cell_kernel,
                       "How a cell applies its operator: quadrature with stored inverse "
                       "Jacobians, quadrature with the Jacobian recomputed from the vertices, "
@@ -471,10 +475,21 @@ namespace plastix
     prm.add_parameter("Thread mapping", thread_mapping,
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
-                      "point), auto (node for ebe colored on GPUs, cell otherwise)",
+                      "point; not with ebe tiled), auto (node for ebe colored on GPUs, cell otherwise)",
                       dealii::Patterns::Selection("auto|cell|node"));
     prm.leave_subsection();
   }
+
+  namespace
+  {
+    /** Generated meshes whose cells are translates of each other (one element matrix per material). */
+    bool
+    congruent_cells(const MeshParameters &mesh)
+    {
+      return mesh.distortion == 0. && mesh.geometry != "cylinder" && mesh.geometry != "sphere" &&
+             mesh.geometry != "file";
+    }
+  } // namespace
 
   void
   OperatorParameters::resolve_cell_kernel(const std::string &problem_type, const MeshParameters &mesh)
@@ -482,18 +497,29 @@ namespace plastix
     if (cell_kernel != "auto")
       return;
     cell_kernel_automatic = true;
-    const bool congruent_cells = mesh.distortion == 0. && mesh.geometry != "cylinder" && mesh.geometry != "sphere" &&
-                                 mesh.geometry != "file";
-    if (problem_type == "elastic" && congruent_cells)
+    if (problem_type == "elastic" && congruent_cells(mesh))
       cell_kernel = "element matrix";
     else
       cell_kernel = backend::device_memory_is_separate() ? "geometry on the fly" : "stored geometry";
   }
 
+
+  void
+  OperatorParameters::resolve_strategy(const std::string &problem_type, const MeshParameters &mesh)
+  {
+    if (strategy != "auto")
+      return;
+    strategy_automatic = true;
+    strategy = problem_type == "elastic" && cell_kernel == "element matrix" && congruent_cells(mesh) &&
+                   thread_mapping != "node" ?
+                 "ebe tiled" :
+                 "ebe atomic";
+  }
+
   MechanicsOperator::AdditionalData
   OperatorParameters::get_additional_data() const
   {
-    return {backend::parse_strategy(strategy),
+    return {backend::parse_strategy(strategy == "auto" ? std::string("ebe atomic") : strategy),
             backend::parse_cell_kernel(cell_kernel == "auto" ? std::string("stored geometry") : cell_kernel),
             backend::parse_thread_mapping(thread_mapping)};
   }
@@ -501,7 +527,8 @@ namespace plastix
   std::string
   OperatorParameters::description() const
   {
-    return strategy + " / " + cell_kernel + (cell_kernel_automatic ? " (auto)" : "");
+    return strategy + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel +
+           (cell_kernel_automatic ? " (auto)" : "");
   }
 
   void
@@ -842,6 +869,7 @@ namespace plastix
   {
     mesh.check();
     op.resolve_cell_kernel(problem.type, mesh);
+    op.resolve_strategy(problem.type, mesh);
     materials.check();
     boundary.check();
     load_stepping.check();
@@ -855,6 +883,9 @@ namespace plastix
           throw InputError("Materials/Yield stress",
                            "Problem type is elastoplastic but no material has a positive yield stress");
       }
+    if (op.strategy == "ebe tiled" && op.thread_mapping == "node")
+      throw InputError("Operator/Thread mapping",
+                       "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
     if (solver.preconditioner == "multigrid" && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");

@@ -126,7 +126,9 @@ run_case wrong-type 1 1 "$(with_entry Mesh 'Global refinements' abc)" \
   "for the entry named" "Global refinements" "abc" "does not match the given pattern" "[Integer range 0...12 (inclusive)]"
 run_case bad-selection 1 1 "$(with_entry Operator Strategy 'very fast')" \
   "plastix: error in input: in parameter file 'case.prm': Line <$ENTRY_LINE> of file <case.prm>:" \
-  "Strategy" "very fast" "[Selection ebe atomic|ebe colored|dbd ]"
+  "Strategy" "very fast" "[Selection auto|ebe atomic|ebe colored|dbd|ebe tiled ]"
+run_case tiled-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = ebe tiled\n  set Thread mapping = node\nend\n')" \
+  "plastix: error in input: Operator/Thread mapping: ebe tiled runs one thread per cell"
 run_case nu-0.5 1 1 "$(with_entry Materials "Poisson's ratio" 0.5)" \
   "plastix: error in input: Materials: Poisson's ratio must lie in (-1, 0.5), got nu = 0.5"
 run_case negative-E 1 1 "$(with_entry Materials "Young's modulus" -1)" \

@@ -133,7 +133,11 @@ namespace plastix
   /** Subsection "Operator". */
   struct OperatorParameters
   {
-    std::string strategy    = "ebe atomic";
+    /**
+     * auto | ebe atomic | ebe colored | dbd | ebe tiled; Parameters::check()
+     * replaces auto by resolve_strategy()'s choice.
+     */
+    std::string strategy    = "auto";
     /**
      * auto | stored geometry | geometry on the fly | element matrix;
      * Parameters::check() replaces auto by resolve_cell_kernel()'s choice.
@@ -142,6 +146,8 @@ namespace plastix
     std::string thread_mapping = "auto";
     /** Cell kernel was auto (cell_kernel holds what it chose). */
     bool cell_kernel_automatic = false;
+    /** Strategy was auto (strategy holds what it chose). */
+    bool strategy_automatic = false;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -154,7 +160,20 @@ namespace plastix
      */
     void
     resolve_cell_kernel(const std::string &problem_type, const MeshParameters &mesh);
-    /** The operator choices for MechanicsOperator::reinit() (a cell kernel still auto: stored geometry). */
+    /**
+     * Strategy = auto (after resolve_cell_kernel()): ebe tiled for elastic
+     * runs with the element-matrix kernel on meshes of congruent cells (one
+     * matrix read from scratch memory: 1.4-1.5x ebe atomic on an H100,
+     * doc/benchmarks.md), ebe atomic otherwise (ebe tiled is slower with
+     * the quadrature kernels and with a matrix per cell) and whenever the
+     * thread mapping is node.
+     */
+    void
+    resolve_strategy(const std::string &problem_type, const MeshParameters &mesh);
+    /**
+     * The operator choices for MechanicsOperator::reinit() (a cell kernel
+     * still auto: stored geometry; a strategy still auto: ebe atomic).
+     */
     MechanicsOperator::AdditionalData
     get_additional_data() const;
     /** "ebe atomic / element matrix (auto)" etc. */
