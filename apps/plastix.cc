@@ -68,7 +68,12 @@ namespace
 int
 main(int argc, char **argv)
 {
-  dealii::Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
+  // Only the program name goes to MPI_InitFinalize: the arguments are
+  // plastix's own. deal.II 9.6 hands what it gets to PETSc, which warns at
+  // exit about options it did not use (and so broke --print-parameters).
+  int                                      mpi_argc = 1;
+  char                                   **mpi_argv = argv;
+  dealii::Utilities::MPI::MPI_InitFinalize mpi(mpi_argc, mpi_argv, 1);
   const MPI_Comm                           comm = MPI_COMM_WORLD;
   const bool root = dealii::Utilities::MPI::this_mpi_process(comm) == 0;
 

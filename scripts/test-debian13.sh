@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Build plastix against Debian 13's deal.II 9.6 and run the whole test suite,
+# in a Debian 13 (trixie) chroot made with debootstrap. Run as root on a
+# Debian machine whose package mirror serves trixie (the CI machine does).
+#
+#   bash scripts/test-debian13.sh [chroot directory]   (default /var/tmp/plastix-trixie)
+#
+# The chroot is made once and reused; the source tree is copied into it
+# (git ls-files: tracked and unignored files only) and built in
+# <chroot>/plastix/build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=${1:-/var/tmp/plastix-trixie}
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+export DEBIAN_FRONTEND=noninteractive
+
+if ! command -v debootstrap > /dev/null; then
+  apt-get update -q && apt-get install -y -q --no-install-recommends debootstrap
+fi
+if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+  echo "== debootstrap trixie into $ROOT"
+  debootstrap --variant=minbase trixie "$ROOT" "$MIRROR" > /tmp/plastix-debootstrap.log 2>&1 ||
+    { tail -20 /tmp/plastix-debootstrap.log; exit 1; }
+fi
+mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
+mountpoint -q "$ROOT/dev" || mount --bind /dev "$ROOT/dev"
+trap 'umount "$ROOT/dev" "$ROOT/proc" 2> /dev/null || true' EXIT
+
+# The same package list as scripts/install-dependencies.sh (which checks for
+# Debian 12's names; Debian 13 has the same ones).
+echo "== packages (deal.II 9.6)"
+chroot "$ROOT" bash -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -q > /dev/null &&
+  apt-get install -y -q --no-install-recommends libdeal.ii-dev libtrilinos-belos-dev cmake g++ make mold \
+    openmpi-bin python3 zlib1g-dev > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }'
+chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}\n' libdeal.ii-dev
+
+echo "== copy the source"
+rm -rf "$ROOT/plastix/src" && mkdir -p "$ROOT/plastix/src"
+git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$ROOT/plastix/src"
+
+echo "== build and test"
+chroot "$ROOT" bash -c 'cd /plastix/src &&
+  cmake -S . -B /plastix/build -DCMAKE_BUILD_TYPE=Release > /plastix/cmake.log 2>&1 || { tail -30 /plastix/cmake.log; exit 1; }
+  cmake --build /plastix/build -j"$(nproc)" 2>&1 | grep -E "error|Error" -A3 | head -60; test ${PIPESTATUS[0]} -eq 0 &&
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ctest --test-dir /plastix/build --output-on-failure'
