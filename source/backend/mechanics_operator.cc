@@ -819,8 +819,13 @@ namespace plastix
       if (d.settings.strategy == Strategy::ebe_colored)
         bytes += d.colored_cells.memory_consumption();
       if (d.settings.strategy == Strategy::ebe_tiled)
-        // The tiles replace the cell -> node table and the constraint masks.
-        bytes += tile_memory(d) - d.cell_nodes.memory_consumption() - d.cell_constraint_mask.memory_consumption();
+        {
+          // The tiles replace the constraint masks, and the cell -> node
+          // table unless the cell kernel reads it for the vertex coordinates.
+          bytes += tile_memory(d) - d.cell_constraint_mask.memory_consumption();
+          if (d.settings.cell_kernel != CellKernel::geometry_on_the_fly)
+            bytes -= d.cell_nodes.memory_consumption();
+        }
       return bytes;
     }
 

@@ -327,14 +327,7 @@ namespace plastix
             LocalIndex          nodes[8];
             double              u[24], f[24];
             gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
-            PLASTIX_UNROLL
-            for (int i = 0; i < 24; ++i)
-              f[i] = 0;
-            PLASTIX_UNROLL
-            for (int j = 0; j < 24; ++j)
-              PLASTIX_UNROLL
-              for (int i = 0; i < 24; ++i)
-                f[i] += K[24 * j + i] * u[j];
+            symmetric_element_matrix_times(K, u, f);
             PLASTIX_UNROLL
             for (int a = 0; a < 8; ++a)
               PLASTIX_UNROLL
@@ -460,16 +453,7 @@ namespace plastix
                   u[3 * a + c] = u_s[3 * local[a] + c];
               }
             if (shared_matrix)
-              {
-                PLASTIX_UNROLL
-                for (int i = 0; i < 24; ++i)
-                  f[i] = 0;
-                PLASTIX_UNROLL
-                for (int j = 0; j < 24; ++j)
-                  PLASTIX_UNROLL
-                  for (int i = 0; i < 24; ++i)
-                    f[i] += K[24 * j + i] * u[j];
-              }
+              symmetric_element_matrix_times(K, u, f);
             else
               cell_operator.apply(tile_cells[k], u, f);
             PLASTIX_UNROLL

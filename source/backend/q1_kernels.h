@@ -574,6 +574,28 @@ namespace plastix
         }
       };
 
+      /**
+       * f = K u for a symmetric 24x24 element matrix @p K, column by column:
+       * column j is row j (contiguous), and the 24 accumulators are
+       * independent (a row-wise dot product would chain 24 dependent FMAs).
+       */
+      KOKKOS_INLINE_FUNCTION void
+      symmetric_element_matrix_times(const double *K, const double u[24], double f[24])
+      {
+        PLASTIX_UNROLL
+        for (int i = 0; i < 24; ++i)
+          f[i] = 0;
+        PLASTIX_UNROLL
+        for (int j = 0; j < 24; ++j)
+          {
+            const double  uj = u[j];
+            const double *Kj = K + 24 * j;
+            PLASTIX_UNROLL
+            for (int i = 0; i < 24; ++i)
+              f[i] += Kj[i] * uj;
+          }
+      }
+
       /** Element-matrix form of the cell operator: f = K_cell u. */
       struct MatrixCellOperator
       {
@@ -594,27 +616,11 @@ namespace plastix
                                 own_matrices + 576 * static_cast<Index64>(m - n_shared);
         }
 
-        /**
-         * f = K u, column by column: K is symmetric, so column j is row j
-         * (contiguous), and the 24 accumulators are independent (a row-wise
-         * dot product would chain 24 dependent FMAs).
-         */
+        /** f = K u (symmetric_element_matrix_times). */
         KOKKOS_INLINE_FUNCTION void
         apply(const Index64 cell, const double u[24], double f[24]) const
         {
-          const double *K = matrix(cell);
-          PLASTIX_UNROLL
-          for (int i = 0; i < 24; ++i)
-            f[i] = 0;
-          PLASTIX_UNROLL
-          for (int j = 0; j < 24; ++j)
-            {
-              const double  uj = u[j];
-              const double *Kj = K + 24 * j;
-              PLASTIX_UNROLL
-              for (int i = 0; i < 24; ++i)
-                f[i] += Kj[i] * uj;
-            }
+          symmetric_element_matrix_times(matrix(cell), u, f);
         }
 
         /** Rows 3a..3a+2 of K_cell u (read as columns: K is symmetric), two partial sums each. */
