@@ -4,10 +4,14 @@
 #include <deal.II/distributed/cell_data_transfer.templates.h>
 #include <deal.II/distributed/solution_transfer.h>
 
+#include <deal.II/fe/fe_system.h>
+
 #include <plastix/dealii/checkpoint.h>
+#include <plastix/dealii/mesh_generation.h>
 #include <plastix/dealii/parameters.h>
 
 #include <cmath>
+#include <limits>
 #include <algorithm>
 #include <array>
 #include <csignal>
@@ -15,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 #include <zlib.h>
@@ -298,6 +303,63 @@ namespace plastix
       fs::rename(fresh, directory);
       fs::remove_all(previous);
     });
+  }
+
+  void
+  write_checkpoint(const std::string                                        &directory,
+                   const std::string                                        &parameter_text,
+                   const MeshParameters                                     &mesh,
+                   const dealii::Triangulation<3>                           &triangulation,
+                   const dealii::DoFHandler<3>                              &dof_handler,
+                   const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
+                   const std::vector<double>                                &history,
+                   const unsigned int                                        values_per_cell,
+                   const LoadSteppingState                                  &state)
+  {
+    if (const auto *distributed = dynamic_cast<const dealii::parallel::distributed::Triangulation<3> *>(&triangulation))
+      {
+        write_checkpoint(directory, parameter_text, *distributed, dof_handler, displacement, history, values_per_cell,
+                         state);
+        return;
+      }
+    // A serial mesh (one rank): the same mesh built as p4est's, the data
+    // moved to it cell by cell, matched by the cell centres on a grid far
+    // finer than the smallest cell.
+    dealii::parallel::distributed::Triangulation<3> replica(MPI_COMM_SELF);
+    create_mesh(mesh, replica);
+    AssertThrow(replica.n_active_cells() == triangulation.n_active_cells(),
+                dealii::ExcMessage("checkpoint: the rebuilt mesh differs from the run's"));
+    double smallest = std::numeric_limits<double>::max();
+    for (const auto &cell : triangulation.active_cell_iterators())
+      smallest = std::min(smallest, cell->minimum_vertex_distance());
+    const double resolution = 1e-3 * smallest;
+    auto         key        = [resolution](const dealii::Point<3> &x) {
+      return std::array<long long, 3>{std::llround(x[0] / resolution), std::llround(x[1] / resolution),
+                                      std::llround(x[2] / resolution)};
+    };
+    std::map<std::array<long long, 3>, std::pair<dealii::DoFHandler<3>::active_cell_iterator, std::size_t>> cells;
+    std::size_t                                                                                           k = 0;
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      cells.emplace(key(cell->center()), std::make_pair(cell, k++));
+
+    dealii::DoFHandler<3> replica_dofs(replica);
+    replica_dofs.distribute_dofs(dof_handler.get_fe());
+    dealii::LinearAlgebra::distributed::Vector<double> replica_displacement(replica_dofs.locally_owned_dofs(),
+                                                                            MPI_COMM_SELF);
+    std::vector<double>    replica_history;
+    dealii::Vector<double> values(dof_handler.get_fe().n_dofs_per_cell());
+    replica_history.reserve(history.size());
+    for (const auto &cell : replica_dofs.active_cell_iterators())
+      {
+        const auto found = cells.find(key(cell->center()));
+        AssertThrow(found != cells.end(), dealii::ExcMessage("checkpoint: a cell of the rebuilt mesh has no twin"));
+        found->second.first->get_dof_values(displacement, values);
+        cell->set_dof_values(values, replica_displacement);
+        const auto first = history.begin() + found->second.second * values_per_cell;
+        replica_history.insert(replica_history.end(), first, first + values_per_cell);
+      }
+    write_checkpoint(directory, parameter_text, replica, replica_dofs, replica_displacement, replica_history,
+                     values_per_cell, state);
   }
 
   void

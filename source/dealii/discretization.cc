@@ -25,28 +25,40 @@ namespace plastix
   Discretization::Discretization(const Parameters &parameters, MPI_Comm communicator)
     : parameters(parameters)
     , communicator(communicator)
-    // The multigrid preconditioner needs the level hierarchy (level DoFs);
-    // other runs keep deal.II's defaults.
-    , triangulation(communicator,
-                    needs_level_hierarchy(parameters) ? dealii::Triangulation<3>::limit_level_difference_at_vertices :
-                                                        dealii::Triangulation<3>::none,
-                    needs_level_hierarchy(parameters) ?
-                      dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
-                      dealii::parallel::distributed::Triangulation<3>::default_setting)
     , fe(dealii::FE_Q<3>(1), 3)
-    , dof_handler(triangulation)
   {}
 
   void
   Discretization::make_mesh()
   {
-    create_mesh(parameters.mesh, triangulation);
+    // The multigrid preconditioner needs the level hierarchy (level DoFs);
+    // other runs keep deal.II's defaults.
+    const bool levels    = needs_level_hierarchy(parameters);
+    const auto smoothing = levels ? dealii::Triangulation<3>::limit_level_difference_at_vertices :
+                                    dealii::Triangulation<3>::none;
+    if (dealii::Utilities::MPI::n_mpi_processes(communicator) == 1)
+      triangulation = std::make_unique<dealii::Triangulation<3>>(smoothing);
+    else
+      triangulation = std::make_unique<dealii::parallel::distributed::Triangulation<3>>(
+        communicator, smoothing,
+        levels ? dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
+                 dealii::parallel::distributed::Triangulation<3>::default_setting);
+    create_mesh(parameters.mesh, *triangulation);
+    dof_handler.reinit(*triangulation);
   }
 
   void
   Discretization::load_mesh(const std::string &file)
   {
-    plastix::load_mesh(parameters.mesh, triangulation, file);
+    const bool levels = needs_level_hierarchy(parameters);
+    auto       distributed = std::make_unique<dealii::parallel::distributed::Triangulation<3>>(
+      communicator,
+      levels ? dealii::Triangulation<3>::limit_level_difference_at_vertices : dealii::Triangulation<3>::none,
+      levels ? dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
+               dealii::parallel::distributed::Triangulation<3>::default_setting);
+    plastix::load_mesh(parameters.mesh, *distributed, file);
+    triangulation = std::move(distributed);
+    dof_handler.reinit(*triangulation);
   }
 
   std::string
@@ -69,11 +81,11 @@ namespace plastix
   void
   Discretization::setup_dofs()
   {
-    check_mesh_ids(parameters, triangulation);
+    check_mesh_ids(parameters, *triangulation);
     dof_handler.distribute_dofs(fe);
     // Level DoFs for multigrid on the same DoFHandler (else the multigrid
     // preconditioner would distribute the active DoFs a second time).
-    if (needs_level_hierarchy(parameters) && triangulation.n_global_levels() > 1)
+    if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
       dof_handler.distribute_mg_dofs();
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     check_rigid_body_motions(dof_handler, constraints);

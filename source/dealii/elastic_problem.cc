@@ -30,7 +30,7 @@ namespace plastix
         fields.emplace_back(name, std::vector<double>());
       fields.emplace_back("von_mises", std::vector<double>());
       unsigned int k = 0;
-      for (const auto &cell : d.triangulation.active_cell_iterators())
+      for (const auto &cell : d.triangulation->active_cell_iterators())
         {
           if (!cell->is_locally_owned())
             continue;
@@ -65,7 +65,7 @@ namespace plastix
 
     timer.start();
     d.make_mesh();
-    summary.n_cells = d.triangulation.n_global_active_cells();
+    summary.n_cells = d.triangulation->n_global_active_cells();
     timer.stop("mesh");
     if (interrupt_requested(communicator))
       throw Interrupted("while the mesh was built; nothing was solved");

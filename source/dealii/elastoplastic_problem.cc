@@ -391,7 +391,7 @@ namespace plastix
       d.load_mesh(checkpoint_mesh_file(restart_directory));
     else
       d.make_mesh();
-    summary.n_cells = d.triangulation.n_global_active_cells();
+    summary.n_cells = d.triangulation->n_global_active_cells();
     timer.stop("mesh");
     if (interrupt_requested(communicator))
       throw Interrupted("while the mesh was built; nothing was solved");
@@ -430,7 +430,7 @@ namespace plastix
       {
         dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
         std::vector<double>                                history;
-        read_checkpoint_data(d.triangulation, d.dof_handler, u_host, history,
+        read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation), d.dof_handler, u_host, history,
                              backend::PlasticityState::history_values_per_cell);
         start = read_load_stepping_state(restart_directory);
         if (start.target_index > parameters.load_stepping.load_factors.size() ||
@@ -459,7 +459,7 @@ namespace plastix
       timer.stop("restart");
     // The bounding box, not GridTools::diameter: that compares all pairs of
     // boundary vertices, which takes minutes on meshes of millions of cells.
-    const auto   box       = dealii::GridTools::compute_bounding_box(d.triangulation);
+    const auto   box       = dealii::GridTools::compute_bounding_box(*d.triangulation);
     const double mesh_size = box.get_boundary_points().first.distance(box.get_boundary_points().second);
     if (root && !restart)
       for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
@@ -581,7 +581,7 @@ namespace plastix
                     now.n_cuts            = summary.n_cuts;
                     now.pvd               = pvd;
                     monitor.save(now);
-                    write_checkpoint(checkpoint, d.checkpoint_parameter_text(), d.triangulation, d.dof_handler,
+                    write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
                                      u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
                     checkpoint_step = step;
                     timer.stop("checkpoint");

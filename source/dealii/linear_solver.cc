@@ -26,8 +26,10 @@ namespace plastix
     if (dof_handler == nullptr)
       return "chebyshev";
     const auto &tria     = dof_handler->get_triangulation();
+    // A serial triangulation always keeps its levels; a distributed one only
+    // with construct_multigrid_hierarchy.
     const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
-    if (parallel == nullptr || !parallel->is_multilevel_hierarchy_constructed() || tria.n_global_levels() < 2)
+    if ((parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed()) || tria.n_global_levels() < 2)
       return "chebyshev";
     return all_active_cells_on_finest_level(tria) ? "multigrid" : "chebyshev";
   }

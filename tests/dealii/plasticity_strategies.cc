@@ -90,14 +90,14 @@ end
       d.make_mesh();
       d.setup();
       d.assemble_external_force();
-      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(d.triangulation, comm);
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, comm);
       const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
       const plastix_test::VertexIndex vertex_index(vertices);
       const auto                     &load_factors = parameters.load_stepping.load_factors;
       double                          coordinate_sum = 0;
       for (const auto &v : vertices)
         coordinate_sum += v[0] + v[1] + v[2];
-      pout << "  " << d.triangulation.n_global_active_cells() << " cells, " << d.dof_handler.n_dofs()
+      pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs()
            << " DoFs, sum of the vertex coordinates " << std::setprecision(17) << coordinate_sum
            << std::setprecision(6) << std::endl;
       // The mesh must not depend on the number of ranks.

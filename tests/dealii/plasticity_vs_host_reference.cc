@@ -105,13 +105,13 @@ main(int argc, char **argv)
       d.setup();
       d.assemble_external_force();
       // The same parameters with every vertex monitored (for the driver run).
-      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(d.triangulation, comm);
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, comm);
       const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
       const plastix_test::VertexIndex vertex_index(vertices);
       const auto                     &load_factors = parameters.load_stepping.load_factors;
 
       // 1. The reference, and plastix's kernels at its states.
-      pout << "  " << d.triangulation.n_global_active_cells() << " cells, " << d.dof_handler.n_dofs() << " DoFs, "
+      pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs() << " DoFs, "
            << vertices.size() << " vertices, load factors";
       for (const double f : load_factors)
         pout << ' ' << f;

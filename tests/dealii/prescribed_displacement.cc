@@ -83,7 +83,7 @@ main(int argc, char **argv)
       d.make_mesh();
       d.setup();
       d.assemble_external_force();
-      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(d.triangulation, comm);
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, comm);
       const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text.str(), vertices);
       const plastix_test::VertexIndex vertex_index(vertices);
       const auto                     &load_factors = parameters.load_stepping.load_factors;

@@ -9,6 +9,8 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <plastix/dealii/parameters.h>
+
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -102,6 +104,26 @@ namespace plastix
   write_checkpoint(const std::string                                        &directory,
                    const std::string                                        &parameter_text,
                    const dealii::parallel::distributed::Triangulation<3>    &triangulation,
+                   const dealii::DoFHandler<3>                              &dof_handler,
+                   const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
+                   const std::vector<double>                                &history,
+                   unsigned int                                              values_per_cell,
+                   const LoadSteppingState                                  &state);
+
+  /**
+   * As above for the mesh of any triangulation: a
+   * parallel::distributed::Triangulation is saved as it is; a serial one
+   * (the one-rank runs) is rebuilt from @p mesh as a
+   * parallel::distributed::Triangulation, to which the displacement and the
+   * history are copied cell by cell (cells matched by their centres), so
+   * that every checkpoint has the same p4est format and restarts on any
+   * number of ranks.
+   */
+  void
+  write_checkpoint(const std::string                                        &directory,
+                   const std::string                                        &parameter_text,
+                   const MeshParameters                                     &mesh,
+                   const dealii::Triangulation<3>                           &triangulation,
                    const dealii::DoFHandler<3>                              &dof_handler,
                    const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
                    const std::vector<double>                                &history,

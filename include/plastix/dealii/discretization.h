@@ -15,6 +15,7 @@
 #include <plastix/dealii/parameters.h>
 #include <plastix/dealii/vtu_writer.h>
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -31,13 +32,18 @@ namespace plastix
   public:
     Discretization(const Parameters &parameters, MPI_Comm communicator);
 
-    /** Create (or read) and refine the mesh. */
+    /**
+     * Create (or read) and refine the mesh: a serial dealii::Triangulation
+     * on one rank (p4est's forest costs most of the set-up there and gives
+     * nothing), a parallel::distributed::Triangulation on more.
+     */
     void
     make_mesh();
 
     /**
      * Instead of make_mesh(): the mesh saved in @p file (a checkpoint's,
-     * see checkpoint_mesh_file()) on the coarse mesh of the parameters.
+     * see checkpoint_mesh_file()) on the coarse mesh of the parameters, as
+     * a parallel::distributed::Triangulation on any number of ranks.
      */
     void
     load_mesh(const std::string &file);
@@ -81,9 +87,10 @@ namespace plastix
               const std::string  &base_name,
               unsigned int        counter) const;
 
-    const Parameters                               &parameters;
-    MPI_Comm                                        communicator;
-    dealii::parallel::distributed::Triangulation<3> triangulation;
+    const Parameters                          &parameters;
+    MPI_Comm                                   communicator;
+    /** The mesh (made by make_mesh() or load_mesh()). */
+    std::unique_ptr<dealii::Triangulation<3>>  triangulation;
     dealii::FESystem<3>                             fe;
     dealii::DoFHandler<3>                           dof_handler;
     dealii::AffineConstraints<double>               constraints;

@@ -132,9 +132,10 @@ namespace plastix
 
     /**
      * The preconditioner Preconditioner = auto gives on @p dof_handler:
-     * multigrid if its mesh has the multigrid hierarchy
-     * (construct_multigrid_hierarchy), at least two levels and all active
-     * cells on the finest, otherwise chebyshev.
+     * multigrid if its mesh has the multigrid hierarchy (a serial
+     * triangulation, or a distributed one with construct_multigrid_hierarchy),
+     * at least two levels and all active cells on the finest, otherwise
+     * chebyshev.
      */
     static std::string
     automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler);
