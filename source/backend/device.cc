@@ -184,6 +184,40 @@ namespace plastix
         Kokkos::kokkos_free<internal::MemorySpace>(pointer);
     }
 
+    namespace
+    {
+#if defined(KOKKOS_ENABLE_CUDA)
+      using StagingSpace = Kokkos::CudaHostPinnedSpace;
+#else
+      using StagingSpace = Kokkos::HostSpace;
+#endif
+    } // namespace
+
+    void *
+    allocate_host_staging(const std::size_t bytes)
+    {
+      if (bytes == 0)
+        return nullptr;
+      void *pointer = nullptr;
+      try
+        {
+          pointer = Kokkos::kokkos_malloc<StagingSpace>("host staging buffer", bytes);
+        }
+      catch (const std::exception &error)
+        {
+          throw DeviceMemoryError(std::string("host staging memory exhausted: allocating ") + megabytes(bytes) +
+                                  " failed: " + error.what());
+        }
+      return pointer;
+    }
+
+    void
+    deallocate_host_staging(void *pointer)
+    {
+      if (pointer != nullptr && Kokkos::is_initialized())
+        Kokkos::kokkos_free<StagingSpace>(pointer);
+    }
+
     std::size_t
     allocated_bytes()
     {

@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 namespace plastix
 {
@@ -25,6 +26,24 @@ namespace plastix
       /** Whether kernels run on a GPU (memory not readable by the host). */
       constexpr bool on_device =
         !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
+
+      /** Whether kernels run one at a time on one host thread (Kokkos Serial): no write can race. */
+#if defined(KOKKOS_ENABLE_SERIAL)
+      constexpr bool serial_execution = std::is_same<ExecutionSpace, Kokkos::Serial>::value;
+#else
+      constexpr bool serial_execution = false;
+#endif
+
+      /** target += value, atomically unless the execution is serial (where an atomic only costs). */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      accumulate(Number &target, const Number value)
+      {
+        if constexpr (serial_execution)
+          target += value;
+        else
+          Kokkos::atomic_add(&target, value);
+      }
 
       /** Square root on host and device with Kokkos 3.4 and 4.x alike. */
       KOKKOS_INLINE_FUNCTION double

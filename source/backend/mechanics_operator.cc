@@ -377,10 +377,10 @@ namespace plastix
     {
       /** Inverse Jacobians and JxW of every cell and Gauss point, computed on the device. */
       void
-      store_geometry(const OnTheFlyGeometry &source, const Strided<double> &target, const Index64 n_cells)
+      store_geometry(const OnTheFlyGeometry<> &source, const Strided<double> &target, const Index64 n_cells)
       {
         for_range("plastix::store_geometry", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
-          OnTheFlyGeometry::CellData c;
+          OnTheFlyGeometry<>::CellData c;
           source.load(cell, c);
           for (int q = 0; q < 8; ++q)
             {
@@ -430,14 +430,14 @@ namespace plastix
 
       /** Number of cells with a non-positive Jacobian determinant at a Gauss point. */
       Index64
-      count_inverted_cells(const OnTheFlyGeometry &geometry, const Index64 n_cells)
+      count_inverted_cells(const OnTheFlyGeometry<> &geometry, const Index64 n_cells)
       {
         Index64 n_bad = 0;
         Kokkos::parallel_reduce(
           "plastix::check_jacobians",
           RangePolicy(0, n_cells),
           KOKKOS_LAMBDA(const Index64 cell, Index64 &bad) {
-            OnTheFlyGeometry::CellData c;
+            OnTheFlyGeometry<>::CellData c;
             geometry.load(cell, c);
             for (int q = 0; q < 8; ++q)
               {
@@ -559,7 +559,7 @@ namespace plastix
           d.cell_matrix           = DeviceArray<LocalIndex>(groups, "cell matrix index");
           d.matrix_representative = DeviceArray<LocalIndex>(representatives, "matrix cells");
           d.matrices.resize(576 * d.n_matrices, "element matrices");
-          internal::QuadratureCellOperator<internal::OnTheFlyGeometry, internal::ElasticLaw> op{
+          internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::ElasticLaw<>> op{
             d.on_the_fly_geometry(), d.elastic_law()};
           internal::compute_element_matrices(op,
                                              d.matrix_representative.data(),
@@ -585,10 +585,10 @@ namespace plastix
     {
       /**
        * Run @p action with the quadrature cell operator of the chosen
-       * geometry and the current law: the J2 tangent if a plasticity state
-       * is attached, linear elasticity otherwise.
+       * geometry and the current law, evaluated in @p Number: the J2 tangent
+       * if a plasticity state is attached, linear elasticity otherwise.
        */
-      template <typename Action>
+      template <typename Number = double, typename Action>
       void
       with_quadrature_operator(const MechanicsOperator::Impl &d, const Action &action)
       {
@@ -596,20 +596,23 @@ namespace plastix
         auto       with_law = [&](const auto &law) {
           using Law = std::decay_t<decltype(law)>;
           if (stored)
-            action(internal::QuadratureCellOperator<internal::StoredGeometry, Law>{d.stored_geometry(), law});
+            action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law>{
+              d.template stored_geometry<Number>(), law});
           else
-            action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry, Law>{d.on_the_fly_geometry(), law});
+            action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law>{
+              d.template on_the_fly_geometry<Number>(), law});
         };
         if (d.plasticity != nullptr)
-          with_law(d.plasticity->tangent_law());
+          with_law(d.plasticity->template tangent_law<Number>());
         else
-          with_law(d.elastic_law());
+          with_law(d.template elastic_law<Number>());
       }
 
-      internal::MatrixCellOperator
+      template <typename Number>
+      internal::MatrixCellOperator<Number>
       matrix_operator(const MechanicsOperator::Impl &d)
       {
-        internal::MatrixCellOperator op;
+        internal::MatrixCellOperator<Number> op;
         op.matrices     = d.matrices.data();
         op.cell_matrix  = d.cell_matrix.data();
         op.own_matrices = d.plastic_matrices.data();
@@ -617,10 +620,11 @@ namespace plastix
         return op;
       }
 
+      template <typename Number>
       void
       apply_current(const MechanicsOperator::Impl &d,
-                    const double                  *src,
-                    double                        *dst,
+                    const Number                  *src,
+                    Number                        *dst,
                     const bool                     masked)
       {
         const bool one_matrix =
@@ -628,7 +632,7 @@ namespace plastix
         if (one_matrix && d.settings.strategy == Strategy::ebe_tiled)
           {
             // One matrix for the whole mesh, read from scratch memory.
-            internal::launch_tiled<true>(d, matrix_operator(d), src, dst, masked);
+            internal::launch_tiled<true>(d, matrix_operator<Number>(d), src, dst, masked);
             if (masked)
               vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(),
                                               src, dst);
@@ -638,7 +642,7 @@ namespace plastix
           {
             // One matrix for the whole mesh: read it from scratch memory.
             internal::Index64 n_dofs = 3 * static_cast<internal::Index64>(d.n_nodes);
-            vector_operations::set(n_dofs, 0., dst);
+            vector_operations::set(n_dofs, Number(0), dst);
             auto run = [&](auto functor) {
               functor.matrix     = d.matrices.data();
               functor.cell_nodes = d.cell_node_table();
@@ -649,22 +653,29 @@ namespace plastix
             };
             if (masked)
               {
-                run(internal::SharedMatrixElementByElementApply<true>{});
+                run(internal::SharedMatrixElementByElementApply<Number, true>{});
                 vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(),
                                                 src, dst);
               }
             else
-              run(internal::SharedMatrixElementByElementApply<false>{});
+              run(internal::SharedMatrixElementByElementApply<Number, false>{});
           }
         else if (d.settings.cell_kernel == CellKernel::element_matrix)
-          internal::launch_apply(d, matrix_operator(d), src, dst, masked);
+          internal::launch_apply(d, matrix_operator<Number>(d), src, dst, masked);
         else
-          with_quadrature_operator(d, [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });
+          with_quadrature_operator<Number>(d,
+                                           [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });
       }
     } // namespace
 
     void
     MechanicsOperator::apply(const double *src, double *dst) const
+    {
+      apply_current(*impl_, src, dst, true);
+    }
+
+    void
+    MechanicsOperator::apply(const float *src, float *dst) const
     {
       apply_current(*impl_, src, dst, true);
     }
@@ -717,8 +728,8 @@ namespace plastix
         d.plastic_matrices.resize(static_cast<std::size_t>(n_plastic * 1.25 + 16) * 576, "plastic element matrices");
       d.n_plastic_matrices = n_plastic;
       internal::compute_element_matrices(
-        internal::QuadratureCellOperator<internal::OnTheFlyGeometry, internal::TangentLaw>{d.on_the_fly_geometry(),
-                                                                                        d.plasticity->tangent_law()},
+        internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::TangentLaw<>>{
+          d.on_the_fly_geometry(), d.plasticity->tangent_law()},
         list, 0, n_plastic, d.plastic_matrices.data());
     }
 
@@ -793,13 +804,13 @@ namespace plastix
     }
 
     std::size_t
-    MechanicsOperator::bytes_per_apply() const
+    MechanicsOperator::bytes_per_apply(const std::size_t bytes_per_value) const
     {
       const Impl       &d      = *impl_;
       const std::size_t n_dofs = 3 * static_cast<std::size_t>(d.n_nodes);
       // src read once; dst written once (DbD) or zeroed, then read and
       // written by the accumulation (EbE).
-      std::size_t bytes = 8 * n_dofs + (d.settings.strategy == Strategy::dbd ? 8 : 24) * n_dofs;
+      std::size_t bytes = bytes_per_value * n_dofs * (d.settings.strategy == Strategy::dbd ? 2 : 4);
       bytes += d.cell_nodes.memory_consumption() + d.cell_constraint_mask.memory_consumption();
       switch (d.settings.cell_kernel)
         {
@@ -855,7 +866,7 @@ namespace plastix
     MechanicsOperator::cell_average_strain(const double *u, double *host_out) const
     {
       const Impl                     &d          = *impl_;
-      const internal::OnTheFlyGeometry geometry  = d.on_the_fly_geometry();
+      const internal::OnTheFlyGeometry<> geometry = d.on_the_fly_geometry();
       const auto                      cell_nodes = d.cell_node_table();
       DeviceArray<double>             out(6 * static_cast<std::size_t>(d.n_cells), "cell strain");
       double                         *result = out.data();
@@ -864,23 +875,15 @@ namespace plastix
         double     values[24];
         internal::gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
         double e[3][3][4];
-        for (int c = 0; c < 3; ++c)
-          {
-            double v[8];
-            for (int a = 0; a < 8; ++a)
-              v[a] = values[3 * a + c];
-            internal::edge_differences(v, e[c]);
-          }
-        internal::OnTheFlyGeometry::CellData g;
+        internal::vector_edge_differences(values, e);
+        internal::OnTheFlyGeometry<>::CellData g;
         geometry.load(cell, g);
         double sum[6] = {0, 0, 0, 0, 0, 0}, volume = 0;
         for (int q = 0; q < 8; ++q)
           {
-            double w[3][4], inv[3][3], G[3][3], eps[6];
-            internal::gradient_weights(q, w);
+            double       inv[3][3], eps[6];
             const double JxW = geometry.at(g, q, inv);
-            internal::displacement_gradient(e, w, inv, G);
-            internal::symmetric_part(G, eps);
+            internal::strain_at_point(e, q, inv, eps);
             for (int k = 0; k < 6; ++k)
               sum[k] += JxW * eps[k];
             volume += JxW;

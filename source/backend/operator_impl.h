@@ -100,24 +100,27 @@ namespace plastix
         return {cell_nodes.data(), cell_nodes_stride_cell, cell_nodes_stride_node};
       }
 
-      internal::OnTheFlyGeometry
+      template <typename Number = double>
+      internal::OnTheFlyGeometry<Number>
       on_the_fly_geometry() const
       {
-        internal::OnTheFlyGeometry g;
+        internal::OnTheFlyGeometry<Number> g;
         g.cell_nodes  = cell_node_table();
         g.coordinates = coordinates.data();
         return g;
       }
 
-      internal::StoredGeometry
+      template <typename Number = double>
+      internal::StoredGeometry<Number>
       stored_geometry() const
       {
-        internal::StoredGeometry g;
+        internal::StoredGeometry<Number> g;
         g.data = {geometry.data(), geometry_stride_cell, geometry_stride_entry};
         return g;
       }
 
-      internal::ElasticLaw
+      template <typename Number = double>
+      internal::ElasticLaw<Number>
       elastic_law() const
       {
         return {materials.data(), cell_material.data()};
@@ -127,13 +130,14 @@ namespace plastix
     namespace internal
     {
       /** The 24 nodal values of a cell, zero where the cell's mask has a bit. */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
       gather_cell_values(const Strided<const LocalIndex> &cell_nodes,
                          const Index64                    cell,
                          const std::uint32_t              mask,
-                         const double                    *src,
+                         const Number                    *src,
                          LocalIndex                       nodes[8],
-                         double                           u[24])
+                         Number                           u[24])
       {
         PLASTIX_UNROLL
         for (int a = 0; a < 8; ++a)
@@ -154,12 +158,14 @@ namespace plastix
       template <typename CellOperator, bool masked, bool atomic>
       struct ElementByElementApply
       {
+        using Number = typename CellOperator::value_type;
+
         CellOperator               cell_operator;
         Strided<const LocalIndex>  cell_nodes;
         const std::uint32_t       *masks     = nullptr;
         const LocalIndex          *cell_list = nullptr;
-        const double              *src       = nullptr;
-        double                    *dst       = nullptr;
+        const Number              *src       = nullptr;
+        Number                    *dst       = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
         operator()(const Index64 i) const
@@ -167,7 +173,7 @@ namespace plastix
           const Index64       cell = cell_list != nullptr ? cell_list[i] : i;
           const std::uint32_t mask = masked ? masks[cell] : 0u;
           LocalIndex          nodes[8];
-          double              u[24], f[24];
+          Number              u[24], f[24];
           gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
           cell_operator.apply(cell, u, f);
           PLASTIX_UNROLL
@@ -178,7 +184,7 @@ namespace plastix
                 const int k = 3 * a + c;
                 if (masked && ((mask >> k) & 1u))
                   continue;
-                double &target = dst[3 * static_cast<Index64>(nodes[a]) + c];
+                Number &target = dst[3 * static_cast<Index64>(nodes[a]) + c];
                 if (atomic)
                   Kokkos::atomic_add(&target, f[k]);
                 else
@@ -204,32 +210,34 @@ namespace plastix
       template <typename CellOperator, bool masked, bool atomic>
       struct TeamElementByElementApply
       {
+        using Number = typename CellOperator::value_type;
+
         CellOperator              cell_operator;
         Strided<const LocalIndex> cell_nodes;
         const double             *coordinates = nullptr;
         const std::uint32_t      *masks       = nullptr;
         const LocalIndex         *cell_list   = nullptr;
         Index64                   begin = 0, end = 0;
-        const double             *src = nullptr;
-        double                   *dst = nullptr;
+        const Number             *src = nullptr;
+        Number                   *dst = nullptr;
 
-        /** Scratch doubles per cell: values, coordinates, fluxes of 8 points, node indices. */
-        static constexpr int scratch_per_cell = 24 + 24 + 72 + 8;
+        /** Scratch numbers per cell: values, coordinates, fluxes of 8 points. */
+        static constexpr int scratch_per_cell = 24 + 24 + 72;
 
         KOKKOS_INLINE_FUNCTION static constexpr std::size_t
         scratch_bytes()
         {
-          return sizeof(double) * scratch_per_cell * cells_per_team;
+          return (sizeof(Number) * scratch_per_cell + sizeof(LocalIndex) * 8) * cells_per_team;
         }
 
         KOKKOS_INLINE_FUNCTION void
         operator()(const TeamMember &team) const
         {
-          double *scratch = static_cast<double *>(team.team_shmem().get_shmem(scratch_bytes()));
-          double *u_s     = scratch;
-          double *x_s     = u_s + 24 * cells_per_team;
-          double *T_s     = x_s + 24 * cells_per_team;
-          double *n_s     = T_s + 72 * cells_per_team;
+          Number     *scratch = static_cast<Number *>(team.team_shmem().get_shmem(scratch_bytes()));
+          Number     *u_s     = scratch;
+          Number     *x_s     = u_s + 24 * cells_per_team;
+          Number     *T_s     = x_s + 24 * cells_per_team;
+          LocalIndex *n_s     = reinterpret_cast<LocalIndex *>(T_s + 72 * cells_per_team);
           const Index64 first = begin + static_cast<Index64>(team.league_rank()) * cells_per_team;
 
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
@@ -243,10 +251,10 @@ namespace plastix
             n_s[8 * cl + a]          = node;
             for (int c = 0; c < 3; ++c)
               u_s[24 * cl + 3 * a + c] =
-                (mask >> (3 * a + c)) & 1u ? 0. : src[3 * static_cast<Index64>(node) + c];
+                (mask >> (3 * a + c)) & 1u ? Number(0) : src[3 * static_cast<Index64>(node) + c];
             if (CellOperator::needs_coordinates)
               for (int c = 0; c < 3; ++c)
-                x_s[24 * cl + 3 * a + c] = coordinates[3 * static_cast<Index64>(node) + c];
+                x_s[24 * cl + 3 * a + c] = static_cast<Number>(coordinates[3 * static_cast<Index64>(node) + c]);
           });
           team.team_barrier();
 
@@ -270,14 +278,14 @@ namespace plastix
               return;
             const Index64       cell = cell_list != nullptr ? cell_list[i] : i;
             const std::uint32_t mask = masked ? masks[cell] : 0u;
-            double              f[3];
+            Number              f[3];
             cell_operator.node_phase(cell, a, u_s + 24 * cl, T_s + 72 * cl, f);
             const Index64 node = static_cast<Index64>(n_s[8 * cl + a]);
             for (int c = 0; c < 3; ++c)
               {
                 if (masked && ((mask >> (3 * a + c)) & 1u))
                   continue;
-                double &target = dst[3 * node + c];
+                Number &target = dst[3 * node + c];
                 if (atomic)
                   Kokkos::atomic_add(&target, f[c]);
                 else
@@ -294,7 +302,7 @@ namespace plastix
        * are warp-wide broadcasts from shared memory instead of global loads
        * (which Nsight Compute showed saturating the load queue).
        */
-      template <bool masked>
+      template <typename Number, bool masked>
       struct SharedMatrixElementByElementApply
       {
         static constexpr int      cells = 128;
@@ -303,20 +311,21 @@ namespace plastix
         const std::uint32_t      *masks     = nullptr;
         const LocalIndex         *cell_list = nullptr; // unused
         Index64                   begin = 0, end = 0;
-        const double             *src = nullptr;
-        double                   *dst = nullptr;
+        const Number             *src = nullptr;
+        Number                   *dst = nullptr;
 
         KOKKOS_INLINE_FUNCTION static constexpr std::size_t
         scratch_bytes()
         {
-          return 576 * sizeof(double);
+          return 576 * sizeof(Number);
         }
 
         KOKKOS_INLINE_FUNCTION void
         operator()(const TeamMember &team) const
         {
-          double *K = static_cast<double *>(team.team_shmem().get_shmem(scratch_bytes()));
-          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 576), [&](const int k) { K[k] = matrix[k]; });
+          Number *K = static_cast<Number *>(team.team_shmem().get_shmem(scratch_bytes()));
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 576),
+                               [&](const int k) { K[k] = static_cast<Number>(matrix[k]); });
           team.team_barrier();
           const Index64 first = begin + static_cast<Index64>(team.league_rank()) * cells;
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, cells), [&](const int t) {
@@ -325,7 +334,7 @@ namespace plastix
               return;
             const std::uint32_t mask = masked ? masks[cell] : 0u;
             LocalIndex          nodes[8];
-            double              u[24], f[24];
+            Number              u[24], f[24];
             gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
             symmetric_element_matrix_times(K, u, f);
             PLASTIX_UNROLL
@@ -390,6 +399,8 @@ namespace plastix
       template <typename CellOperator, bool masked, bool shared_matrix>
       struct TiledElementByElementApply
       {
+        using Number = typename CellOperator::value_type;
+
         CellOperator         cell_operator;
         const double        *matrix            = nullptr;
         const LocalIndex    *tile_cell_offsets = nullptr;
@@ -401,8 +412,8 @@ namespace plastix
         int                  max_nodes         = 0;
         int                  max_cells         = 0;
         int                  max_node_cells    = 0;
-        const double        *src               = nullptr;
-        double              *dst               = nullptr;
+        const Number        *src               = nullptr;
+        Number              *dst               = nullptr;
 
         /**
          * Scratch: values (3 per node), contributions (24 per cell), the
@@ -411,7 +422,7 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION std::size_t
         scratch_bytes() const
         {
-          return sizeof(double) * (3 * static_cast<std::size_t>(max_nodes) + 24 * static_cast<std::size_t>(max_cells) +
+          return sizeof(Number) * (3 * static_cast<std::size_t>(max_nodes) + 24 * static_cast<std::size_t>(max_cells) +
                                    (shared_matrix ? 576 : 0)) +
                  sizeof(int) * (1 + max_node_cells) * static_cast<std::size_t>(max_nodes);
         }
@@ -424,18 +435,19 @@ namespace plastix
           const int     n_cells    = static_cast<int>(tile_cell_offsets[tile + 1] - cell_begin);
           const Index64 node_begin = tile_node_offsets[tile];
           const int     n_nodes    = static_cast<int>(tile_node_offsets[tile + 1] - node_begin);
-          double       *u_s     = static_cast<double *>(team.team_shmem().get_shmem(scratch_bytes()));
-          double       *f_s     = u_s + 3 * max_nodes;
-          double       *K       = f_s + 24 * max_cells;
+          Number       *u_s     = static_cast<Number *>(team.team_shmem().get_shmem(scratch_bytes()));
+          Number       *f_s     = u_s + 3 * max_nodes;
+          Number       *K       = f_s + 24 * max_cells;
           int          *count   = reinterpret_cast<int *>(K + (shared_matrix ? 576 : 0));
           int          *entries = count + max_nodes;
           if (shared_matrix)
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 576), [&](const int k) { K[k] = matrix[k]; });
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 576),
+                                 [&](const int k) { K[k] = static_cast<Number>(matrix[k]); });
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_nodes), [&](const int i) {
             const Index64      node  = tile_nodes[node_begin + i];
             const std::uint8_t flags = tile_node_flags[node_begin + i];
             for (int c = 0; c < 3; ++c)
-              u_s[3 * i + c] = (masked && ((flags >> c) & 1u)) ? 0. : src[3 * node + c];
+              u_s[3 * i + c] = (masked && ((flags >> c) & 1u)) ? Number(0) : src[3 * node + c];
             count[i] = 0;
           });
           team.team_barrier();
@@ -443,7 +455,7 @@ namespace plastix
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_cells), [&](const int t) {
             const Index64 k = cell_begin + t;
             int           local[8];
-            double        u[24], f[24];
+            Number        u[24], f[24];
             PLASTIX_UNROLL
             for (int a = 0; a < 8; ++a)
               {
@@ -471,7 +483,7 @@ namespace plastix
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n_nodes), [&](const int i) {
             const Index64      node  = tile_nodes[node_begin + i];
             const std::uint8_t flags = tile_node_flags[node_begin + i];
-            double             sum[3] = {0, 0, 0};
+            Number             sum[3] = {0, 0, 0};
             for (int e = 0; e < count[i]; ++e)
               {
                 const int t = entries[max_node_cells * i + e] / 8, a = entries[max_node_cells * i + e] % 8;
@@ -495,15 +507,15 @@ namespace plastix
        * dst = A src with Strategy::ebe_tiled (dst zeroed first; the caller
        * sets the unit rows of constrained DoFs).
        */
-      template <bool shared_matrix, typename CellOperator>
+      template <bool shared_matrix, typename CellOperator, typename Number>
       void
       launch_tiled(const MechanicsOperator::Impl &data,
                    const CellOperator            &cell_operator,
-                   const double                  *src,
-                   double                        *dst,
+                   const Number                  *src,
+                   Number                        *dst,
                    const bool                     masked)
       {
-        vector_operations::set(3 * static_cast<Index64>(data.n_nodes), 0., dst);
+        vector_operations::set(3 * static_cast<Index64>(data.n_nodes), Number(0), dst);
         if (data.n_tiles == 0)
           return;
         auto run = [&](auto functor) {
@@ -536,18 +548,20 @@ namespace plastix
       template <typename CellOperator, bool masked>
       struct DofByDofApply
       {
+        using Number = typename CellOperator::value_type;
+
         CellOperator              cell_operator;
         Strided<const LocalIndex> cell_nodes;
         const std::uint32_t      *masks        = nullptr;
         const LocalIndex         *node_offsets = nullptr;
         const LocalIndex         *node_entries = nullptr;
-        const double             *src          = nullptr;
-        double                   *dst          = nullptr;
+        const Number             *src          = nullptr;
+        Number                   *dst          = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
         operator()(const Index64 node) const
         {
-          double r[3] = {0, 0, 0};
+          Number r[3] = {0, 0, 0};
           for (LocalIndex k = node_offsets[node]; k < node_offsets[node + 1]; ++k)
             {
               const LocalIndex    entry = node_entries[k];
@@ -555,7 +569,7 @@ namespace plastix
               const int           a     = entry & 7;
               const std::uint32_t mask  = masked ? masks[cell] : 0u;
               LocalIndex          nodes[8];
-              double              u[24], f[3];
+              Number              u[24], f[3];
               gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
               cell_operator.apply_node_rows(cell, a, u, f);
               PLASTIX_UNROLL
@@ -598,21 +612,23 @@ namespace plastix
        * With @p masked, constrained DoFs are treated as in
        * MechanicsOperator::apply() (unit rows included).
        */
-      template <typename CellOperator>
+      template <typename CellOperator, typename Number>
       void
       launch_apply(const MechanicsOperator::Impl &data,
                    const CellOperator            &cell_operator,
-                   const double                  *src,
-                   double                        *dst,
+                   const Number                  *src,
+                   Number                        *dst,
                    const bool                     masked)
       {
+        static_assert(std::is_same<Number, typename CellOperator::value_type>::value,
+                      "the vectors and the cell operator must use the same number type");
         const Index64 n_dofs = 3 * static_cast<Index64>(data.n_nodes);
         switch (data.settings.strategy)
           {
             case Strategy::ebe_atomic:
             case Strategy::ebe_colored:
               {
-                vector_operations::set(n_dofs, 0., dst);
+                vector_operations::set(n_dofs, Number(0), dst);
                 const bool colored = data.settings.strategy == Strategy::ebe_colored;
                 if (data.settings.thread_mapping == ThreadMapping::node)
                   {

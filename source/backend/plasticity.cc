@@ -42,24 +42,16 @@ namespace plastix
             double     values[24];
             gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
             double e[3][3][4];
-            for (int c = 0; c < 3; ++c)
-              {
-                double v[8];
-                for (int a = 0; a < 8; ++a)
-                  v[a] = values[3 * a + c];
-                edge_differences(v, e[c]);
-              }
+            vector_edge_differences(values, e);
             typename Geometry::CellData g;
             geometry.load(cell, g);
             const Material &m             = materials[cell_material[cell]];
             int             plastic_count = 0;
             for (int q = 0; q < 8; ++q)
               {
-                double w[3][4], inv[3][3], G[3][3], eps[6];
-                gradient_weights(q, w);
+                double inv[3][3], eps[6];
                 geometry.at(g, q, inv);
-                displacement_gradient(e, w, inv, G);
-                symmetric_part(G, eps);
+                strain_at_point(e, q, inv, eps);
                 double ep[6], beta[6];
                 for (int k = 0; k < 6; ++k)
                   {
@@ -139,20 +131,11 @@ namespace plastix
               if (cell >= n_cells)
                 return;
               const int     q  = t % 8;
-              const double *uc = u_s + 24 * (t / 8);
               double        e[3][3][4];
-              for (int c = 0; c < 3; ++c)
-                {
-                  double v[8];
-                  for (int a = 0; a < 8; ++a)
-                    v[a] = uc[3 * a + c];
-                  edge_differences(v, e[c]);
-                }
-              double w[3][4], inv[3][3], G[3][3], eps[6];
-              gradient_weights(q, w);
+              vector_edge_differences(u_s + 24 * (t / 8), e);
+              double inv[3][3], eps[6];
               geometry.at_point(cell, x_s + 24 * (t / 8), q, inv);
-              displacement_gradient(e, w, inv, G);
-              symmetric_part(G, eps);
+              strain_at_point(e, q, inv, eps);
               double ep[6], beta[6];
               for (int k = 0; k < 6; ++k)
                 {
@@ -221,7 +204,7 @@ namespace plastix
                 dev[k] = s[k] - (k < 3 ? p : 0.);
               for (int k = 0; k < 6; ++k)
                 sum[k] += JxW * s[k];
-              sum[6] += JxW * square_root(1.5 * contract(dev, dev));
+              sum[6] += JxW * square_root(1.5 * contract_symmetric(dev, dev));
               sum[7] += JxW * trial(cell, 6 * 8 + q);
               sum[8] += JxW * point_plastic[8 * cell + q];
               sum[9] += JxW * p;

@@ -20,11 +20,13 @@ namespace plastix
       /** Fields of the stress per Gauss point. */
       constexpr int stress_fields = 6;
 
+
       /** Double contraction of symmetric tensors in the 6-entry storage. */
-      KOKKOS_INLINE_FUNCTION double
-      contract(const double a[6], const double b[6])
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      contract_symmetric(const Number a[6], const Number b[6])
       {
-        return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + 2. * (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
+        return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + Number(2) * (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
       }
 
       /** Result of the return map at one point. */
@@ -58,7 +60,7 @@ namespace plastix
             const double dev = eps[k] - plastic_strain_n[k] - (k < 3 ? tr / 3. : 0.);
             eta[k]           = 2. * G * dev - back_stress_n[k];
           }
-        const double norm_eta = square_root(contract(eta, eta));
+        const double norm_eta = square_root(contract_symmetric(eta, eta));
         const double q_tr     = 1.2247448713915890491 * norm_eta; // sqrt(3/2)
         const double f        = q_tr - (m.yield_stress + m.isotropic_hardening * alpha_n);
         r.plastic             = m.yield_stress > 0 && f > 0;
@@ -97,18 +99,20 @@ namespace plastix
       }
 
       /** Tangent stress increment: K tr(e) I + a dev(e) + b (n:e) n. */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      tangent_stress(const double K,
-                     const double a,
-                     const double b,
-                     const double n[6],
-                     const double eps[6],
-                     double       sig[6])
+      tangent_stress(const Number K,
+                     const Number a,
+                     const Number b,
+                     const Number n[6],
+                     const Number eps[6],
+                     Number       sig[6])
       {
-        const double tr   = eps[0] + eps[1] + eps[2];
-        const double ndot = contract(n, eps);
+        const Number tr   = eps[0] + eps[1] + eps[2];
+        const Number ndot = contract_symmetric(n, eps);
         for (int k = 0; k < 6; ++k)
-          sig[k] = a * (eps[k] - (k < 3 ? tr / 3. : 0.)) + b * ndot * n[k] + (k < 3 ? K * tr : 0.);
+          sig[k] = a * (eps[k] - (k < 3 ? tr / Number(3) : Number(0))) + b * ndot * n[k] +
+                   (k < 3 ? K * tr : Number(0));
       }
 
       /**
@@ -116,34 +120,40 @@ namespace plastix
        * elastic in cells without plastic points (no per-point data read),
        * the stored a, b, n otherwise.
        */
+      template <typename Number = double>
       struct TangentLaw
       {
+        using value_type = Number;
+
         const Material      *materials     = nullptr;
         const std::uint16_t *cell_material = nullptr;
         const std::uint8_t  *cell_plastic  = nullptr;
         Strided<const double> tangent;
 
         KOKKOS_INLINE_FUNCTION void
-        stress(const Index64 cell, const int q, const double eps[6], double sig[6]) const
+        stress(const Index64 cell, const int q, const Number eps[6], Number sig[6]) const
         {
           const Material &m = materials[cell_material[cell]];
-          const double    K = m.lambda + 2. / 3. * m.mu;
+          const Number    K = static_cast<Number>(m.lambda + 2. / 3. * m.mu);
           if (!cell_plastic[cell])
             {
-              const double zero[6] = {0, 0, 0, 0, 0, 0};
-              tangent_stress(K, 2. * m.mu, 0., zero, eps, sig);
+              const Number zero[6] = {0, 0, 0, 0, 0, 0};
+              tangent_stress(K, static_cast<Number>(2. * m.mu), Number(0), zero, eps, sig);
               return;
             }
-          double n[6];
+          Number n[6];
           for (int k = 0; k < 6; ++k)
-            n[k] = tangent(cell, (2 + k) * 8 + q);
-          tangent_stress(K, tangent(cell, q), tangent(cell, 8 + q), n, eps, sig);
+            n[k] = static_cast<Number>(tangent(cell, (2 + k) * 8 + q));
+          tangent_stress(K, static_cast<Number>(tangent(cell, q)), static_cast<Number>(tangent(cell, 8 + q)), n, eps,
+                         sig);
         }
       };
 
       /** The stored trial stress, whatever the strain: B^T sigma gives the internal force. */
       struct StoredStressLaw
       {
+        using value_type = double;
+
         Strided<const double> stress_data;
 
         KOKKOS_INLINE_FUNCTION void
@@ -192,7 +202,8 @@ namespace plastix
         return {const_cast<double *>(tangent.data()), tangent_stride_cell, tangent_stride_entry};
       }
 
-      internal::TangentLaw
+      template <typename Number = double>
+      internal::TangentLaw<Number>
       tangent_law() const
       {
         const auto &d = op->impl();

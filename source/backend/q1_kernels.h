@@ -77,8 +77,9 @@ namespace plastix
        * derivative of a trilinear function along one axis at a Gauss point
        * interpolates the four edge differences along that axis with them.
        */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      bilinear_weights(const double s, const double t, double w[4])
+      bilinear_weights(const Number s, const Number t, Number w[4])
       {
         w[0] = (1. - s) * (1. - t);
         w[1] = s * (1. - t);
@@ -108,19 +109,21 @@ namespace plastix
       }
 
       /** Coordinates of Gauss point q (lexicographic) in the unit cube. */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      gauss_point(const int q, double &x, double &y, double &z)
+      gauss_point(const int q, Number &x, Number &y, Number &z)
       {
-        x = (q & 1) ? gauss_hi : gauss_lo;
-        y = (q & 2) ? gauss_hi : gauss_lo;
-        z = (q & 4) ? gauss_hi : gauss_lo;
+        x = static_cast<Number>((q & 1) ? gauss_hi : gauss_lo);
+        y = static_cast<Number>((q & 2) ? gauss_hi : gauss_lo);
+        z = static_cast<Number>((q & 4) ? gauss_hi : gauss_lo);
       }
 
       /** Weights of the edge differences along the three axes at Gauss point q. */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      gradient_weights(const int q, double w[3][4])
+      gradient_weights(const int q, Number w[3][4])
       {
-        double x, y, z;
+        Number x, y, z;
         gauss_point(q, x, y, z);
         bilinear_weights(y, z, w[0]);
         bilinear_weights(x, z, w[1]);
@@ -128,8 +131,9 @@ namespace plastix
       }
 
       /** Edge differences of vertex values v along each axis: e[d][m] = v[hi] - v[lo]. */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      edge_differences(const double v[8], double e[3][4])
+      edge_differences(const Number v[8], Number e[3][4])
       {
         PLASTIX_UNROLL
         for (int d = 0; d < 3; ++d)
@@ -143,8 +147,9 @@ namespace plastix
       }
 
       /** Transpose of edge_differences: r[hi] += a[d][m], r[lo] -= a[d][m]. */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      edge_differences_transpose(const double a[3][4], double r[8])
+      edge_differences_transpose(const Number a[3][4], Number r[8])
       {
         PLASTIX_UNROLL
         for (int v = 0; v < 8; ++v)
@@ -162,20 +167,21 @@ namespace plastix
       }
 
       /** Value of d N_a / d xi_d at Gauss point q. */
-      KOKKOS_INLINE_FUNCTION double
+      template <typename Number = double>
+      KOKKOS_INLINE_FUNCTION Number
       shape_gradient(const int q, const int a, const int d)
       {
-        double p[3];
+        Number p[3];
         gauss_point(q, p[0], p[1], p[2]);
-        double r = 1;
+        Number r = 1;
         PLASTIX_UNROLL
         for (int e = 0; e < 3; ++e)
           {
             const int bit = (a >> e) & 1;
             if (e == d)
-              r *= bit ? 1. : -1.;
+              r *= bit ? Number(1) : Number(-1);
             else
-              r *= bit ? p[e] : 1. - p[e];
+              r *= bit ? p[e] : Number(1) - p[e];
           }
         return r;
       }
@@ -184,14 +190,15 @@ namespace plastix
        * Inverse and determinant of the Jacobian J[i][d] = d x_i / d xi_d. The
        * inverse is returned as inv[d][i] = d xi_d / d x_i.
        */
-      KOKKOS_INLINE_FUNCTION double
-      invert_jacobian(const double J[3][3], double inv[3][3])
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      invert_jacobian(const Number J[3][3], Number inv[3][3])
       {
-        const double c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
-        const double c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
-        const double c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
-        const double det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
-        const double r   = 1. / det;
+        const Number c00 = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+        const Number c01 = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+        const Number c02 = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+        const Number det = J[0][0] * c00 + J[0][1] * c01 + J[0][2] * c02;
+        const Number r   = Number(1) / det;
         inv[0][0]        = c00 * r;
         inv[1][0]        = c01 * r;
         inv[2][0]        = c02 * r;
@@ -209,10 +216,14 @@ namespace plastix
 
       /**
        * Geometry from stored inverse Jacobians and JxW (entry 10 q + 3 d + i
-       * holds inv[d][i], entry 10 q + 9 JxW).
+       * holds inv[d][i], entry 10 q + 9 JxW), stored in double precision and
+       * returned as @p Number.
        */
+      template <typename Number = double>
       struct StoredGeometry
       {
+        using value_type = Number;
+
         Strided<const double> data;
 
         struct CellData
@@ -226,38 +237,84 @@ namespace plastix
           c.cell = cell;
         }
 
-        KOKKOS_INLINE_FUNCTION double
-        at(const CellData &c, const int q, double inv[3][3]) const
+        KOKKOS_INLINE_FUNCTION Number
+        at(const CellData &c, const int q, Number inv[3][3]) const
         {
           PLASTIX_UNROLL
           for (int d = 0; d < 3; ++d)
             PLASTIX_UNROLL
             for (int i = 0; i < 3; ++i)
-              inv[d][i] = data(c.cell, 10 * q + 3 * d + i);
-          return data(c.cell, 10 * q + 9);
+              inv[d][i] = static_cast<Number>(data(c.cell, 10 * q + 3 * d + i));
+          return static_cast<Number>(data(c.cell, 10 * q + 9));
         }
 
         /** No coordinates are needed: the data are stored. */
         static constexpr bool needs_coordinates = false;
 
         /** Point access for the team kernels (x unused). */
-        KOKKOS_INLINE_FUNCTION double
-        at_point(const Index64 cell, const double *, const int q, double inv[3][3]) const
+        KOKKOS_INLINE_FUNCTION Number
+        at_point(const Index64 cell, const Number *, const int q, Number inv[3][3]) const
         {
           CellData c{cell};
           return at(c, q, inv);
         }
       };
 
-      /** Geometry recomputed from the eight vertex coordinates (trilinear map). */
+      /**
+       * Inverse Jacobian and JxW at Gauss point q from the edge differences
+       * edges[i][d][m] of the vertex coordinates (coordinate i along
+       * direction d).
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      geometry_from_edges(const Number edges[3][3][4], const int q, Number inv[3][3])
+      {
+        Number w[3][4];
+        gradient_weights(q, w);
+        Number J[3][3];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int d = 0; d < 3; ++d)
+            J[i][d] = w[d][0] * edges[i][d][0] + w[d][1] * edges[i][d][1] + w[d][2] * edges[i][d][2] +
+                      w[d][3] * edges[i][d][3];
+        return invert_jacobian(J, inv) * static_cast<Number>(gauss_weight);
+      }
+
+      /** Inverse Jacobian and JxW at Gauss point q from the 24 vertex coordinates x[3a+i]. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      geometry_from_coordinates(const Number *x, const int q, Number inv[3][3])
+      {
+        Number edges[3][3][4];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          {
+            Number v[8];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              v[a] = x[3 * a + i];
+            edge_differences(v, edges[i]);
+          }
+        return geometry_from_edges(edges, q, inv);
+      }
+
+      /**
+       * Geometry recomputed from the eight vertex coordinates (trilinear
+       * map); the coordinates are stored in double precision, the edge
+       * differences are taken in double and then rounded to @p Number.
+       */
+      template <typename Number = double>
       struct OnTheFlyGeometry
       {
+        using value_type = Number;
+
         Strided<const LocalIndex> cell_nodes;
         const double             *coordinates = nullptr;
 
         struct CellData
         {
-          double edges[3][3][4]; // [coordinate][direction][edge]
+          Number edges[3][3][4]; // [coordinate][direction][edge]
         };
 
         KOKKOS_INLINE_FUNCTION void
@@ -274,92 +331,73 @@ namespace plastix
             }
           PLASTIX_UNROLL
           for (int i = 0; i < 3; ++i)
-            edge_differences(x[i], c.edges[i]);
+            {
+              double e[3][4];
+              edge_differences(x[i], e);
+              PLASTIX_UNROLL
+              for (int d = 0; d < 3; ++d)
+                PLASTIX_UNROLL
+                for (int m = 0; m < 4; ++m)
+                  c.edges[i][d][m] = static_cast<Number>(e[d][m]);
+            }
         }
 
-        KOKKOS_INLINE_FUNCTION double
-        at(const CellData &c, const int q, double inv[3][3]) const
+        KOKKOS_INLINE_FUNCTION Number
+        at(const CellData &c, const int q, Number inv[3][3]) const
         {
-          double w[3][4];
-          gradient_weights(q, w);
-          double J[3][3];
-          PLASTIX_UNROLL
-          for (int i = 0; i < 3; ++i)
-            PLASTIX_UNROLL
-            for (int d = 0; d < 3; ++d)
-              J[i][d] = w[d][0] * c.edges[i][d][0] + w[d][1] * c.edges[i][d][1] +
-                        w[d][2] * c.edges[i][d][2] + w[d][3] * c.edges[i][d][3];
-          return invert_jacobian(J, inv) * gauss_weight;
+          return geometry_from_edges(c.edges, q, inv);
         }
 
         /** The team kernels gather the vertex coordinates into shared memory. */
         static constexpr bool needs_coordinates = true;
 
         /** Point access for the team kernels from the gathered coordinates x[3a+i]. */
-        KOKKOS_INLINE_FUNCTION double
-        at_point(const Index64, const double *x, const int q, double inv[3][3]) const;
+        KOKKOS_INLINE_FUNCTION Number
+        at_point(const Index64, const Number *x, const int q, Number inv[3][3]) const
+        {
+          return geometry_from_coordinates(x, q, inv);
+        }
       };
-
-      /** Inverse Jacobian and JxW at Gauss point q from the 24 vertex coordinates x[3a+i]. */
-      KOKKOS_INLINE_FUNCTION double
-      geometry_from_coordinates(const double *x, const int q, double inv[3][3])
-      {
-        double w[3][4];
-        gradient_weights(q, w);
-        double J[3][3];
-        PLASTIX_UNROLL
-        for (int i = 0; i < 3; ++i)
-          {
-            double v[8], e[3][4];
-            PLASTIX_UNROLL
-            for (int a = 0; a < 8; ++a)
-              v[a] = x[3 * a + i];
-            edge_differences(v, e);
-            PLASTIX_UNROLL
-            for (int d = 0; d < 3; ++d)
-              J[i][d] = w[d][0] * e[d][0] + w[d][1] * e[d][1] + w[d][2] * e[d][2] + w[d][3] * e[d][3];
-          }
-        return invert_jacobian(J, inv) * gauss_weight;
-      }
-
-      KOKKOS_INLINE_FUNCTION double
-      OnTheFlyGeometry::at_point(const Index64, const double *x, const int q, double inv[3][3]) const
-      {
-        return geometry_from_coordinates(x, q, inv);
-      }
 
       /**
        * Symmetric tensors are stored as 6 entries xx, yy, zz, yz, xz, xy
        * (tensor, not engineering, shear components).
        */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      symmetric_part(const double G[3][3], double eps[6])
+      symmetric_part(const Number G[3][3], Number eps[6])
       {
-        eps[0] = G[0][0];
-        eps[1] = G[1][1];
-        eps[2] = G[2][2];
-        eps[3] = 0.5 * (G[1][2] + G[2][1]);
-        eps[4] = 0.5 * (G[0][2] + G[2][0]);
-        eps[5] = 0.5 * (G[0][1] + G[1][0]);
+        const Number half = 0.5;
+        eps[0]            = G[0][0];
+        eps[1]            = G[1][1];
+        eps[2]            = G[2][2];
+        eps[3]            = half * (G[1][2] + G[2][1]);
+        eps[4]            = half * (G[0][2] + G[2][0]);
+        eps[5]            = half * (G[0][1] + G[1][0]);
       }
 
-      /** Linear isotropic elasticity, sigma = lambda tr(eps) I + 2 mu eps. */
+      /** Linear isotropic elasticity, sigma = lambda tr(eps) I + 2 mu eps, evaluated in @p Number. */
+      template <typename Number = double>
       struct ElasticLaw
       {
+        using value_type = Number;
+
         const Material      *materials     = nullptr;
         const std::uint16_t *cell_material = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
-        stress(const Index64 cell, const int, const double eps[6], double sig[6]) const
+        stress(const Index64 cell, const int, const Number eps[6], Number sig[6]) const
         {
-          const Material &m  = materials[cell_material[cell]];
-          const double    tr = eps[0] + eps[1] + eps[2];
+          const Material &m      = materials[cell_material[cell]];
+          const Number    lambda = static_cast<Number>(m.lambda);
+          const Number    two_mu = static_cast<Number>(2. * m.mu);
+          const Number    tr     = eps[0] + eps[1] + eps[2];
           PLASTIX_UNROLL
           for (int k = 0; k < 3; ++k)
-            sig[k] = m.lambda * tr + 2. * m.mu * eps[k];
+            sig[k] = lambda * tr + two_mu * eps[k];
           PLASTIX_UNROLL
           for (int k = 3; k < 6; ++k)
-            sig[k] = 2. * m.mu * eps[k];
+            sig[k] = two_mu * eps[k];
         }
       };
 
@@ -367,16 +405,17 @@ namespace plastix
        * Physical displacement gradient G[c][i] = d u_c / d x_i at Gauss point
        * q, from the edge differences e[c][d][m] of the displacement.
        */
+      template <typename Number>
       KOKKOS_INLINE_FUNCTION void
-      displacement_gradient(const double e[3][3][4],
-                            const double w[3][4],
-                            const double inv[3][3],
-                            double       G[3][3])
+      displacement_gradient(const Number e[3][3][4],
+                            const Number w[3][4],
+                            const Number inv[3][3],
+                            Number       G[3][3])
       {
         PLASTIX_UNROLL
         for (int c = 0; c < 3; ++c)
           {
-            double gref[3];
+            Number gref[3];
             PLASTIX_UNROLL
             for (int d = 0; d < 3; ++d)
               gref[d] = w[d][0] * e[c][d][0] + w[d][1] * e[c][d][1] +
@@ -388,34 +427,63 @@ namespace plastix
           }
       }
 
+      /** Edge differences e[c][d][m] of the 24 nodal values u[3a+c] of a cell. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      vector_edge_differences(const Number *u, Number e[3][3][4])
+      {
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          {
+            Number v[8];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              v[a] = u[3 * a + c];
+            edge_differences(v, e[c]);
+          }
+      }
+
+      /**
+       * The symmetric strain at Gauss point q from the edge differences of
+       * the displacement @p e and the inverse Jacobian @p inv.
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      strain_at_point(const Number e[3][3][4], const int q, const Number inv[3][3], Number eps[6])
+      {
+        Number w[3][4];
+        gradient_weights(q, w);
+        Number G[3][3];
+        displacement_gradient(e, w, inv, G);
+        symmetric_part(G, eps);
+      }
+
       /**
        * Quadrature form of the cell operator: f = sum_q B^T D B u JxW with B
-       * from geometry and D from the law. u and f hold 24 values, 3 a + c.
+       * from geometry and D from the law, evaluated in the common value_type
+       * of both. u and f hold 24 values, 3 a + c.
        */
       template <typename Geometry, typename Law>
       struct QuadratureCellOperator
       {
+        using value_type = typename Geometry::value_type;
+        static_assert(std::is_same<value_type, typename Law::value_type>::value,
+                      "geometry and law must use the same number type");
+        using Number = value_type;
+
         Geometry geometry;
         Law      law;
 
         KOKKOS_INLINE_FUNCTION void
-        apply(const Index64 cell, const double u[24], double f[24]) const
+        apply(const Index64 cell, const Number u[24], Number f[24]) const
         {
           typename Geometry::CellData g;
           geometry.load(cell, g);
 
-          double e[3][3][4];
-          PLASTIX_UNROLL
-          for (int c = 0; c < 3; ++c)
-            {
-              double v[8];
-              PLASTIX_UNROLL
-              for (int a = 0; a < 8; ++a)
-                v[a] = u[3 * a + c];
-              edge_differences(v, e[c]);
-            }
+          Number e[3][3][4];
+          vector_edge_differences(u, e);
 
-          double acc[3][3][4];
+          Number acc[3][3][4];
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             PLASTIX_UNROLL
@@ -426,16 +494,16 @@ namespace plastix
 
           for (int q = 0; q < 8; ++q)
             {
-              double w[3][4];
+              Number w[3][4];
               gradient_weights(q, w);
-              double       inv[3][3];
-              const double JxW = geometry.at(g, q, inv);
-              double       G[3][3];
+              Number       inv[3][3];
+              const Number JxW = geometry.at(g, q, inv);
+              Number       G[3][3];
               displacement_gradient(e, w, inv, G);
-              double eps[6], sig[6];
+              Number eps[6], sig[6];
               symmetric_part(G, eps);
               law.stress(cell, q, eps, sig);
-              const double S[3][3] = {{sig[0], sig[5], sig[4]},
+              const Number S[3][3] = {{sig[0], sig[5], sig[4]},
                                       {sig[5], sig[1], sig[3]},
                                       {sig[4], sig[3], sig[2]}};
               PLASTIX_UNROLL
@@ -443,7 +511,7 @@ namespace plastix
                 PLASTIX_UNROLL
                 for (int d = 0; d < 3; ++d)
                   {
-                    const double t = JxW * (inv[d][0] * S[c][0] +
+                    const Number t = JxW * (inv[d][0] * S[c][0] +
                                             inv[d][1] * S[c][1] +
                                             inv[d][2] * S[c][2]);
                     PLASTIX_UNROLL
@@ -455,7 +523,7 @@ namespace plastix
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             {
-              double r[8];
+              Number r[8];
               edge_differences_transpose(acc[c], r);
               PLASTIX_UNROLL
               for (int a = 0; a < 8; ++a)
@@ -474,28 +542,16 @@ namespace plastix
          * integrates.
          */
         KOKKOS_INLINE_FUNCTION void
-        point_phase(const Index64 cell, const int q, const double *u, const double *x, double *T) const
+        point_phase(const Index64 cell, const int q, const Number *u, const Number *x, Number *T) const
         {
-          double e[3][3][4];
-          PLASTIX_UNROLL
-          for (int c = 0; c < 3; ++c)
-            {
-              double v[8];
-              PLASTIX_UNROLL
-              for (int a = 0; a < 8; ++a)
-                v[a] = u[3 * a + c];
-              edge_differences(v, e[c]);
-            }
-          double w[3][4];
-          gradient_weights(q, w);
-          double       inv[3][3];
-          const double JxW = geometry.at_point(cell, x, q, inv);
-          double       G[3][3];
-          displacement_gradient(e, w, inv, G);
-          double eps[6], sig[6];
-          symmetric_part(G, eps);
+          Number e[3][3][4];
+          vector_edge_differences(u, e);
+          Number       inv[3][3];
+          const Number JxW = geometry.at_point(cell, x, q, inv);
+          Number       eps[6], sig[6];
+          strain_at_point(e, q, inv, eps);
           law.stress(cell, q, eps, sig);
-          const double S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+          const Number S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             PLASTIX_UNROLL
@@ -505,12 +561,13 @@ namespace plastix
 
         /** Node phase: f[c] = sum_q sum_d dN_a/dxi_d(q) T_q[3c+d] (T of the 8 points, 9 each). */
         KOKKOS_INLINE_FUNCTION void
-        node_phase(const Index64, const int a, const double *, const double *T, double f[3]) const
+        node_phase(const Index64, const int a, const Number *, const Number *T, Number f[3]) const
         {
           f[0] = f[1] = f[2] = 0;
           for (int q = 0; q < 8; ++q)
             {
-              const double g[3] = {shape_gradient(q, a, 0), shape_gradient(q, a, 1), shape_gradient(q, a, 2)};
+              const Number g[3] = {shape_gradient<Number>(q, a, 0), shape_gradient<Number>(q, a, 1),
+                                   shape_gradient<Number>(q, a, 2)};
               PLASTIX_UNROLL
               for (int c = 0; c < 3; ++c)
                 f[c] += g[0] * T[9 * q + 3 * c] + g[1] * T[9 * q + 3 * c + 1] + g[2] * T[9 * q + 3 * c + 2];
@@ -521,10 +578,10 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION void
         apply_node_rows(const Index64 cell,
                         const int     a,
-                        const double  u[24],
-                        double        f3[3]) const
+                        const Number  u[24],
+                        Number        f3[3]) const
         {
-          double f[24];
+          Number f[24];
           apply(cell, u, f);
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
@@ -533,7 +590,7 @@ namespace plastix
 
         /** Diagonal of the cell matrix: diag[3a+c] = sum_q B_ac^T D B_ac JxW. */
         KOKKOS_INLINE_FUNCTION void
-        diagonal(const Index64 cell, double diag[24]) const
+        diagonal(const Index64 cell, Number diag[24]) const
         {
           typename Geometry::CellData g;
           geometry.load(cell, g);
@@ -542,31 +599,31 @@ namespace plastix
             diag[k] = 0;
           for (int q = 0; q < 8; ++q)
             {
-              double       inv[3][3];
-              const double JxW = geometry.at(g, q, inv);
+              Number       inv[3][3];
+              const Number JxW = geometry.at(g, q, inv);
               for (int a = 0; a < 8; ++a)
                 {
-                  double grad[3];
+                  Number grad[3];
                   PLASTIX_UNROLL
                   for (int i = 0; i < 3; ++i)
-                    grad[i] = shape_gradient(q, a, 0) * inv[0][i] +
-                              shape_gradient(q, a, 1) * inv[1][i] +
-                              shape_gradient(q, a, 2) * inv[2][i];
+                    grad[i] = shape_gradient<Number>(q, a, 0) * inv[0][i] +
+                              shape_gradient<Number>(q, a, 1) * inv[1][i] +
+                              shape_gradient<Number>(q, a, 2) * inv[2][i];
                   PLASTIX_UNROLL
                   for (int c = 0; c < 3; ++c)
                     {
-                      double G[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+                      Number G[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
                       PLASTIX_UNROLL
                       for (int i = 0; i < 3; ++i)
                         G[c][i] = grad[i];
-                      double eps[6], sig[6];
+                      Number eps[6], sig[6];
                       symmetric_part(G, eps);
                       law.stress(cell, q, eps, sig);
                       // sig : grad(N_a e_c) = sig : eps (sig symmetric)
-                      const double energy = sig[0] * eps[0] + sig[1] * eps[1] +
+                      const Number energy = sig[0] * eps[0] + sig[1] * eps[1] +
                                             sig[2] * eps[2] +
-                                            2. * (sig[3] * eps[3] + sig[4] * eps[4] +
-                                                  sig[5] * eps[5]);
+                                            Number(2) * (sig[3] * eps[3] + sig[4] * eps[4] +
+                                                         sig[5] * eps[5]);
                       diag[3 * a + c] += JxW * energy;
                     }
                 }
@@ -578,9 +635,11 @@ namespace plastix
        * f = K u for a symmetric 24x24 element matrix @p K, column by column:
        * column j is row j (contiguous), and the 24 accumulators are
        * independent (a row-wise dot product would chain 24 dependent FMAs).
+       * The entries of K (MatrixNumber) are rounded to the vectors' Number.
        */
+      template <typename MatrixNumber, typename Number>
       KOKKOS_INLINE_FUNCTION void
-      symmetric_element_matrix_times(const double *K, const double u[24], double f[24])
+      symmetric_element_matrix_times(const MatrixNumber *K, const Number u[24], Number f[24])
       {
         PLASTIX_UNROLL
         for (int i = 0; i < 24; ++i)
@@ -588,17 +647,20 @@ namespace plastix
         PLASTIX_UNROLL
         for (int j = 0; j < 24; ++j)
           {
-            const double  uj = u[j];
-            const double *Kj = K + 24 * j;
+            const Number        uj = u[j];
+            const MatrixNumber *Kj = K + 24 * j;
             PLASTIX_UNROLL
             for (int i = 0; i < 24; ++i)
-              f[i] += Kj[i] * uj;
+              f[i] += static_cast<Number>(Kj[i]) * uj;
           }
       }
 
-      /** Element-matrix form of the cell operator: f = K_cell u. */
+      /** Element-matrix form of the cell operator: f = K_cell u, the double matrices applied in @p Number. */
+      template <typename Number = double>
       struct MatrixCellOperator
       {
+        using value_type = Number;
+
         /** 576 doubles per matrix, row-major: the shared (group) matrices. */
         const double     *matrices    = nullptr;
         /** Matrix index of each cell: < n_shared in matrices, else in own_matrices. */
@@ -618,7 +680,7 @@ namespace plastix
 
         /** f = K u (symmetric_element_matrix_times). */
         KOKKOS_INLINE_FUNCTION void
-        apply(const Index64 cell, const double u[24], double f[24]) const
+        apply(const Index64 cell, const Number u[24], Number f[24]) const
         {
           symmetric_element_matrix_times(matrix(cell), u, f);
         }
@@ -627,18 +689,18 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION void
         apply_node_rows(const Index64 cell,
                         const int     a,
-                        const double  u[24],
-                        double        f[3]) const
+                        const Number  u[24],
+                        Number        f[3]) const
         {
           const double *K = matrix(cell) + 3 * a;
-          double        even[3] = {0, 0, 0}, odd[3] = {0, 0, 0};
+          Number        even[3] = {0, 0, 0}, odd[3] = {0, 0, 0};
           PLASTIX_UNROLL
           for (int j = 0; j < 24; j += 2)
             PLASTIX_UNROLL
             for (int c = 0; c < 3; ++c)
               {
-                even[c] += K[24 * j + c] * u[j];
-                odd[c] += K[24 * (j + 1) + c] * u[j + 1];
+                even[c] += static_cast<Number>(K[24 * j + c]) * u[j];
+                odd[c] += static_cast<Number>(K[24 * (j + 1) + c]) * u[j + 1];
               }
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
@@ -650,16 +712,15 @@ namespace plastix
         static constexpr bool needs_coordinates = false;
 
         KOKKOS_INLINE_FUNCTION void
-        point_phase(const Index64, const int, const double *, const double *, double *) const
+        point_phase(const Index64, const int, const Number *, const Number *, Number *) const
         {}
 
         /** Node phase: rows 3a..3a+2 of K_cell u for the gathered u. */
         KOKKOS_INLINE_FUNCTION void
-        node_phase(const Index64 cell, const int a, const double *u, const double *, double f[3]) const
+        node_phase(const Index64 cell, const int a, const Number *u, const Number *, Number f[3]) const
         {
           apply_node_rows(cell, a, u, f);
         }
-
       };
     } // namespace internal
   }   // namespace backend

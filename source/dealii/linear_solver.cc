@@ -86,6 +86,7 @@ namespace plastix
             data.smoother_degree                   = parameters.multigrid_smoother_degree;
             data.smoothing_range                   = parameters.multigrid_smoothing_range;
             data.coarse_solver                     = parse_coarse_solver(parameters.multigrid_coarse_solver);
+            data.level_precision                   = parse_level_precision(parameters.multigrid_level_precision);
             data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
             data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
             data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;
@@ -281,7 +282,8 @@ namespace plastix
   {
     std::string text = parameters.type + " + " + parameters.preconditioner;
     if (multigrid)
-      text += " (coarse " + to_string(multigrid->coarse_solver()) + ")";
+      text += " (coarse " + to_string(multigrid->coarse_solver()) +
+              (multigrid->level_precision() == LevelPrecision::single_precision ? ", single" : "") + ")";
     if (automatic)
       text += " (auto)";
     return text;

@@ -247,8 +247,9 @@ namespace plastix
     temporary.reinit(partitioner);
   }
 
+  template <typename Number>
   void
-  MechanicsOperator::vmult(DeviceVector &dst, const DeviceVector &src) const
+  MechanicsOperator::vmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const
   {
     src.update_ghost_values();
     if (dst.get_partitioner() != partitioner)
@@ -257,21 +258,30 @@ namespace plastix
     dst.compress(dealii::VectorOperation::add);
   }
 
+  template <typename Number>
   void
-  MechanicsOperator::Tvmult(DeviceVector &dst, const DeviceVector &src) const
+  MechanicsOperator::Tvmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const
   {
     vmult(dst, src);
   }
 
+  template <typename Number>
   void
-  MechanicsOperator::vmult_add(DeviceVector &dst, const DeviceVector &src) const
+  MechanicsOperator::vmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const
   {
-    vmult(temporary, src);
-    dst.add(1., temporary);
+    auto &product = [this]() -> device::Vector<Number> & {
+      if constexpr (std::is_same<Number, float>::value)
+        return temporary_float;
+      else
+        return temporary;
+    }();
+    vmult(product, src);
+    dst.add(Number(1), product);
   }
 
+  template <typename Number>
   void
-  MechanicsOperator::Tvmult_add(DeviceVector &dst, const DeviceVector &src) const
+  MechanicsOperator::Tvmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const
   {
     vmult_add(dst, src);
   }
@@ -302,8 +312,9 @@ namespace plastix
     return (*cached_diagonal)(i);
   }
 
+  template <typename Number>
   void
-  MechanicsOperator::initialize_dof_vector(DeviceVector &vector) const
+  MechanicsOperator::initialize_dof_vector(device::Vector<Number> &vector) const
   {
     vector.reinit(partitioner);
   }
@@ -316,11 +327,21 @@ namespace plastix
     diagonal.compress(dealii::VectorOperation::add);
   }
 
+  template <typename Number>
   void
-  MechanicsOperator::compute_inverse_diagonal(DeviceVector &inverse_diagonal) const
+  MechanicsOperator::compute_inverse_diagonal(device::Vector<Number> &inverse_diagonal) const
   {
-    compute_diagonal(inverse_diagonal);
-    ops::invert_diagonal(inverse_diagonal.locally_owned_size(), inverse_diagonal.device_data());
+    if constexpr (std::is_same<Number, double>::value)
+      {
+        compute_diagonal(inverse_diagonal);
+        ops::invert_diagonal(inverse_diagonal.locally_owned_size(), inverse_diagonal.device_data());
+      }
+    else
+      {
+        DeviceVector inverse;
+        compute_inverse_diagonal(inverse);
+        inverse_diagonal.copy_converted(1., inverse);
+      }
   }
 
   void
@@ -416,4 +437,15 @@ namespace plastix
   {
     return device_operator->description();
   }
+
+#define PLASTIX_INSTANTIATE(Number)                                                                            \
+  template void MechanicsOperator::vmult(device::Vector<Number> &, const device::Vector<Number> &) const;      \
+  template void MechanicsOperator::Tvmult(device::Vector<Number> &, const device::Vector<Number> &) const;     \
+  template void MechanicsOperator::vmult_add(device::Vector<Number> &, const device::Vector<Number> &) const;  \
+  template void MechanicsOperator::Tvmult_add(device::Vector<Number> &, const device::Vector<Number> &) const; \
+  template void MechanicsOperator::initialize_dof_vector(device::Vector<Number> &) const;                      \
+  template void MechanicsOperator::compute_inverse_diagonal(device::Vector<Number> &) const;
+  PLASTIX_INSTANTIATE(double)
+  PLASTIX_INSTANTIATE(float)
+#undef PLASTIX_INSTANTIATE
 } // namespace plastix

@@ -1,41 +1,111 @@
-// Multigrid transfer on the device (CSR prolongation and restriction).
+// Multigrid transfer on the device: matrix-free Q1 prolongation and restriction.
 #include <deal.II/base/mpi.h>
 #include <deal.II/fe/fe.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
-#include <plastix/backend/csr_matrix.h>
+#include <plastix/backend/q1_transfer.h>
 #include <plastix/dealii/mg_transfer.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
-#include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 namespace plastix
 {
-  /** The transfer between level l - 1 and level l. */
-  struct MGTransferDevice::LevelTransfer
+  namespace
   {
-    std::unique_ptr<backend::DeviceCsrMatrix> prolongation, restriction;
-    /** Owned fine DoFs plus the fine rows this rank computes (ghosts). */
+    /** Lattice point (0..26, x fastest) of vertex @p v of child @p c of a coarse cell. */
+    unsigned int
+    lattice_point(const unsigned int c, const unsigned int v)
+    {
+      unsigned int p = 0, stride = 1;
+      for (unsigned int d = 0; d < 3; ++d, stride *= 3)
+        p += stride * (((c >> d) & 1) + ((v >> d) & 1));
+      return p;
+    }
+
+    /** The interpolation weight of coarse vertex @p a at lattice point @p p: a product of 1, 1/2, 0. */
+    double
+    lattice_weight(const unsigned int p, const unsigned int a)
+    {
+      double       w      = 1;
+      unsigned int stride = 1;
+      for (unsigned int d = 0; d < 3; ++d, stride *= 3)
+        {
+          const unsigned int position = (p / stride) % 3, bit = (a >> d) & 1;
+          w *= position == 1 ? 0.5 : (position == 2 * bit ? 1. : 0.);
+        }
+      return w;
+    }
+
+    /**
+     * Throw std::logic_error unless the finite element's embedding matrices
+     * are the lattice interpolation that backend::Q1Transfer applies: the
+     * children of a cell numbered by the parent vertex they touch, their
+     * vertices lexicographic, components not coupled.
+     */
+    void
+    check_embedding(const dealii::FiniteElement<3> &fe)
+    {
+      for (unsigned int c = 0; c < 8; ++c)
+        {
+          const dealii::FullMatrix<double> &embedding =
+            fe.get_prolongation_matrix(c, dealii::RefinementCase<3>::isotropic_refinement);
+          for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+            for (unsigned int j = 0; j < fe.n_dofs_per_cell(); ++j)
+              {
+                const auto [ci, vi] = fe.system_to_component_index(i);
+                const auto [cj, vj] = fe.system_to_component_index(j);
+                const double expected = ci == cj ? lattice_weight(lattice_point(c, vi), vj) : 0.;
+                if (std::abs(embedding(i, j) - expected) > 1e-12)
+                  throw std::logic_error("MGTransferDevice: the embedding matrices of " + fe.get_name() +
+                                         " are not the Q1 lattice interpolation");
+              }
+        }
+    }
+
+    /** Node of a local DoF range whose three components are consecutive, else std::logic_error. */
+    backend::LocalIndex
+    node_of(const dealii::Utilities::MPI::Partitioner &layout,
+            const dealii::types::global_dof_index      dofs[3])
+    {
+      const auto l0 = layout.global_to_local(dofs[0]);
+      if (l0 % 3 != 0 || layout.global_to_local(dofs[1]) != l0 + 1 || layout.global_to_local(dofs[2]) != l0 + 2)
+        throw std::logic_error("MGTransferDevice: the three DoFs of a vertex are not consecutive in the level "
+                               "layout (deal.II's default numbering is needed)");
+      return static_cast<backend::LocalIndex>(l0 / 3);
+    }
+  } // namespace
+
+  /** The transfer between level l - 1 and level l. */
+  template <typename Number>
+  struct MGTransferDevice<Number>::LevelTransfer
+  {
+    std::unique_ptr<backend::Q1Transfer> q1;
+    /** Owned fine DoFs plus the fine DoFs of the children of the coarse cells owned here (ghosts). */
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> fine_layout;
     /** Prolongated values, or the fine vector with the ghosts the restriction reads. */
-    mutable DeviceVector fine_work;
+    mutable VectorType fine_work;
     /** The restricted vector before it is added to the destination. */
-    mutable DeviceVector coarse_work;
+    mutable VectorType coarse_work;
   };
 
-  MGTransferDevice::MGTransferDevice() = default;
+  template <typename Number>
+  MGTransferDevice<Number>::MGTransferDevice() = default;
 
-  MGTransferDevice::~MGTransferDevice() = default;
+  template <typename Number>
+  MGTransferDevice<Number>::~MGTransferDevice() = default;
 
+  template <typename Number>
   void
-  MGTransferDevice::initialize(const dealii::DoFHandler<3>                                                    &active_dofs,
-                               const dealii::DoFHandler<3>                                                    &level_dofs,
-                               const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &new_layouts,
-                               const std::vector<dealii::IndexSet>                                            &level_boundary,
-                               const dealii::IndexSet                                                         &fine_boundary)
+  MGTransferDevice<Number>::initialize(
+    const dealii::DoFHandler<3>                                                    &active_dofs,
+    const dealii::DoFHandler<3>                                                    &level_dofs,
+    const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &new_layouts,
+    const std::vector<dealii::IndexSet>                                            &level_boundary,
+    const dealii::IndexSet                                                         &fine_boundary)
   {
     const unsigned int n_levels = active_dofs.get_triangulation().n_global_levels();
     if (new_layouts.size() != n_levels || level_boundary.size() + 1 < n_levels)
@@ -49,14 +119,25 @@ namespace plastix
     const auto        &fe            = level_dofs.get_fe();
     const unsigned int dofs_per_cell = fe.n_dofs_per_cell();
     const MPI_Comm     communicator  = active_dofs.get_communicator();
+    if (dofs_per_cell != 24 || fe.n_components() != 3)
+      throw std::invalid_argument("MGTransferDevice needs FESystem(FE_Q(1), 3); got " + fe.get_name());
+    check_embedding(fe);
+    // Cell DoF of component c of vertex v.
+    unsigned int cell_dof[8][3];
+    for (unsigned int i = 0; i < dofs_per_cell; ++i)
+      {
+        const auto [component, vertex] = fe.system_to_component_index(i);
+        cell_dof[vertex][component]    = i;
+      }
+
     for (unsigned int l = 1; l < n_levels; ++l)
       {
         const bool  fine_is_active = l == finest;
         const auto &coarse_layout  = *layouts[l - 1];
         auto        transfer       = std::make_unique<LevelTransfer>();
 
-        // The fine DoFs of the children of the coarse cells owned here (the
-        // rows this rank computes), through the active DoFs on the finest level.
+        // The fine DoFs of the children of the coarse cells owned here, through
+        // the active DoFs on the finest level.
         std::vector<dealii::types::global_dof_index> coarse_dofs(dofs_per_cell), fine_dofs(dofs_per_cell);
         auto child_dofs = [&](const auto &cell, const unsigned int c) {
           const auto child = cell->child(c);
@@ -96,8 +177,9 @@ namespace plastix
         needed.add_indices(ghost_rows.begin(), ghost_rows.end());
         needed.compress();
 
-        // Fine layout: owned DoFs plus the rows computed here. The level's
-        // own layout serves if it already has all those ghosts.
+        // Fine layout: owned DoFs plus the fine DoFs of the owned coarse
+        // cells' children. The level's own layout serves if it already has
+        // all those ghosts.
         const dealii::IndexSet &level_ghosts = fine_layout->ghost_indices();
         const bool fits = dealii::Utilities::MPI::min((needed & level_ghosts) == needed ? 1 : 0, communicator) == 1;
         transfer->fine_layout =
@@ -105,158 +187,132 @@ namespace plastix
                  std::make_shared<const dealii::Utilities::MPI::Partitioner>(owned, needed, communicator);
         const auto &layout = *transfer->fine_layout;
 
-        // Dirichlet flags of the local fine and coarse DoFs.
         const std::size_t n_fine_local   = layout.locally_owned_size() + layout.n_ghost_indices();
         const std::size_t n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
-        std::vector<char> fine_fixed(n_fine_local, 0), coarse_fixed(n_coarse_local, 0);
+        if (n_fine_local % 3 != 0 || n_coarse_local % 3 != 0)
+          throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+
+        backend::TransferData data;
+        data.n_coarse_nodes = n_coarse_local / 3;
+        data.n_fine_nodes   = n_fine_local / 3;
+        data.coarse_constrained.assign(n_coarse_local, 0);
+        data.fine_constrained.assign(n_fine_local, 0);
         for (const auto i : fine_is_active ? fine_boundary : level_boundary[l])
           if (layout.in_local_range(i) || layout.is_ghost_entry(i))
-            fine_fixed[layout.global_to_local(i)] = 1;
+            data.fine_constrained[layout.global_to_local(i)] = 1;
         for (const auto i : level_boundary[l - 1])
           if (coarse_layout.in_local_range(i) || coarse_layout.is_ghost_entry(i))
-            coarse_fixed[coarse_layout.global_to_local(i)] = 1;
+            data.coarse_constrained[coarse_layout.global_to_local(i)] = 1;
 
-        // Rows of P, each computed from the first coarse cell that has the
-        // fine DoF (any cell gives the same value of the continuous coarse
-        // function); at most 8 entries (the coarse vertices of the same
-        // component). Coarse Dirichlet columns and fine Dirichlet rows are
-        // left out.
-        constexpr unsigned int    max_row_length = 8;
-        std::vector<std::int32_t> row_columns(max_row_length * n_fine_local);
-        std::vector<double>       row_values(max_row_length * n_fine_local);
-        std::vector<unsigned char> row_length(n_fine_local, 0);
-        std::vector<char>          computed(n_fine_local, 0);
-        std::vector<std::int32_t>  coarse_local(dofs_per_cell);
+        // Each owned coarse cell: its 8 vertices and the 27 vertices of its children.
+        dealii::LinearAlgebra::distributed::Vector<double> cells_of_node(transfer->fine_layout);
         for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
           {
             if (!cell->is_locally_owned_on_level())
               continue;
             cell->get_mg_dof_indices(coarse_dofs);
-            for (unsigned int j = 0; j < dofs_per_cell; ++j)
-              coarse_local[j] = coarse_layout.global_to_local(coarse_dofs[j]);
+            for (unsigned int a = 0; a < 8; ++a)
+              {
+                const dealii::types::global_dof_index vertex[3] = {coarse_dofs[cell_dof[a][0]],
+                                                                   coarse_dofs[cell_dof[a][1]],
+                                                                   coarse_dofs[cell_dof[a][2]]};
+                data.coarse_cell_nodes.push_back(node_of(coarse_layout, vertex));
+              }
+            std::array<backend::LocalIndex, 27> lattice;
+            lattice.fill(-1);
             for (unsigned int c = 0; c < cell->n_children(); ++c)
               {
                 child_dofs(cell, c);
-                const dealii::FullMatrix<double> &embedding =
-                  fe.get_prolongation_matrix(c, dealii::RefinementCase<3>::isotropic_refinement);
-                for (unsigned int i = 0; i < dofs_per_cell; ++i)
+                for (unsigned int v = 0; v < 8; ++v)
                   {
-                    const auto row = layout.global_to_local(fine_dofs[i]);
-                    if (computed[row])
-                      continue;
-                    computed[row] = 1;
-                    if (fine_fixed[row])
-                      continue;
-                    for (unsigned int j = 0; j < dofs_per_cell; ++j)
-                      if (std::abs(embedding(i, j)) > 1e-12 && !coarse_fixed[coarse_local[j]])
-                        {
-                          if (row_length[row] == max_row_length)
-                            throw std::logic_error("MGTransferDevice: more than 8 coarse DoFs in a row of the "
-                                                   "prolongation (not a Q1 vector element?)");
-                          row_columns[max_row_length * row + row_length[row]] = coarse_local[j];
-                          row_values[max_row_length * row + row_length[row]]  = embedding(i, j);
-                          ++row_length[row];
-                        }
+                    const dealii::types::global_dof_index vertex[3] = {fine_dofs[cell_dof[v][0]],
+                                                                       fine_dofs[cell_dof[v][1]],
+                                                                       fine_dofs[cell_dof[v][2]]};
+                    const auto node     = node_of(layout, vertex);
+                    auto      &position = lattice[lattice_point(c, v)];
+                    if (position >= 0 && position != node)
+                      throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
+                    position = node;
                   }
               }
-          }
-
-        // Weights 1 / (ranks computing the row): the sum at the owner is exact.
-        dealii::LinearAlgebra::distributed::Vector<double> count(transfer->fine_layout);
-        for (std::size_t i = 0; i < n_fine_local; ++i)
-          if (computed[i])
-            count.local_element(i) = 1.;
-        count.compress(dealii::VectorOperation::add);
-        count.update_ghost_values();
-
-        backend::CsrMatrixHost P;
-        P.n_rows = n_fine_local;
-        P.row_offsets.assign(n_fine_local + 1, 0);
-        P.columns.reserve(std::accumulate(row_length.begin(), row_length.end(), std::size_t(0)));
-        P.values.reserve(P.columns.capacity());
-        for (std::size_t i = 0; i < n_fine_local; ++i)
-          {
-            if (computed[i])
+            for (const auto node : lattice)
               {
-                const double weight = 1. / count.local_element(i);
-                for (unsigned int k = 0; k < row_length[i]; ++k)
-                  {
-                    P.columns.push_back(row_columns[max_row_length * i + k]);
-                    P.values.push_back(weight * row_values[max_row_length * i + k]);
-                  }
+                data.fine_cell_nodes.push_back(node);
+                cells_of_node.local_element(3 * static_cast<std::size_t>(node)) += 1.;
               }
-            P.row_offsets[i + 1] = P.columns.size();
           }
-        // Restriction R = P^T: rows are the coarse local DoFs.
-        backend::CsrMatrixHost R;
-        R.n_rows = n_coarse_local;
-        R.row_offsets.assign(n_coarse_local + 1, 0);
-        for (const auto column : P.columns)
-          ++R.row_offsets[column + 1];
-        for (std::size_t i = 0; i < n_coarse_local; ++i)
-          R.row_offsets[i + 1] += R.row_offsets[i];
-        R.columns.resize(P.columns.size());
-        R.values.resize(P.values.size());
-        std::vector<std::int32_t> fill(R.row_offsets.begin(), R.row_offsets.end() - 1);
-        for (std::size_t i = 0; i < n_fine_local; ++i)
-          for (std::int32_t k = P.row_offsets[i]; k < P.row_offsets[i + 1]; ++k)
-            {
-              const std::int32_t position = fill[P.columns[k]]++;
-              R.columns[position]         = i;
-              R.values[position]          = P.values[k];
-            }
-        transfer->prolongation = std::make_unique<backend::DeviceCsrMatrix>(P);
-        transfer->restriction  = std::make_unique<backend::DeviceCsrMatrix>(R);
+        // Every rank needs the global count of each of its fine nodes.
+        cells_of_node.compress(dealii::VectorOperation::add);
+        cells_of_node.update_ghost_values();
+        data.fine_node_weights.assign(data.n_fine_nodes, 0.);
+        for (backend::LocalIndex node = 0; node < data.n_fine_nodes; ++node)
+          {
+            const double count = cells_of_node.local_element(3 * static_cast<std::size_t>(node));
+            data.fine_node_weights[node] = count > 0 ? 1. / count : 0.;
+          }
+
+        transfer->q1 = std::make_unique<backend::Q1Transfer>(data);
         transfer->fine_work.reinit(transfer->fine_layout);
         transfer->coarse_work.reinit(layouts[l - 1]);
         transfers[l] = std::move(transfer);
       }
   }
 
+  template <typename Number>
   void
-  MGTransferDevice::prolongate(const unsigned int to_level, DeviceVector &dst, const DeviceVector &src) const
+  MGTransferDevice<Number>::prolongate(const unsigned int to_level, VectorType &dst, const VectorType &src) const
   {
     if (to_level < layouts.size() && dst.get_partitioner() != layouts[to_level])
       dst.reinit(layouts[to_level]);
     else
-      dst = 0.;
+      dst = Number(0);
     prolongate_and_add(to_level, dst, src);
   }
 
+  template <typename Number>
   void
-  MGTransferDevice::prolongate_and_add(const unsigned int to_level, DeviceVector &dst, const DeviceVector &src) const
+  MGTransferDevice<Number>::prolongate_and_add(const unsigned int to_level,
+                                               VectorType        &dst,
+                                               const VectorType  &src) const
   {
     AssertThrow(to_level > 0 && to_level < transfers.size(), dealii::ExcIndexRange(to_level, 1, transfers.size()));
     const LevelTransfer &transfer = *transfers[to_level];
-    AssertThrow(src.get_partitioner() == layouts[to_level - 1] || src.get_partitioner()->is_compatible(*layouts[to_level - 1]),
+    AssertThrow(src.get_partitioner() == layouts[to_level - 1] ||
+                  src.get_partitioner()->is_compatible(*layouts[to_level - 1]),
                 dealii::ExcMessage("MGTransferDevice: the coarse vector has another layout than its level"));
     src.update_ghost_values();
-    transfer.prolongation->vmult(src.device_data(), transfer.fine_work.device_data());
+    transfer.q1->prolongate(src.device_data(), transfer.fine_work.device_data());
     transfer.fine_work.compress(dealii::VectorOperation::add);
-    dst.add(1., transfer.fine_work);
+    dst.add(Number(1), transfer.fine_work);
   }
 
+  template <typename Number>
   void
-  MGTransferDevice::restrict_and_add(const unsigned int from_level, DeviceVector &dst, const DeviceVector &src) const
+  MGTransferDevice<Number>::restrict_and_add(const unsigned int from_level,
+                                             VectorType        &dst,
+                                             const VectorType  &src) const
   {
-    AssertThrow(from_level > 0 && from_level < transfers.size(), dealii::ExcIndexRange(from_level, 1, transfers.size()));
+    AssertThrow(from_level > 0 && from_level < transfers.size(),
+                dealii::ExcIndexRange(from_level, 1, transfers.size()));
     const LevelTransfer &transfer = *transfers[from_level];
-    const DeviceVector  *fine     = &src;
+    const VectorType    *fine     = &src;
     if (src.get_partitioner() != transfer.fine_layout)
       {
-        transfer.fine_work.equ(1., src);
+        transfer.fine_work.equ(Number(1), src);
         fine = &transfer.fine_work;
       }
     fine->update_ghost_values();
-    transfer.restriction->vmult(fine->device_data(), transfer.coarse_work.device_data());
+    transfer.q1->restrict_to_coarse(fine->device_data(), transfer.coarse_work.device_data());
     transfer.coarse_work.compress(dealii::VectorOperation::add);
-    dst.add(1., transfer.coarse_work);
+    dst.add(Number(1), transfer.coarse_work);
   }
 
+  template <typename Number>
+  template <typename OtherNumber>
   void
-  MGTransferDevice::copy_to_mg(const dealii::DoFHandler<3> &,
-                               dealii::MGLevelObject<DeviceVector> &dst,
-                               const DeviceVector                  &src) const
+  MGTransferDevice<Number>::copy_to_mg(const dealii::DoFHandler<3> &,
+                                       dealii::MGLevelObject<VectorType> &dst,
+                                       const device::Vector<OtherNumber> &src) const
   {
     const unsigned int finest = layouts.size() - 1;
     dst.resize(0, finest);
@@ -265,69 +321,96 @@ namespace plastix
         if (dst[l].get_partitioner() != layouts[l])
           dst[l].reinit(layouts[l], l == finest);
         else if (l < finest)
-          dst[l] = 0.;
+          dst[l] = Number(0);
       }
-    dst[finest].equ(1., src);
+    dst[finest].copy_converted(1., src);
   }
 
+  template <typename Number>
+  template <typename OtherNumber>
   void
-  MGTransferDevice::copy_from_mg(const dealii::DoFHandler<3> &,
-                                 DeviceVector                              &dst,
-                                 const dealii::MGLevelObject<DeviceVector> &src) const
+  MGTransferDevice<Number>::copy_from_mg(const dealii::DoFHandler<3> &,
+                                         device::Vector<OtherNumber>             &dst,
+                                         const dealii::MGLevelObject<VectorType> &src) const
   {
     const unsigned int finest = layouts.size() - 1;
     if (dst.get_partitioner() != layouts[finest])
       dst.reinit(layouts[finest], true);
-    dst.equ(1., src[finest]);
+    dst.copy_converted(1., src[finest]);
   }
 
+  template <typename Number>
+  template <typename OtherNumber>
   void
-  MGTransferDevice::copy_from_mg_add(const dealii::DoFHandler<3> &,
-                                     DeviceVector                              &dst,
-                                     const dealii::MGLevelObject<DeviceVector> &src) const
+  MGTransferDevice<Number>::copy_from_mg_add(const dealii::DoFHandler<3> &,
+                                             device::Vector<OtherNumber>             &dst,
+                                             const dealii::MGLevelObject<VectorType> &src) const
   {
-    dst.add(1., src[layouts.size() - 1]);
+    dst.add_converted(1., src[layouts.size() - 1]);
   }
 
+  template <typename Number>
   unsigned int
-  MGTransferDevice::n_levels() const
+  MGTransferDevice<Number>::n_levels() const
   {
     return layouts.size();
   }
 
+  template <typename Number>
   std::size_t
-  MGTransferDevice::memory_consumption() const
+  MGTransferDevice<Number>::memory_consumption() const
   {
     std::size_t bytes = 0;
     for (const auto &transfer : transfers)
       if (transfer)
-        bytes += transfer->prolongation->memory_consumption() + transfer->restriction->memory_consumption() +
-                 transfer->fine_work.memory_consumption() + transfer->coarse_work.memory_consumption();
+        bytes += transfer->q1->memory_consumption() + transfer->fine_work.memory_consumption() +
+                 transfer->coarse_work.memory_consumption();
     return bytes;
   }
+
+  template class MGTransferDevice<double>;
+  template class MGTransferDevice<float>;
+  template void MGTransferDevice<double>::copy_to_mg(const dealii::DoFHandler<3> &,
+                                                     dealii::MGLevelObject<device::Vector<double>> &,
+                                                     const device::Vector<double> &) const;
+  template void MGTransferDevice<float>::copy_to_mg(const dealii::DoFHandler<3> &,
+                                                    dealii::MGLevelObject<device::Vector<float>> &,
+                                                    const device::Vector<double> &) const;
+  template void MGTransferDevice<double>::copy_from_mg(const dealii::DoFHandler<3> &, device::Vector<double> &,
+                                                       const dealii::MGLevelObject<device::Vector<double>> &) const;
+  template void MGTransferDevice<float>::copy_from_mg(const dealii::DoFHandler<3> &, device::Vector<double> &,
+                                                      const dealii::MGLevelObject<device::Vector<float>> &) const;
+  template void
+  MGTransferDevice<double>::copy_from_mg_add(const dealii::DoFHandler<3> &, device::Vector<double> &,
+                                             const dealii::MGLevelObject<device::Vector<double>> &) const;
+  template void
+  MGTransferDevice<float>::copy_from_mg_add(const dealii::DoFHandler<3> &, device::Vector<double> &,
+                                            const dealii::MGLevelObject<device::Vector<float>> &) const;
 } // namespace plastix
 
 // deal.II defines these two defaults of its multigrid base classes in its
-// library, for its own vector types only; the vtables of the DeviceVector
+// library, for its own vector types only; the vtables of the device vector
 // instantiations need them.
-template <>
-void
-dealii::MGTransferBase<plastix::DeviceVector>::prolongate_and_add(const unsigned int           to_level,
-                                                                  plastix::DeviceVector       &dst,
-                                                                  const plastix::DeviceVector &src) const
-{
-  plastix::DeviceVector temporary;
-  temporary.reinit(dst, true);
-  prolongate(to_level, temporary, src);
-  dst += temporary;
-}
-
-template <>
-void
-dealii::MGSmootherBase<plastix::DeviceVector>::apply(const unsigned int           level,
-                                                     plastix::DeviceVector       &u,
-                                                     const plastix::DeviceVector &rhs) const
-{
-  u = 0.;
-  smooth(level, u, rhs);
-}
+#define PLASTIX_MG_BASE_DEFAULTS(Number)                                                                      \
+  template <>                                                                                                  \
+  void dealii::MGTransferBase<plastix::device::Vector<Number>>::prolongate_and_add(                            \
+    const unsigned int to_level, plastix::device::Vector<Number> &dst, const plastix::device::Vector<Number> &src) \
+    const                                                                                                      \
+  {                                                                                                            \
+    plastix::device::Vector<Number> temporary;                                                                 \
+    temporary.reinit(dst, true);                                                                               \
+    prolongate(to_level, temporary, src);                                                                      \
+    dst += temporary;                                                                                          \
+  }                                                                                                            \
+                                                                                                               \
+  template <>                                                                                                  \
+  void dealii::MGSmootherBase<plastix::device::Vector<Number>>::apply(                                         \
+    const unsigned int level, plastix::device::Vector<Number> &u, const plastix::device::Vector<Number> &rhs)  \
+    const                                                                                                      \
+  {                                                                                                            \
+    u = Number(0);                                                                                             \
+    smooth(level, u, rhs);                                                                                     \
+  }
+PLASTIX_MG_BASE_DEFAULTS(double)
+PLASTIX_MG_BASE_DEFAULTS(float)
+#undef PLASTIX_MG_BASE_DEFAULTS

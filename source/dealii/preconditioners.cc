@@ -267,35 +267,65 @@ namespace plastix
     throw std::invalid_argument("unknown multigrid coarse solver '" + name + "' (auto, direct, amg, cg or chebyshev)");
   }
 
+  std::string
+  to_string(const LevelPrecision precision)
+  {
+    return precision == LevelPrecision::single_precision ? "single" : "double";
+  }
+
+  LevelPrecision
+  parse_level_precision(const std::string &name)
+  {
+    for (const auto precision : {LevelPrecision::double_precision, LevelPrecision::single_precision})
+      if (name == to_string(precision))
+        return precision;
+    throw std::invalid_argument("unknown multigrid level precision '" + name + "' (double or single)");
+  }
+
   namespace
   {
-    using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
-    using Chebyshev = dealii::PreconditionChebyshev<MechanicsOperator, DeviceVector, Jacobi>;
+    template <typename Number>
+    using JacobiOf = dealii::DiagonalMatrix<device::Vector<Number>>;
+    template <typename Number>
+    using ChebyshevOf = dealii::PreconditionChebyshev<MechanicsOperator, device::Vector<Number>, JacobiOf<Number>>;
 
     /**
      * The level-0 solver for deal.II's Multigrid: on the device (a Chebyshev
      * polynomial or CG around the level-0 operator) or on the host (KLU or
      * ML AMG of the assembled level-0 matrix, one round trip per call).
+     * Always in double precision: a single-precision V-cycle converts its
+     * small level-0 vectors (a high-degree Chebyshev polynomial in single
+     * precision loses the symmetry of the V-cycle to round-off).
      */
-    class CoarseSolver : public dealii::MGCoarseGridBase<DeviceVector>
+    template <typename Number>
+    class CoarseSolver : public dealii::MGCoarseGridBase<device::Vector<Number>>
     {
     public:
-      CoarseSolver(const CoarseSolverType          type,
-                   const MechanicsOperator        &level_operator,
-                   const std::shared_ptr<Jacobi>  &inverse_diagonal,
-                   const dealii::DoFHandler<3>    &level_dofs,
-                   const dealii::IndexSet         &boundary,
-                   const MaterialTable            &materials,
-                   const MultigridData            &data)
+      using VectorType = device::Vector<Number>;
+      using Jacobi     = JacobiOf<double>;
+      using Chebyshev  = ChebyshevOf<double>;
+
+      CoarseSolver(const CoarseSolverType         type,
+                   const MechanicsOperator       &level_operator,
+                   const dealii::DoFHandler<3>   &level_dofs,
+                   const dealii::IndexSet        &boundary,
+                   const MaterialTable           &materials,
+                   const MultigridData           &data)
         : type(type)
         , level_operator(level_operator)
         , tolerance(data.coarse_tolerance)
         , max_iterations(data.coarse_max_iterations)
       {
+        if constexpr (!std::is_same<Number, double>::value)
+          {
+            level_operator.initialize_dof_vector(source);
+            level_operator.initialize_dof_vector(solution);
+          }
         if (type == CoarseSolverType::cg || type == CoarseSolverType::chebyshev)
           {
-            Chebyshev::AdditionalData chebyshev_data;
-            chebyshev_data.preconditioner = inverse_diagonal;
+            typename Chebyshev::AdditionalData chebyshev_data;
+            chebyshev_data.preconditioner = std::make_shared<Jacobi>();
+            level_operator.compute_inverse_diagonal(chebyshev_data.preconditioner->get_vector());
             if (type == CoarseSolverType::cg)
               {
                 chebyshev_data.degree              = data.smoother_degree;
@@ -317,7 +347,7 @@ namespace plastix
             chebyshev.initialize(level_operator, chebyshev_data);
             DeviceVector ones;
             level_operator.initialize_dof_vector(ones);
-            ones = 1.;
+            ones            = 1.;
             const auto info = chebyshev.estimate_eigenvalues(ones);
             chebyshev_degree = info.degree;
           }
@@ -326,38 +356,17 @@ namespace plastix
       }
 
       void
-      operator()(const unsigned int, DeviceVector &dst, const DeviceVector &src) const override
+      operator()(const unsigned int, VectorType &dst, const VectorType &src) const override
       {
-        switch (type)
+        if (dst.get_partitioner() != src.get_partitioner())
+          dst.reinit(src, true);
+        if constexpr (std::is_same<Number, double>::value)
+          solve(dst, src);
+        else
           {
-            case CoarseSolverType::chebyshev:
-              chebyshev.vmult(dst, src);
-              return;
-            case CoarseSolverType::cg:
-              {
-                dealii::ReductionControl             control(max_iterations, 1e-300, tolerance, false, false);
-                dealii::SolverCG<DeviceVector>       solver(control);
-                dst = 0.;
-                try
-                  {
-                    solver.solve(level_operator, dst, src, chebyshev);
-                  }
-                catch (const dealii::SolverControl::NoConvergence &)
-                  {
-                    // A preconditioner needs no exact coarse solve: keep the iterate.
-                  }
-                return;
-              }
-            default:
-              // The small level-0 vector through the host.
-              if (dst.get_partitioner() != src.get_partitioner())
-                dst.reinit(src, true);
-              copy_to_trilinos(src, host_src);
-              if (direct)
-                direct->solve(host_dst, host_src);
-              else
-                amg->vmult(host_dst, host_src);
-              copy_from_trilinos(host_dst, dst);
+            source.copy_converted(1., src);
+            solve(solution, source);
+            dst.copy_converted(1., solution);
           }
       }
 
@@ -377,6 +386,41 @@ namespace plastix
       }
 
     private:
+      /** dst = the coarse solve of src, in double precision. */
+      void
+      solve(DeviceVector &dst, const DeviceVector &src) const
+      {
+        switch (type)
+          {
+            case CoarseSolverType::chebyshev:
+              chebyshev.vmult(dst, src);
+              return;
+            case CoarseSolverType::cg:
+              {
+                dealii::ReductionControl       control(max_iterations, 1e-300, tolerance, false, false);
+                dealii::SolverCG<DeviceVector> solver(control);
+                dst = 0.;
+                try
+                  {
+                    solver.solve(level_operator, dst, src, chebyshev);
+                  }
+                catch (const dealii::SolverControl::NoConvergence &)
+                  {
+                    // A preconditioner needs no exact coarse solve: keep the iterate.
+                  }
+                return;
+              }
+            default:
+              // The small level-0 vector through the host.
+              copy_to_trilinos(src, host_src);
+              if (direct)
+                direct->solve(host_dst, host_src);
+              else
+                amg->vmult(host_dst, host_src);
+              copy_from_trilinos(host_dst, dst);
+          }
+      }
+
       /** Assemble the level-0 matrix on the host and set up KLU or ML on it. */
       void
       setup_host_solver(const dealii::DoFHandler<3> &level_dofs,
@@ -463,47 +507,144 @@ namespace plastix
       std::unique_ptr<dealii::TrilinosWrappers::SolverDirect> direct;
       std::unique_ptr<AmgPreconditioner>                      amg;
       mutable dealii::TrilinosWrappers::MPI::Vector           host_src, host_dst;
+      /** Double-precision copies of a single-precision V-cycle's level-0 vectors. */
+      mutable DeviceVector source, solution;
+    };
+
+    /** The parts of the V-cycle that depend on its number type, behind one interface. */
+    class VCycle
+    {
+    public:
+      virtual ~VCycle() = default;
+
+      /** dst = V-cycle(src) on the double-precision vectors of the outer solver. */
+      virtual void
+      vmult(DeviceVector &dst, const DeviceVector &src) const = 0;
+
+      /** (Re)compute the inverse diagonal and eigenvalue estimate of the smoother of level @p l. */
+      virtual void
+      setup_smoother(unsigned int l) = 0;
+
+      /** The coarse solver in words. */
+      virtual std::string
+      coarse_description() const = 0;
+
+      /** Seconds of the set-up of the transfers, the smoothers and the coarse solver. */
+      double time_transfer = 0, time_smoothers = 0, time_coarse = 0;
+    };
+
+    /**
+     * deal.II's Multigrid and PreconditionMG over the given level operators
+     * on device vectors of @p Number: transfers, Chebyshev-Jacobi smoothers
+     * and the coarse solver.
+     */
+    template <typename Number>
+    class VCycleOf : public VCycle
+    {
+    public:
+      using VectorType = device::Vector<Number>;
+      using Jacobi     = JacobiOf<Number>;
+      using Chebyshev  = ChebyshevOf<Number>;
+      using Smoother   = dealii::MGSmootherPrecondition<MechanicsOperator, Chebyshev, VectorType>;
+
+      VCycleOf(const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>        &operators,
+               const dealii::DoFHandler<3>                                                  &active_dofs,
+               const dealii::DoFHandler<3>                                                  &level_dofs,
+               const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &layouts,
+               const std::vector<dealii::IndexSet>                                          &level_boundary,
+               const dealii::IndexSet                                                       &fine_boundary,
+               const CoarseSolverType                                                        coarse_type,
+               const MaterialTable                                                          &materials,
+               const MultigridData                                                          &data)
+        : operators(operators)
+      {
+        const unsigned int finest = operators.max_level();
+        matrix.initialize(operators);
+
+        dealii::Timer timer;
+        transfer.initialize(active_dofs, level_dofs, layouts, level_boundary, fine_boundary);
+        time_transfer = timer.wall_time();
+
+        // Chebyshev-Jacobi smoothers (deal.II's MGSmootherPrecondition); the
+        // inverse diagonals are computed in setup_smoother().
+        timer.restart();
+        smoother_data.resize(0, finest);
+        for (unsigned int l = 0; l <= finest; ++l)
+          {
+            smoother_data[l].degree              = data.smoother_degree;
+            smoother_data[l].smoothing_range     = data.smoothing_range;
+            smoother_data[l].eig_cg_n_iterations = data.eigenvalue_iterations;
+            smoother_data[l].preconditioner      = std::make_shared<Jacobi>();
+          }
+        smoother.initialize_matrices(operators);
+        for (unsigned int l = 0; l <= finest; ++l)
+          setup_smoother(l);
+        time_smoothers = timer.wall_time();
+
+        timer.restart();
+        coarse = std::make_unique<CoarseSolver<Number>>(coarse_type, *operators[0], level_dofs, level_boundary[0],
+                                                        materials, data);
+        time_coarse = timer.wall_time();
+
+        multigrid      = std::make_unique<dealii::Multigrid<VectorType>>(matrix, *coarse, transfer, smoother,
+                                                                    smoother, 0, finest);
+        preconditioner = std::make_unique<dealii::PreconditionMG<3, VectorType, MGTransferDevice<Number>>>(
+          active_dofs, *multigrid, transfer);
+      }
+
+      void
+      vmult(DeviceVector &dst, const DeviceVector &src) const override
+      {
+        preconditioner->vmult(dst, src);
+      }
+
+      void
+      setup_smoother(const unsigned int l) override
+      {
+        auto inverse_diagonal = std::make_shared<Jacobi>();
+        operators[l]->compute_inverse_diagonal(inverse_diagonal->get_vector());
+        smoother_data[l].preconditioner = inverse_diagonal;
+        smoother.smoothers[l].initialize(*operators[l], smoother_data[l]);
+        if (l == 0)
+          return;
+        // Estimate the eigenvalues now, so that the set-up cost is paid here
+        // and not in the first V-cycle.
+        VectorType ones;
+        operators[l]->initialize_dof_vector(ones);
+        ones = Number(1);
+        smoother.smoothers[l].estimate_eigenvalues(ones);
+      }
+
+      std::string
+      coarse_description() const override
+      {
+        return coarse->description();
+      }
+
+    private:
+      const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>               &operators;
+      dealii::MGLevelObject<typename Chebyshev::AdditionalData>                            smoother_data;
+      MGTransferDevice<Number>                                                             transfer;
+      dealii::mg::Matrix<VectorType>                                                       matrix;
+      Smoother                                                                             smoother;
+      std::unique_ptr<CoarseSolver<Number>>                                                coarse;
+      std::unique_ptr<dealii::Multigrid<VectorType>>                                       multigrid;
+      std::unique_ptr<dealii::PreconditionMG<3, VectorType, MGTransferDevice<Number>>> preconditioner;
     };
   } // namespace
 
-  /** The hierarchy and deal.II's multigrid objects around it. */
+  /** The level operators and DoFs, and the V-cycle of the chosen precision around them. */
   struct MultigridPreconditioner::Implementation
   {
-    using Smoother = dealii::MGSmootherPrecondition<MechanicsOperator, Chebyshev, DeviceVector>;
-
-    MultigridData                                                data;
-    std::unique_ptr<dealii::DoFHandler<3>>                       own_level_dofs;
-    const dealii::DoFHandler<3>                                 *level_dofs  = nullptr;
-    const dealii::DoFHandler<3>                                 *active_dofs = nullptr;
+    MultigridData                                                   data;
+    std::unique_ptr<dealii::DoFHandler<3>>                          own_level_dofs;
+    const dealii::DoFHandler<3>                                    *level_dofs  = nullptr;
+    const dealii::DoFHandler<3>                                    *active_dofs = nullptr;
     dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>> operators;
-    dealii::MGLevelObject<Chebyshev::AdditionalData>             smoother_data;
-    MGTransferDevice                                             transfer;
-    dealii::mg::Matrix<DeviceVector>                             matrix;
-    Smoother                                                     smoother;
-    std::unique_ptr<CoarseSolver>                                coarse;
-    CoarseSolverType                                             coarse_type = CoarseSolverType::automatic;
-    std::unique_ptr<dealii::Multigrid<DeviceVector>>             multigrid;
-    std::unique_ptr<dealii::PreconditionMG<3, DeviceVector, MGTransferDevice>> preconditioner;
-    /** Seconds of the set-up stages: level DoFs, level operators, transfers, smoothers, coarse solver. */
-    double time_dofs = 0, time_operators = 0, time_transfer = 0, time_smoothers = 0, time_coarse = 0;
-
-    /** (Re)compute the inverse diagonal and eigenvalue estimate of the smoother of level @p l. */
-    void
-    setup_smoother(const unsigned int l)
-    {
-      auto inverse_diagonal = std::make_shared<Jacobi>();
-      operators[l]->compute_inverse_diagonal(inverse_diagonal->get_vector());
-      smoother_data[l].preconditioner = inverse_diagonal;
-      smoother.smoothers[l].initialize(*operators[l], smoother_data[l]);
-      if (l == 0)
-        return;
-      // Estimate the eigenvalues now, so that the set-up cost is paid here
-      // and not in the first V-cycle.
-      DeviceVector ones;
-      operators[l]->initialize_dof_vector(ones);
-      ones = 1.;
-      smoother.smoothers[l].estimate_eigenvalues(ones);
-    }
+    CoarseSolverType                                                coarse_type = CoarseSolverType::automatic;
+    std::unique_ptr<VCycle>                                         cycle;
+    /** Seconds of the set-up stages: level DoFs, level operators (the others are the V-cycle's). */
+    double time_dofs = 0, time_operators = 0;
   };
 
   MultigridPreconditioner::MultigridPreconditioner() = default;
@@ -567,7 +708,8 @@ namespace plastix
     im.time_dofs = timer.wall_time();
 
     // Level operators: elastic device operators below the finest level, the
-    // caller's operator (not owned) on the finest.
+    // caller's operator (not owned) on the finest. They keep their data in
+    // double precision and apply in the V-cycle's precision.
     timer.restart();
     const dealii::MappingQ<3> mapping(1);
     im.operators.resize(0, finest);
@@ -588,58 +730,32 @@ namespace plastix
       }
     im.operators[finest] = std::shared_ptr<const MechanicsOperator>(&fine_operator, [](const MechanicsOperator *) {});
     layouts[finest]      = fine_operator.get_partitioner();
-    im.matrix.initialize(im.operators);
-    im.time_operators = timer.wall_time();
+    im.time_operators    = timer.wall_time();
 
-    timer.restart();
-    im.transfer.initialize(dof_handler, *im.level_dofs, layouts, level_boundary, fine_boundary);
-    im.time_transfer = timer.wall_time();
-
-    // Chebyshev-Jacobi smoothers (deal.II's MGSmootherPrecondition); the
-    // inverse diagonals are computed in setup_smoother().
-    timer.restart();
-    im.smoother_data.resize(0, finest);
-    for (unsigned int l = 0; l <= finest; ++l)
-      {
-        im.smoother_data[l].degree              = data.smoother_degree;
-        im.smoother_data[l].smoothing_range     = data.smoothing_range;
-        im.smoother_data[l].eig_cg_n_iterations = data.eigenvalue_iterations;
-        im.smoother_data[l].preconditioner      = std::make_shared<Jacobi>();
-      }
-    im.smoother.initialize_matrices(im.operators);
-    for (unsigned int l = 0; l <= finest; ++l)
-      im.setup_smoother(l);
-    im.time_smoothers = timer.wall_time();
-
-    // Coarse solver.
-    timer.restart();
     im.coarse_type = data.coarse_solver;
     if (im.coarse_type == CoarseSolverType::automatic)
       im.coarse_type =
         im.operators[0]->m() <= data.direct_solver_limit ? CoarseSolverType::direct : CoarseSolverType::cg;
-    im.coarse = std::make_unique<CoarseSolver>(im.coarse_type, *im.operators[0], im.smoother_data[0].preconditioner,
-                                               *im.level_dofs, level_boundary[0], materials, data);
-    im.time_coarse = timer.wall_time();
-
-    im.multigrid = std::make_unique<dealii::Multigrid<DeviceVector>>(im.matrix, *im.coarse, im.transfer,
-                                                                     im.smoother, im.smoother, 0, finest);
-    im.preconditioner =
-      std::make_unique<dealii::PreconditionMG<3, DeviceVector, MGTransferDevice>>(dof_handler, *im.multigrid,
-                                                                                  im.transfer);
+    if (data.level_precision == LevelPrecision::single_precision)
+      im.cycle = std::make_unique<VCycleOf<float>>(im.operators, dof_handler, *im.level_dofs, layouts, level_boundary,
+                                                   fine_boundary, im.coarse_type, materials, data);
+    else
+      im.cycle = std::make_unique<VCycleOf<double>>(im.operators, dof_handler, *im.level_dofs, layouts,
+                                                    level_boundary, fine_boundary, im.coarse_type, materials, data);
   }
 
   void
   MultigridPreconditioner::update_fine_level()
   {
     AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    implementation->setup_smoother(implementation->operators.max_level());
+    implementation->cycle->setup_smoother(implementation->operators.max_level());
   }
 
   void
   MultigridPreconditioner::vmult(DeviceVector &dst, const DeviceVector &src) const
   {
     AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    implementation->preconditioner->vmult(dst, src);
+    implementation->cycle->vmult(dst, src);
   }
 
   unsigned int
@@ -665,11 +781,11 @@ namespace plastix
     return implementation->coarse_type;
   }
 
-  const MGTransferDevice &
-  MultigridPreconditioner::get_transfer() const
+  LevelPrecision
+  MultigridPreconditioner::level_precision() const
   {
     AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    return implementation->transfer;
+    return implementation->data.level_precision;
   }
 
   std::string
@@ -682,15 +798,18 @@ namespace plastix
     text << n_levels() << " levels (DoFs";
     for (const auto n : n_dofs_per_level())
       text << ' ' << n;
-    text << "), Chebyshev(" << im.data.smoother_degree << ") smoother, coarse " << im.coarse->description();
+    text << "), " << to_string(im.data.level_precision) << " precision, Chebyshev(" << im.data.smoother_degree
+         << ") smoother, coarse " << im.cycle->coarse_description();
     if (im.data.coarse_solver == CoarseSolverType::automatic)
       text << " (auto: level 0 has " << im.operators[0]->m() << (im.coarse_type == CoarseSolverType::direct ? " <= " : " > ")
            << im.data.direct_solver_limit << " DoFs)";
     text << std::setprecision(3) << "; set-up [s]: level DoFs " << im.time_dofs << ", operators " << im.time_operators
-         << ", transfers " << im.time_transfer << ", smoothers " << im.time_smoothers << ", coarse " << im.time_coarse;
+         << ", transfers " << im.cycle->time_transfer << ", smoothers " << im.cycle->time_smoothers << ", coarse "
+         << im.cycle->time_coarse;
     return text.str();
   }
 } // namespace plastix
 
-// deal.II's V-cycle on DeviceVectors.
-template class dealii::Multigrid<plastix::DeviceVector>;
+// deal.II's V-cycle on device vectors.
+template class dealii::Multigrid<plastix::device::Vector<double>>;
+template class dealii::Multigrid<plastix::device::Vector<float>>;

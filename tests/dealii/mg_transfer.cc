@@ -1,6 +1,8 @@
-// plastix's device multigrid transfer (MGTransferDevice) against deal.II's
-// own MGTransferMatrixFree on a distorted, three times refined box of
-// 3 x 2 x 2 coarse cells (Q1 vector field), on 1 and 2 ranks:
+// plastix's matrix-free device multigrid transfer (MGTransferDevice) against
+// deal.II's own MGTransferMatrixFree on a distorted, three times refined box
+// of 3 x 2 x 2 coarse cells (Q1 vector field), on 1 and 2 ranks, in double
+// precision (tolerance 1e-13) and single precision (float level vectors,
+// tolerance 1e-6 relative):
 //   - prolongation from every level to the next equals deal.II's (the finest
 //     level compared through the map between level and active numbering of
 //     each active cell), to 1e-13 relative;
@@ -64,6 +66,135 @@ namespace
         }
     return pairs;
   }
+
+  /** The transfer of every level in precision Number against MGTransferMatrixFree, without and with Dirichlet DoFs. */
+  template <typename Number>
+  void
+  check_transfers(const DoFHandler<3>                                                  &dof_handler,
+                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &layouts,
+                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &level_layouts,
+                  const std::vector<std::pair<types::global_dof_index, types::global_dof_index>> &pairs,
+                  const MGTransferMatrixFree<3, double>                                 &reference,
+                  const double                                                          tolerance,
+                  plastix_test::Checker                                                &checker,
+                  ConditionalOStream                                                   &pout)
+  {
+    const MPI_Comm     comm      = dof_handler.get_communicator();
+    const unsigned int rank      = Utilities::MPI::this_mpi_process(comm);
+    const unsigned int finest    = dof_handler.get_triangulation().n_global_levels() - 1;
+    const char        *precision = std::is_same<Number, float>::value ? "float" : "double";
+  for (const bool with_dirichlet : {false, true})
+    {
+      const std::string case_name = std::string(precision) + (with_dirichlet ? ", Dirichlet on boundary 0" : ", no Dirichlet");
+      pout << case_name << ":\n";
+      std::vector<IndexSet> level_boundary(finest + 1);
+      IndexSet              fine_boundary(dof_handler.n_dofs());
+      if (with_dirichlet)
+        {
+          MGConstrainedDoFs mg_constrained;
+          mg_constrained.initialize(dof_handler);
+          mg_constrained.make_zero_boundary_constraints(dof_handler, {0}, ComponentMask());
+          for (unsigned int l = 0; l <= finest; ++l)
+            level_boundary[l] = mg_constrained.get_boundary_indices(l);
+          fine_boundary = DoFTools::extract_boundary_dofs(dof_handler, ComponentMask(), {0});
+        }
+      else
+        for (unsigned int l = 0; l <= finest; ++l)
+          level_boundary[l] = IndexSet(dof_handler.n_dofs(l));
+      plastix::MGTransferDevice<Number> transfer;
+      transfer.initialize(dof_handler, dof_handler, layouts, level_boundary, fine_boundary);
+
+      for (unsigned int l = 1; l <= finest; ++l)
+        {
+          const bool        active = l == finest;
+          const std::string what   = case_name + ", level " + std::to_string(l - 1) + " -> " + std::to_string(l);
+
+          // Prolongation.
+          HostVector coarse(level_layouts[l - 1]);
+          fill_random(coarse, 11 + 3 * l + 101 * rank);
+          plastix::device::Vector<Number> coarse_device(layouts[l - 1]), fine_device;
+          coarse_device.copy_from_host(coarse);
+          transfer.prolongate(l, fine_device, coarse_device);
+          HostVector ours(layouts[l]);
+          fine_device.copy_to_host(ours);
+          ours.update_ghost_values();
+
+          for (const auto i : level_boundary[l - 1])
+            if (coarse.locally_owned_elements().is_element(i))
+              coarse(i) = 0.;
+          HostVector expected(level_layouts[l]);
+          reference.prolongate(l, expected, coarse);
+          expected.update_ghost_values();
+
+          double difference = 0., scale = 0., boundary_value = 0.;
+          auto   compare = [&](const types::global_dof_index level_index, const types::global_dof_index index) {
+            const bool boundary = active ? fine_boundary.is_element(index) : level_boundary[l].is_element(index);
+            if (boundary)
+              boundary_value = std::max(boundary_value, std::abs(ours(index)));
+            else
+              difference = std::max(difference, std::abs(ours(index) - expected(level_index)));
+            scale = std::max(scale, std::abs(expected(level_index)));
+          };
+          if (active)
+            for (const auto &[level_index, active_index] : pairs)
+              compare(level_index, active_index);
+          else
+            for (const auto i : dof_handler.locally_owned_mg_dofs(l))
+              compare(i, i);
+          difference     = Utilities::MPI::max(difference, comm);
+          scale          = Utilities::MPI::max(scale, comm);
+          boundary_value = Utilities::MPI::max(boundary_value, comm);
+          checker.check(what + ": prolongation vs MGTransferMatrixFree", difference / scale, tolerance);
+          if (with_dirichlet)
+            checker.check(what + ": prolongation on fine Dirichlet rows", boundary_value / scale, 0.);
+
+          // Restriction of a fine vector given in both numberings.
+          HostVector fine_level(level_layouts[l]);
+          fill_random(fine_level, 23 + 5 * l + 101 * rank);
+          if (with_dirichlet)
+            for (const auto i : level_boundary[l])
+              if (fine_level.locally_owned_elements().is_element(i))
+                fine_level(i) = 0.;
+          fine_level.update_ghost_values();
+          HostVector fine(layouts[l]);
+          if (active)
+            {
+              for (const auto &[level_index, active_index] : pairs)
+                if (fine.locally_owned_elements().is_element(active_index))
+                  fine(active_index) = fine_level(level_index);
+            }
+          else
+            fine = fine_level;
+          plastix::device::Vector<Number> fine_input(layouts[l]), restricted(layouts[l - 1]);
+          fine_input.copy_from_host(fine);
+          transfer.restrict_and_add(l, restricted, fine_input);
+          HostVector ours_coarse(layouts[l - 1]);
+          restricted.copy_to_host(ours_coarse);
+          HostVector expected_coarse(level_layouts[l - 1]);
+          fine_level.zero_out_ghost_values();
+          reference.restrict_and_add(l, expected_coarse, fine_level);
+          double restriction_difference = 0., restriction_scale = 0.;
+          for (const auto i : dof_handler.locally_owned_mg_dofs(l - 1))
+            {
+              restriction_scale = std::max(restriction_scale, std::abs(expected_coarse(i)));
+              if (!level_boundary[l - 1].is_element(i))
+                restriction_difference =
+                  std::max(restriction_difference, std::abs(ours_coarse(i) - expected_coarse(i)));
+              else
+                restriction_difference = std::max(restriction_difference, std::abs(ours_coarse(i)));
+            }
+          restriction_difference = Utilities::MPI::max(restriction_difference, comm);
+          restriction_scale      = Utilities::MPI::max(restriction_scale, comm);
+          checker.check(what + ": restriction vs MGTransferMatrixFree (zero on coarse Dirichlet DoFs)",
+                        restriction_difference / restriction_scale, tolerance);
+
+          // Adjointness: (R f, c) = (f, P c).
+          const double rc = restricted * coarse_device, fp = fine_input * fine_device;
+          checker.check(what + ": |(R f, c) - (f, P c)| / |(f, P c)|", std::abs(rc - fp) / std::abs(fp),
+                        10 * tolerance);
+        }
+    }
+  }
 } // namespace
 
 int
@@ -121,116 +252,8 @@ main(int argc, char **argv)
       MGTransferMatrixFree<3, double> reference;
       reference.build(dof_handler);
 
-      for (const bool with_dirichlet : {false, true})
-        {
-          const std::string case_name = with_dirichlet ? "Dirichlet on boundary 0" : "no Dirichlet";
-          pout << case_name << ":\n";
-          std::vector<IndexSet> level_boundary(finest + 1);
-          IndexSet              fine_boundary(dof_handler.n_dofs());
-          if (with_dirichlet)
-            {
-              MGConstrainedDoFs mg_constrained;
-              mg_constrained.initialize(dof_handler);
-              mg_constrained.make_zero_boundary_constraints(dof_handler, {0}, ComponentMask());
-              for (unsigned int l = 0; l <= finest; ++l)
-                level_boundary[l] = mg_constrained.get_boundary_indices(l);
-              fine_boundary = DoFTools::extract_boundary_dofs(dof_handler, ComponentMask(), {0});
-            }
-          else
-            for (unsigned int l = 0; l <= finest; ++l)
-              level_boundary[l] = IndexSet(dof_handler.n_dofs(l));
-          plastix::MGTransferDevice transfer;
-          transfer.initialize(dof_handler, dof_handler, layouts, level_boundary, fine_boundary);
-
-          for (unsigned int l = 1; l <= finest; ++l)
-            {
-              const bool        active = l == finest;
-              const std::string what   = case_name + ", level " + std::to_string(l - 1) + " -> " + std::to_string(l);
-
-              // Prolongation.
-              HostVector coarse(level_layouts[l - 1]);
-              fill_random(coarse, 11 + 3 * l + 101 * rank);
-              plastix::DeviceVector coarse_device(layouts[l - 1]), fine_device;
-              coarse_device.copy_from_host(coarse);
-              transfer.prolongate(l, fine_device, coarse_device);
-              HostVector ours(layouts[l]);
-              fine_device.copy_to_host(ours);
-              ours.update_ghost_values();
-
-              for (const auto i : level_boundary[l - 1])
-                if (coarse.locally_owned_elements().is_element(i))
-                  coarse(i) = 0.;
-              HostVector expected(level_layouts[l]);
-              reference.prolongate(l, expected, coarse);
-              expected.update_ghost_values();
-
-              double difference = 0., scale = 0., boundary_value = 0.;
-              auto   compare = [&](const types::global_dof_index level_index, const types::global_dof_index index) {
-                const bool boundary = active ? fine_boundary.is_element(index) : level_boundary[l].is_element(index);
-                if (boundary)
-                  boundary_value = std::max(boundary_value, std::abs(ours(index)));
-                else
-                  difference = std::max(difference, std::abs(ours(index) - expected(level_index)));
-                scale = std::max(scale, std::abs(expected(level_index)));
-              };
-              if (active)
-                for (const auto &[level_index, active_index] : pairs)
-                  compare(level_index, active_index);
-              else
-                for (const auto i : dof_handler.locally_owned_mg_dofs(l))
-                  compare(i, i);
-              difference     = Utilities::MPI::max(difference, comm);
-              scale          = Utilities::MPI::max(scale, comm);
-              boundary_value = Utilities::MPI::max(boundary_value, comm);
-              checker.check(what + ": prolongation vs MGTransferMatrixFree", difference / scale, 1e-13);
-              if (with_dirichlet)
-                checker.check(what + ": prolongation on fine Dirichlet rows", boundary_value / scale, 0.);
-
-              // Restriction of a fine vector given in both numberings.
-              HostVector fine_level(level_layouts[l]);
-              fill_random(fine_level, 23 + 5 * l + 101 * rank);
-              if (with_dirichlet)
-                for (const auto i : level_boundary[l])
-                  if (fine_level.locally_owned_elements().is_element(i))
-                    fine_level(i) = 0.;
-              fine_level.update_ghost_values();
-              HostVector fine(layouts[l]);
-              if (active)
-                {
-                  for (const auto &[level_index, active_index] : pairs)
-                    if (fine.locally_owned_elements().is_element(active_index))
-                      fine(active_index) = fine_level(level_index);
-                }
-              else
-                fine = fine_level;
-              plastix::DeviceVector fine_input(layouts[l]), restricted(layouts[l - 1]);
-              fine_input.copy_from_host(fine);
-              transfer.restrict_and_add(l, restricted, fine_input);
-              HostVector ours_coarse(layouts[l - 1]);
-              restricted.copy_to_host(ours_coarse);
-              HostVector expected_coarse(level_layouts[l - 1]);
-              fine_level.zero_out_ghost_values();
-              reference.restrict_and_add(l, expected_coarse, fine_level);
-              double restriction_difference = 0., restriction_scale = 0.;
-              for (const auto i : dof_handler.locally_owned_mg_dofs(l - 1))
-                {
-                  restriction_scale = std::max(restriction_scale, std::abs(expected_coarse(i)));
-                  if (!level_boundary[l - 1].is_element(i))
-                    restriction_difference =
-                      std::max(restriction_difference, std::abs(ours_coarse(i) - expected_coarse(i)));
-                  else
-                    restriction_difference = std::max(restriction_difference, std::abs(ours_coarse(i)));
-                }
-              restriction_difference = Utilities::MPI::max(restriction_difference, comm);
-              restriction_scale      = Utilities::MPI::max(restriction_scale, comm);
-              checker.check(what + ": restriction vs MGTransferMatrixFree (zero on coarse Dirichlet DoFs)",
-                            restriction_difference / restriction_scale, 1e-13);
-
-              // Adjointness: (R f, c) = (f, P c).
-              const double rc = restricted * coarse_device, fp = fine_input * fine_device;
-              checker.check(what + ": |(R f, c) - (f, P c)| / |(f, P c)|", std::abs(rc - fp) / std::abs(fp), 1e-13);
-            }
-        }
+      check_transfers<double>(dof_handler, layouts, level_layouts, pairs, reference, 1e-13, checker, pout);
+      check_transfers<float>(dof_handler, layouts, level_layouts, pairs, reference, 2e-6, checker, pout);
     }
   catch (const std::exception &error)
     {

@@ -86,6 +86,18 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT void
     deallocate(void *pointer, std::size_t bytes);
 
+    /**
+     * Allocate @p bytes of host memory that the device copies to and from
+     * at full speed (page-locked on CUDA; plain host memory otherwise): the
+     * staging buffers of MPI ghost exchanges.
+     */
+    PLASTIX_BACKEND_EXPORT void *
+    allocate_host_staging(std::size_t bytes);
+
+    /** Release memory obtained from allocate_host_staging(). Null is ignored. */
+    PLASTIX_BACKEND_EXPORT void
+    deallocate_host_staging(void *pointer);
+
     /** Bytes currently held through allocate(). */
     PLASTIX_BACKEND_EXPORT std::size_t
     allocated_bytes();

@@ -150,6 +150,72 @@ namespace plastix
       T          *pointer   = nullptr;
       std::size_t n_entries = 0;
     };
+
+    /**
+     * A host array in the staging memory of allocate_host_staging() (the
+     * buffers of MPI ghost exchanges), grown on demand. Move-only.
+     */
+    template <typename T>
+    class HostStagingArray
+    {
+    public:
+      HostStagingArray() = default;
+
+      HostStagingArray(const HostStagingArray &) = delete;
+      HostStagingArray &
+      operator=(const HostStagingArray &) = delete;
+
+      HostStagingArray(HostStagingArray &&other) noexcept
+        : pointer(std::exchange(other.pointer, nullptr))
+        , capacity(std::exchange(other.capacity, 0))
+      {}
+
+      HostStagingArray &
+      operator=(HostStagingArray &&other) noexcept
+      {
+        if (this != &other)
+          {
+            deallocate_host_staging(pointer);
+            pointer  = std::exchange(other.pointer, nullptr);
+            capacity = std::exchange(other.capacity, 0);
+          }
+        return *this;
+      }
+
+      ~HostStagingArray()
+      {
+        deallocate_host_staging(pointer);
+      }
+
+      /** Make room for @p n entries (contents are undefined afterwards if it grows). */
+      void
+      reserve(const std::size_t n)
+      {
+        if (n <= capacity)
+          return;
+        deallocate_host_staging(pointer);
+        pointer  = static_cast<T *>(allocate_host_staging(n * sizeof(T)));
+        capacity = n;
+      }
+
+      /** The entries. */
+      T *
+      data() const
+      {
+        return pointer;
+      }
+
+      /** Bytes held. */
+      std::size_t
+      memory_consumption() const
+      {
+        return capacity * sizeof(T);
+      }
+
+    private:
+      T          *pointer  = nullptr;
+      std::size_t capacity = 0;
+    };
   } // namespace backend
 } // namespace plastix
 

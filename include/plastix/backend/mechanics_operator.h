@@ -143,6 +143,15 @@ namespace plastix
       apply(const double *src, double *dst) const;
 
       /**
+       * As above on single-precision vectors, evaluated in single
+       * precision (the operator's data stay in double precision and are
+       * rounded on the fly): the level operators of a mixed-precision
+       * multigrid.
+       */
+      void
+      apply(const float *src, float *dst) const;
+
+      /**
        * dst = A src with no constraint treatment at all, used to move
        * prescribed boundary values to the right-hand side.
        */
@@ -205,10 +214,12 @@ namespace plastix
       /**
        * Bytes one apply() must at least move through device memory with this
        * strategy: operator data once, src read, dst written (twice with
-       * atomics), counted as the benchmark's effective traffic.
+       * atomics), counted as the benchmark's effective traffic. The vectors
+       * hold @p bytes_per_value bytes per entry (8 double, 4 float); the
+       * operator data are double in either case.
        */
       std::size_t
-      bytes_per_apply() const;
+      bytes_per_apply(std::size_t bytes_per_value = sizeof(double)) const;
 
       /** One line describing strategy, kernel and data sizes. */
       std::string

@@ -126,21 +126,30 @@ namespace plastix
                  unsigned int                             level,
                  const AdditionalData                    &additional_data = AdditionalData());
 
-    /** dst = A src. */
+    /**
+     * dst = A src. On single-precision vectors (Number = float) the
+     * operator is evaluated in single precision, its data (geometry, element
+     * matrices, tangent) rounded on the fly: the level operators of a
+     * mixed-precision multigrid V-cycle.
+     */
+    template <typename Number>
     void
-    vmult(DeviceVector &dst, const DeviceVector &src) const;
+    vmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
 
     /** dst = A^T src = A src (the operator is symmetric). */
+    template <typename Number>
     void
-    Tvmult(DeviceVector &dst, const DeviceVector &src) const;
+    Tvmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
 
     /** dst += A src. */
+    template <typename Number>
     void
-    vmult_add(DeviceVector &dst, const DeviceVector &src) const;
+    vmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
 
     /** dst += A^T src. */
+    template <typename Number>
     void
-    Tvmult_add(DeviceVector &dst, const DeviceVector &src) const;
+    Tvmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
 
     /** Global number of rows. */
     size_type
@@ -158,17 +167,22 @@ namespace plastix
     double
     el(size_type i, size_type j) const;
 
-    /** Give @p vector the layout of the operator (zeroed). */
+    /** Give @p vector (double or float) the layout of the operator (zeroed). */
+    template <typename Number>
     void
-    initialize_dof_vector(DeviceVector &vector) const;
+    initialize_dof_vector(device::Vector<Number> &vector) const;
 
     /** The diagonal of the operator (1 on constrained DoFs). */
     void
     compute_diagonal(DeviceVector &diagonal) const;
 
-    /** The inverse diagonal, as a Jacobi preconditioner uses it. */
+    /**
+     * The inverse diagonal, as a Jacobi preconditioner uses it (computed in
+     * double precision, rounded for a float vector).
+     */
+    template <typename Number>
     void
-    compute_inverse_diagonal(DeviceVector &inverse_diagonal) const;
+    compute_inverse_diagonal(device::Vector<Number> &inverse_diagonal) const;
 
     /**
      * Move the prescribed values g of the constraints to the right-hand side
@@ -244,6 +258,7 @@ namespace plastix
     backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
     backend::DeviceArray<double>                                 constrained_owned_values;
     mutable DeviceVector                                         temporary;
+    mutable device::Vector<float>                                temporary_float;
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
   };
 } // namespace plastix

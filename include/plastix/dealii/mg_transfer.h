@@ -1,5 +1,6 @@
 // Multigrid transfer between the levels of a uniformly refined mesh, applied
-// on the device, for deal.II's Multigrid / PreconditionMG on DeviceVectors.
+// matrix-free on the device, for deal.II's Multigrid / PreconditionMG on
+// device vectors of double or single precision.
 #ifndef PLASTIX_DEALII_MG_TRANSFER_H
 #define PLASTIX_DEALII_MG_TRANSFER_H
 
@@ -18,37 +19,43 @@ namespace plastix
 {
   namespace backend
   {
-    class DeviceCsrMatrix;
+    class Q1Transfer;
   }
 
   /**
    * The transfer of a geometric multigrid for Q1 vector fields
    * (FESystem(FE_Q(1), 3)) between the levels of a uniformly refined mesh,
-   * in the interface of deal.II's MGTransferBase, on DeviceVectors: deal.II's
-   * Multigrid and PreconditionMG run the V-cycle, this class moves vectors
-   * between levels without leaving the device.
+   * in the interface of deal.II's MGTransferBase, on device vectors of
+   * @p Number (double, or float for a mixed-precision V-cycle inside a
+   * double-precision Krylov solver): deal.II's Multigrid and PreconditionMG
+   * run the V-cycle, this class moves vectors between levels without leaving
+   * the device.
    *
    * Numbering: levels 0 to L-1 use the level DoFs of a DoFHandler with
    * distribute_mg_dofs(); the finest level L uses the active DoFs of the
    * DoFHandler the outer solver works with (all active cells lie on level L),
-   * so copy_to_mg() and copy_from_mg() are plain device copies and the
-   * finest multigrid level can be the operator of the outer Krylov solver
-   * itself.
+   * so copy_to_mg() and copy_from_mg() are plain device copies (conversions
+   * for float levels) and the finest multigrid level can be the operator of
+   * the outer Krylov solver itself.
    *
    * Prolongation from level l-1 to l is the interpolation of the coarse Q1
-   * function at the fine vertices (the finite element's embedding
-   * matrices), stored as a device CSR matrix P over the fine DoFs of the
-   * children of the coarse cells this rank owns; restriction is R = P^T (a
-   * second CSR matrix), so that restriction and prolongation are exactly
-   * adjoint and the V-cycle is symmetric. Rows of fine DoFs on Dirichlet
-   * boundaries and columns of coarse Dirichlet DoFs are left out (zero
-   * constraints on every level). With MPI, a fine DoF computed on several
-   * ranks is weighted by 1/(number of ranks that compute it) and the parts
-   * are summed at its owner (compress(add)).
+   * function at the fine vertices (the finite element's embedding matrices,
+   * checked at set-up), applied matrix-free cell by cell
+   * (backend::Q1Transfer: the 27 fine vertices of each coarse cell, no
+   * stored matrix); restriction is its exact transpose, so that the V-cycle
+   * is symmetric. Fine DoFs on Dirichlet boundaries and coarse Dirichlet
+   * DoFs are left out (zero constraints on every level). With MPI, each rank
+   * transfers through its own coarse cells, fine vertices shared with other
+   * ranks' cells are weighted by the inverse number of coarse cells that
+   * share them, and the parts are summed at the owner (compress(add)).
    */
-  class MGTransferDevice : public dealii::MGTransferBase<DeviceVector>
+  template <typename Number>
+  class MGTransferDevice : public dealii::MGTransferBase<device::Vector<Number>>
   {
   public:
+    /** The level vectors. */
+    using VectorType = device::Vector<Number>;
+
     MGTransferDevice();
     ~MGTransferDevice() override;
 
@@ -71,43 +78,46 @@ namespace plastix
 
     /** dst = P src: from level @p to_level - 1 to @p to_level. */
     void
-    prolongate(unsigned int to_level, DeviceVector &dst, const DeviceVector &src) const override;
+    prolongate(unsigned int to_level, VectorType &dst, const VectorType &src) const override;
 
     /** dst += P src. */
     void
-    prolongate_and_add(unsigned int to_level, DeviceVector &dst, const DeviceVector &src) const override;
+    prolongate_and_add(unsigned int to_level, VectorType &dst, const VectorType &src) const override;
 
     /** dst += R src = P^T src: from level @p from_level to @p from_level - 1. */
     void
-    restrict_and_add(unsigned int from_level, DeviceVector &dst, const DeviceVector &src) const override;
+    restrict_and_add(unsigned int from_level, VectorType &dst, const VectorType &src) const override;
 
     /**
-     * Give every level vector of @p dst its layout; the finest gets @p src,
-     * the others zero. (PreconditionMG calls this with its DoFHandler,
-     * which is not needed here.)
+     * Give every level vector of @p dst its layout; the finest gets @p src
+     * (converted to Number), the others zero. (PreconditionMG calls this
+     * with its DoFHandler, which is not needed here.)
      */
+    template <typename OtherNumber>
     void
-    copy_to_mg(const dealii::DoFHandler<3>        &dof_handler,
-               dealii::MGLevelObject<DeviceVector> &dst,
-               const DeviceVector                  &src) const;
+    copy_to_mg(const dealii::DoFHandler<3>             &dof_handler,
+               dealii::MGLevelObject<VectorType>       &dst,
+               const device::Vector<OtherNumber>       &src) const;
 
-    /** dst = the finest level vector of @p src. */
+    /** dst = the finest level vector of @p src (converted to OtherNumber). */
+    template <typename OtherNumber>
     void
-    copy_from_mg(const dealii::DoFHandler<3>              &dof_handler,
-                 DeviceVector                              &dst,
-                 const dealii::MGLevelObject<DeviceVector> &src) const;
+    copy_from_mg(const dealii::DoFHandler<3>             &dof_handler,
+                 device::Vector<OtherNumber>             &dst,
+                 const dealii::MGLevelObject<VectorType> &src) const;
 
     /** dst += the finest level vector of @p src. */
+    template <typename OtherNumber>
     void
-    copy_from_mg_add(const dealii::DoFHandler<3>              &dof_handler,
-                     DeviceVector                              &dst,
-                     const dealii::MGLevelObject<DeviceVector> &src) const;
+    copy_from_mg_add(const dealii::DoFHandler<3>             &dof_handler,
+                     device::Vector<OtherNumber>             &dst,
+                     const dealii::MGLevelObject<VectorType> &src) const;
 
     /** Number of levels. */
     unsigned int
     n_levels() const;
 
-    /** Device memory of the transfer matrices and work vectors (bytes, this rank). */
+    /** Device memory of the transfer data and work vectors (bytes, this rank). */
     std::size_t
     memory_consumption() const;
 

@@ -205,6 +205,8 @@ namespace plastix
     double multigrid_smoothing_range = 15.;
     /** auto | direct | amg | cg | chebyshev: solver of the coarsest multigrid level (plastix::CoarseSolverType). */
     std::string multigrid_coarse_solver = "auto";
+    /** double | single: number type of the V-cycle (plastix::LevelPrecision). */
+    std::string multigrid_level_precision = "single";
     /** Relative residual reduction of the cg coarse solver, target error reduction of the chebyshev one. */
     double multigrid_coarse_tolerance = 1e-2;
     /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */
