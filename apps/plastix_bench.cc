@@ -24,6 +24,14 @@
 //   plastix      backend::MechanicsOperator::bytes_per_apply() (operator data
 //                read once, src read, dst written; EbE: dst zeroed, then read
 //                and written by the accumulation)
+// With --multigrid the plastix geometric multigrid preconditioner (deal.II's
+// Multigrid with the plastix level operators, Chebyshev(4) smoothers,
+// matrix-free transfers, coarse solver auto) is built on the p4est levels
+// of the mesh around the first plastix operator and one V-cycle is timed
+// like an operator, in double and in single precision (the mixed-precision
+// V-cycle); the notes give each V-cycle's time in applications of that
+// fine-level operator, measured in the same rounds.
+//
 //   MatrixFree   MatrixFree::memory_consumption() + 24 B per local vector
 //                entry (src read, dst read and written; the zeroing of dst is
 //                fused into the cell loop)
@@ -60,6 +68,7 @@
 #include <plastix/backend/vector_operations.h>
 #include <plastix/dealii/device_vector.h>
 #include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/preconditioners.h>
 #include <plastix/dealii/reference_operators.h>
 #include <plastix/dealii/runtime.h>
 
@@ -96,6 +105,7 @@ namespace
     std::vector<std::string>  kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
     std::vector<std::string>  mappings   = {"auto"};
     bool                      assembled  = true;
+    bool                      multigrid  = false;
     std::size_t               big_triad  = std::size_t(1) << 25;
     std::string               output;
     std::string               label;
@@ -114,6 +124,8 @@ namespace
     "  --mappings a,b        thread mappings of the EbE strategies: 'auto,cell,node' (or 'all'); default auto\n"
     "                        (auto: node for ebe colored on GPUs, cell otherwise; DbD has none and runs once)\n"
     "  --no-assembled        skip the assembled sparse matrices (they dominate memory and set-up time)\n"
+    "  --multigrid           also time one V-cycle of the plastix multigrid (double and single precision)\n"
+    "                        around the first plastix operator, in applications of that operator\n"
     "  --big-triad N         entries of the second (DRAM-sized) triad, at least the DoFs; default 33554432\n"
     "  --label text          a label for the run, printed in the header\n"
     "  --output file.md      append the header and the table to this file (rank 0)\n"
@@ -190,6 +202,8 @@ namespace
               }
             else if (arg == "--no-assembled")
               o.assembled = false;
+            else if (arg == "--multigrid")
+              o.multigrid = true;
             else if (arg == "--big-triad" && more)
               o.big_triad = std::stoull(next());
             else if (arg == "--label" && more)
@@ -350,7 +364,11 @@ namespace
         n0 /= 2;
         ++k;
       }
-    parallel::distributed::Triangulation<3> tria(comm);
+    parallel::distributed::Triangulation<3> tria(
+      comm,
+      o.multigrid ? Triangulation<3>::limit_level_difference_at_vertices : Triangulation<3>::none,
+      o.multigrid ? parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
+                    parallel::distributed::Triangulation<3>::default_setting);
     FESystem<3>                             fe(FE_Q<3>(1), 3);
     DoFHandler<3>                           dof_handler(tria);
     AffineConstraints<double>               constraints;
@@ -446,6 +464,39 @@ namespace
           notes << "- " << n << "^3, " << c.name << ": " << run->op.description() << " (rank 0)\n";
           candidates.push_back(std::move(c));
           plastix_runs.push_back(std::move(run));
+        }
+
+    // One V-cycle of the multigrid around the first plastix operator, in
+    // each level precision.
+    std::vector<std::unique_ptr<plastix::MultigridPreconditioner>> multigrids;
+    std::vector<std::size_t>                                       multigrid_index;
+    const std::size_t first_plastix = 1;
+    if (o.multigrid && !plastix_runs.empty())
+      for (const auto precision : {plastix::LevelPrecision::double_precision, plastix::LevelPrecision::single_precision})
+        {
+          plastix::MultigridData data;
+          data.level_precision = precision;
+          data.level_operator  = plastix::MechanicsOperator::AdditionalData(
+            plastix_runs[0]->op.backend_operator().settings().strategy,
+            plastix_runs[0]->op.backend_operator().settings().cell_kernel);
+          plastix::DirichletCondition clamp;
+          clamp.boundary_id = 0;
+          clamp.components  = {{true, true, true}};
+          auto      mg      = std::make_unique<plastix::MultigridPreconditioner>();
+          Candidate c;
+          c.setup_s = timed_setup(comm, [&] {
+            mg->initialize(plastix_runs[0]->op, dof_handler, materials, {clamp}, data);
+            plastix::backend::fence();
+          });
+          c.name    = "plastix multigrid V-cycle, " + plastix::to_string(precision) + " precision";
+          c.plastix = true;
+          plastix::MultigridPreconditioner *m = mg.get();
+          PlastixRun                       *r = plastix_runs[0].get();
+          c.call                              = [m, r] { m->vmult(r->dst, r->src); };
+          notes << "- " << n << "^3, " << c.name << ": " << mg->description() << "\n";
+          multigrid_index.push_back(candidates.size());
+          candidates.push_back(std::move(c));
+          multigrids.push_back(std::move(mg));
         }
 
     // Assembled matrices (deal.II's step-8 assembly with the constraints).
@@ -612,6 +663,9 @@ namespace
               << (c.setup_s >= 0 ? format("%.3g", c.setup_s) : std::string("")) << " | "
               << (c.rel_diff >= 0 ? format("%.1e", c.rel_diff) : std::string("")) << " |\n";
       }
+    for (const std::size_t i : multigrid_index)
+      notes << "- " << n << "^3: " << candidates[i].name << " = " << format("%.2f", candidates[i].median / candidates[first_plastix].median)
+            << " applications of " << candidates[first_plastix].name << " (medians of the same rounds)\n";
     notes << "- " << n << "^3: " << tria.n_global_active_cells() << " cells, " << n_dofs << " DoFs, "
           << Utilities::MPI::sum(static_cast<double>(constraints.n_constraints()), comm)
           << " constraint lines (sum over ranks, incl. ghosts); mesh+DoFs+constraints " << format("%.3g", mesh_s)
