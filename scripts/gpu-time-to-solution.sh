@@ -14,6 +14,8 @@
 #         coarse-tolerance (C5, auto, coarse cg tolerance 1e-2, 3e-2, 1e-1)
 #         twogpu-jacobi (C5 with Jacobi on 1 and 2 GPUs: does the operator itself scale?)
 #         twogpu (L-bracket refined 3 and 4 times and C5 on 1 and 2 GPUs, one rank per GPU)
+#         precision (C3, C5 and the L-bracket refined 3 times with Preconditioner = auto,
+#                    Multigrid level precision double and single, in one invocation)
 # Environment: MPIRUN (default mpirun).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -88,6 +90,15 @@ elif [ "$PART" = coarse-tolerance ]; then
 elif [ "$PART" = twogpu-jacobi ]; then
   case_run "C5-jacobi-np1" cube_C5.prm - jacobi - 1
   case_run "C5-jacobi-np2" cube_C5.prm - jacobi - 2
+elif [ "$PART" = precision ]; then
+  for c in "C3 cube_C3.prm -" "C5 cube_C5.prm -" "L3 l_bracket.prm 3"; do
+    set -- $c
+    for precision in double single; do
+      export EXTRA="subsection Linear solver\n  set Multigrid level precision = $precision\nend\n"
+      case_run "$1-auto-$precision" "$2" "$3" auto -
+    done
+  done
+  unset EXTRA
 elif [ "$PART" = ranks ]; then
   case_run "C5-auto" cube_C5.prm - auto -
   case_run "C5-auto-np2" cube_C5.prm - auto - 2

@@ -20,6 +20,15 @@ namespace plastix
     , automatic(parameters.preconditioner == "auto")
   {}
 
+  LevelPrecision
+  LinearSolver::level_precision(const SolverParameters &parameters)
+  {
+    if (parameters.multigrid_level_precision != "auto")
+      return parse_level_precision(parameters.multigrid_level_precision);
+    const bool conjugate_gradients = parameters.type == "cg" || parameters.type == "belos cg";
+    return conjugate_gradients ? LevelPrecision::single_precision : LevelPrecision::double_precision;
+  }
+
   std::string
   LinearSolver::automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler)
   {
@@ -86,7 +95,7 @@ namespace plastix
             data.smoother_degree                   = parameters.multigrid_smoother_degree;
             data.smoothing_range                   = parameters.multigrid_smoothing_range;
             data.coarse_solver                     = parse_coarse_solver(parameters.multigrid_coarse_solver);
-            data.level_precision                   = parse_level_precision(parameters.multigrid_level_precision);
+            data.level_precision                   = level_precision(parameters);
             data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
             data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
             data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;

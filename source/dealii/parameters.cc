@@ -594,11 +594,16 @@ namespace plastix
                       dealii::Patterns::Selection("auto|direct|amg|cg|chebyshev"));
     prm.add_parameter("Multigrid level precision", multigrid_level_precision,
                       "Number type of the V-cycle: double, or single (level operators, "
-                      "smoothers, transfers and coarse solver on float vectors, the outer "
-                      "Krylov solver and the Newton iteration stay in double precision: a "
-                      "mixed-precision V-cycle that moves half the bytes; the default: the same "
-                      "iterations as double, measured 1.16-1.21x faster Newton on a GPU)",
-                      dealii::Patterns::Selection("double|single"));
+                      "smoothers and transfers on float vectors, the coarse solve, the outer "
+                      "Krylov solver and the Newton iteration in double precision: a "
+                      "mixed-precision V-cycle that moves half the bytes; the same iterations as "
+                      "double on the stock problems and a faster Newton stage on a GPU, "
+                      "doc/solvers.md). single needs Type = cg or belos cg: GMRES and MINRES "
+                      "assume a preconditioner that is linear to working precision, and with a "
+                      "single-precision V-cycle GMRES reported convergence at a true residual "
+                      "far above its tolerance. auto: single under cg and belos cg, double "
+                      "under the others",
+                      dealii::Patterns::Selection("auto|double|single"));
     prm.add_parameter("Multigrid coarse tolerance", multigrid_coarse_tolerance,
                       "Relative residual reduction of the cg coarse solver; target error "
                       "reduction of the chebyshev coarse solver",
@@ -893,6 +898,10 @@ namespace plastix
     if (op.strategy == "ebe tiled" && op.thread_mapping == "node")
       throw InputError("Operator/Thread mapping",
                        "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
+    if (solver.multigrid_level_precision == "single" && solver.type != "cg" && solver.type != "belos cg")
+      throw InputError("Linear solver/Multigrid level precision",
+                       "single needs Type = cg or belos cg (" + solver.type +
+                         " assumes a preconditioner that is linear to double precision): use double or auto");
     if (solver.preconditioner == "multigrid" && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");

@@ -21,6 +21,7 @@ namespace plastix
 {
   class Discretization;
   class MultigridPreconditioner;
+  enum class LevelPrecision;
   class AmgPreconditioner;
 
   /** A linear solve that did not reach its tolerance; the message says how far it got. */
@@ -139,6 +140,15 @@ namespace plastix
      */
     static std::string
     automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler);
+
+    /**
+     * The number type of the multigrid levels that @p parameters ask for:
+     * Multigrid level precision = double or single as given; auto: single
+     * under Type = cg and belos cg, double under the GMRES and MINRES types
+     * (they need a preconditioner that is linear to double precision).
+     */
+    static LevelPrecision
+    level_precision(const SolverParameters &parameters);
 
     /** How often initialize() built or refreshed the preconditioner (reuse statistics). */
     unsigned int

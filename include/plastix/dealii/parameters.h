@@ -205,8 +205,12 @@ namespace plastix
     double multigrid_smoothing_range = 15.;
     /** auto | direct | amg | cg | chebyshev: solver of the coarsest multigrid level (plastix::CoarseSolverType). */
     std::string multigrid_coarse_solver = "auto";
-    /** double | single: number type of the V-cycle (plastix::LevelPrecision). */
-    std::string multigrid_level_precision = "single";
+    /**
+     * auto | double | single: number type of the V-cycle
+     * (plastix::LevelPrecision); auto: single under the CG solvers, double
+     * under GMRES and MINRES (LinearSolver::level_precision()).
+     */
+    std::string multigrid_level_precision = "auto";
     /** Relative residual reduction of the cg coarse solver, target error reduction of the chebyshev one. */
     double multigrid_coarse_tolerance = 1e-2;
     /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */

@@ -146,10 +146,11 @@ namespace plastix
     /**
      * Number type of the V-cycle (the outer solver stays in double
      * precision). Single: the same iterations as double on the stock
-     * problems and a 1.16-1.21x faster Newton stage on an H100
-     * (doc/solvers.md).
+     * problems and a faster Newton stage on a GPU (doc/solvers.md), for
+     * CG only: the V-cycle in float is not linear to double precision,
+     * which CG tolerates and GMRES does not.
      */
-    LevelPrecision level_precision = LevelPrecision::single_precision;
+    LevelPrecision level_precision = LevelPrecision::double_precision;
     /** Degree of the Chebyshev-Jacobi smoother (pre and post) on every level above the coarsest. */
     unsigned int smoother_degree = 4;
     /** The smoother targets eigenvalues in [lambda_max / range, lambda_max] of D^-1 A. */
