@@ -44,7 +44,9 @@ def _table_row(name, log):
         return
     line = lines[-1]
     r = parse(line)
-    solver = line.split(", ")[5]
+    # The solver field is the sixth field of the line; it may hold ", " inside
+    # parentheses ("cg + multigrid (coarse cg, single) (auto)").
+    solver = re.split(r", (?![^()]*\))", line)[5]
     s = r["stages"]
     per_newton = r["linear"] / r["newton"] if r.get("newton") else float("nan")
     per_iteration = 1e3 * r["solve"] / max(r["linear"], 1)
