@@ -1,4 +1,5 @@
 // Mesh, DoFs, constraints, operator and output shared by the drivers.
+#include <deal.II/base/timer.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 
@@ -8,6 +9,8 @@
 #include <plastix/dealii/mesh_generation.h>
 
 #include <filesystem>
+#include <iomanip>
+#include <sstream>
 
 namespace plastix
 {
@@ -81,14 +84,35 @@ namespace plastix
   void
   Discretization::setup_dofs()
   {
+    dofs_stage_times = DofsStageTimes();
+    dealii::Timer timer;
+    const auto    lap = [&timer](double &seconds) {
+      seconds = timer.wall_time();
+      timer.restart();
+    };
     check_mesh_ids(parameters, *triangulation);
+    lap(dofs_stage_times.id_checks);
     dof_handler.distribute_dofs(fe);
+    lap(dofs_stage_times.distribute);
     // Level DoFs for multigrid on the same DoFHandler (else the multigrid
     // preconditioner would distribute the active DoFs a second time).
     if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
       dof_handler.distribute_mg_dofs();
+    lap(dofs_stage_times.level_dofs);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
+    lap(dofs_stage_times.constraints);
     check_rigid_body_motions(dof_handler, constraints);
+    lap(dofs_stage_times.rigid_body_check);
+  }
+
+  std::string
+  Discretization::dofs_stage_description() const
+  {
+    std::ostringstream text;
+    text << std::setprecision(3) << "id checks " << dofs_stage_times.id_checks << ", distribute "
+         << dofs_stage_times.distribute << ", level DoFs " << dofs_stage_times.level_dofs << ", constraints "
+         << dofs_stage_times.constraints << ", rigid-body check " << dofs_stage_times.rigid_body_check;
+    return text.str();
   }
 
   void

@@ -323,7 +323,7 @@ namespace plastix
         else if (l < finest)
           dst[l] = Number(0);
       }
-    dst[finest].copy_converted(1., src);
+    dst[finest].copy_converted(input_scaling, src);
   }
 
   template <typename Number>
@@ -336,7 +336,7 @@ namespace plastix
     const unsigned int finest = layouts.size() - 1;
     if (dst.get_partitioner() != layouts[finest])
       dst.reinit(layouts[finest], true);
-    dst.copy_converted(1., src[finest]);
+    dst.copy_converted(1. / input_scaling, src[finest]);
   }
 
   template <typename Number>
@@ -346,7 +346,24 @@ namespace plastix
                                              device::Vector<OtherNumber>             &dst,
                                              const dealii::MGLevelObject<VectorType> &src) const
   {
-    dst.add_converted(1., src[layouts.size() - 1]);
+    dst.add_converted(1. / input_scaling, src[layouts.size() - 1]);
+  }
+
+  template <typename Number>
+  void
+  MGTransferDevice<Number>::set_input_scaling(const double factor) const
+  {
+    int exponent = 0;
+    if (!(factor > 0.) || !std::isfinite(factor) || std::frexp(factor, &exponent) != 0.5)
+      throw std::invalid_argument("MGTransferDevice::set_input_scaling: the factor must be a positive power of two");
+    input_scaling = factor;
+  }
+
+  template <typename Number>
+  double
+  MGTransferDevice<Number>::get_input_scaling() const
+  {
+    return input_scaling;
   }
 
   template <typename Number>

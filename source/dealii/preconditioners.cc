@@ -28,10 +28,12 @@
 #include <plastix/dealii/reference_operators.h>
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <type_traits>
 
 namespace plastix
 {
@@ -595,6 +597,19 @@ namespace plastix
       void
       vmult(DeviceVector &dst, const DeviceVector &src) const override
       {
+        // In single precision the residual enters the levels scaled by a
+        // power of two to magnitude 1 (max entry in [1/2, 1)), and the result
+        // leaves scaled back: float's range (1e-38 to 3e38) then covers any
+        // units, where a residual of, say, 1e-41 would otherwise lose every
+        // digit (the double-precision V-cycle needs no scaling).
+        if (std::is_same_v<Number, float>)
+          {
+            const double norm     = src.linfty_norm();
+            int          exponent = 0;
+            if (norm > 0. && std::isfinite(norm))
+              std::frexp(norm, &exponent);
+            transfer.set_input_scaling(std::ldexp(1., -std::clamp(exponent, -1022, 1023)));
+          }
         preconditioner->vmult(dst, src);
       }
 

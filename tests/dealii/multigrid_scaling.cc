@@ -20,7 +20,9 @@
 // float vectors inside double CG): the same explicit residual 1e-8, the same
 // bound on the iterations under refinement, the solution equal to the
 // double-precision one to 1e-6 (both solves stop at 1e-8), and the V-cycle
-// symmetric to single-precision round-off (1e-5).
+// symmetric to single-precision round-off (1e-5); and the load scaled by
+// 1e-45, 1e-30 and 1e30 (units) gives the scaled solution in as many
+// iterations, in single precision as in double.
 // And Preconditioner = auto picks what the documentation says: multigrid
 // with the direct coarse solver on a refined mesh whose level 0 has at most
 // 'Multigrid direct solver limit' DoFs, cg above, chebyshev on a mesh
@@ -46,6 +48,7 @@
 #include <iomanip>
 #include <iostream>
 #include <random>
+#include <sstream>
 
 using namespace dealii;
 
@@ -62,7 +65,8 @@ namespace
 
   Result
   run(plastix::Parameters p, const unsigned int refinements, const MPI_Comm comm, const std::string &coarse,
-      const std::string &preconditioner = "multigrid", const std::string &precision = "double")
+      const std::string &preconditioner = "multigrid", const std::string &precision = "double",
+      const double load_scale = 1.)
   {
     p.mesh.global_refinements = refinements;
     p.check();
@@ -84,6 +88,7 @@ namespace
     op.initialize_dof_vector(b);
     b.copy_from_host(force);
     op.lift_inhomogeneities(b);
+    b *= load_scale;
 
     p.solver.type               = "cg";
     p.solver.preconditioner          = preconditioner;
@@ -205,6 +210,31 @@ main(int argc, char **argv)
                 }
             }
         }
+
+      // Units: the cube with its load scaled by 1e-45, 1e-30 and 1e30 gives
+      // the scaled solution in as many iterations. A load of 1e-45 makes the
+      // residual denormal in float: a single-precision V-cycle that does not
+      // scale its input loses every digit and CG stalls (it did: 10000
+      // iterations without convergence where double precision took 9).
+      {
+        const Result reference = run(cube, 2, comm, "auto", "multigrid", "single");
+        for (const double scale : {1e-45, 1e-30, 1e30})
+          for (const std::string precision : {"single", "double"})
+            {
+              const Result       r = run(cube, 2, comm, "auto", "multigrid", precision, scale);
+              std::ostringstream what;
+              what << "cube, load x " << scale << ", " << precision << " (" << r.iterations << " it., unscaled "
+                   << reference.iterations << ")";
+              checker.check(what.str() + ": |b - A x| / |b|", r.residual, 1.5e-8);
+              auto difference = r.solution;
+              difference *= 1. / scale;
+              difference -= reference.solution;
+              checker.check(what.str() + ": |x / scale - x_unscaled| / |x_unscaled|",
+                            difference.l2_norm() / reference.solution.l2_norm(), 1e-6);
+              checker.check(what.str() + ": iterations / unscaled iterations",
+                            static_cast<double>(r.iterations) / reference.iterations, 1.2);
+            }
+      }
 
       // Preconditioner = auto.
       {

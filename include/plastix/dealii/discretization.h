@@ -64,6 +64,28 @@ namespace plastix
     void
     setup_dofs();
 
+    /** Wall time [s] of the parts of the last setup_dofs() on this process. */
+    struct DofsStageTimes
+    {
+      /** Material and boundary ids checked against the parameters. */
+      double id_checks = 0.;
+      /** DoFHandler::distribute_dofs(). */
+      double distribute = 0.;
+      /** DoFHandler::distribute_mg_dofs() (runs with a multigrid hierarchy only). */
+      double level_dofs = 0.;
+      /** The Dirichlet constraints. */
+      double constraints = 0.;
+      /** The check that the constraints hold every rigid-body motion. */
+      double rigid_body_check = 0.;
+    };
+
+    /** Parts of the last setup_dofs(). */
+    DofsStageTimes dofs_stage_times;
+
+    /** dofs_stage_times in one line, e.g. "distribute 0.9, level DoFs 0.6, ...". */
+    std::string
+    dofs_stage_description() const;
+
     /** The second part of setup(): the material table and the device operator. */
     void
     setup_operator();

@@ -89,9 +89,27 @@ namespace plastix
     restrict_and_add(unsigned int from_level, VectorType &dst, const VectorType &src) const override;
 
     /**
+     * Multiply what copy_to_mg() takes in by @p factor and what
+     * copy_from_mg() and copy_from_mg_add() give back by 1 / @p factor from
+     * now on (default 1). The V-cycle is linear, so a power of two changes
+     * nothing but the range: a single-precision V-cycle sets it per call so
+     * that the residual reaches the levels near magnitude 1, whatever the
+     * units (a residual under 1e-38 would otherwise underflow in float).
+     * Throws std::invalid_argument unless @p factor is a positive finite
+     * power of two (then the inverse is exact).
+     */
+    void
+    set_input_scaling(double factor) const;
+
+    /** The factor of set_input_scaling(). */
+    double
+    get_input_scaling() const;
+
+    /**
      * Give every level vector of @p dst its layout; the finest gets @p src
-     * (converted to Number), the others zero. (PreconditionMG calls this
-     * with its DoFHandler, which is not needed here.)
+     * (converted to Number, times the input scaling), the others zero.
+     * (PreconditionMG calls this with its DoFHandler, which is not needed
+     * here.)
      */
     template <typename OtherNumber>
     void
@@ -99,14 +117,14 @@ namespace plastix
                dealii::MGLevelObject<VectorType>       &dst,
                const device::Vector<OtherNumber>       &src) const;
 
-    /** dst = the finest level vector of @p src (converted to OtherNumber). */
+    /** dst = the finest level vector of @p src (converted to OtherNumber) / the input scaling. */
     template <typename OtherNumber>
     void
     copy_from_mg(const dealii::DoFHandler<3>             &dof_handler,
                  device::Vector<OtherNumber>             &dst,
                  const dealii::MGLevelObject<VectorType> &src) const;
 
-    /** dst += the finest level vector of @p src. */
+    /** dst += the finest level vector of @p src / the input scaling. */
     template <typename OtherNumber>
     void
     copy_from_mg_add(const dealii::DoFHandler<3>             &dof_handler,
@@ -127,6 +145,8 @@ namespace plastix
     std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> layouts;
     /** Entry l: between levels l - 1 and l (entry 0 unused). */
     std::vector<std::unique_ptr<LevelTransfer>> transfers;
+    /** Factor of set_input_scaling(). */
+    mutable double input_scaling = 1.;
   };
 } // namespace plastix
 
