@@ -25,8 +25,7 @@ namespace plastix
   {
     if (parameters.multigrid_level_precision != "auto")
       return parse_level_precision(parameters.multigrid_level_precision);
-    const bool conjugate_gradients = parameters.type == "cg" || parameters.type == "belos cg";
-    return conjugate_gradients ? LevelPrecision::single_precision : LevelPrecision::double_precision;
+    return parameters.is_conjugate_gradients() ? LevelPrecision::single_precision : LevelPrecision::double_precision;
   }
 
   std::string

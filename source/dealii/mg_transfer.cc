@@ -360,13 +360,6 @@ namespace plastix
   }
 
   template <typename Number>
-  double
-  MGTransferDevice<Number>::get_input_scaling() const
-  {
-    return input_scaling;
-  }
-
-  template <typename Number>
   unsigned int
   MGTransferDevice<Number>::n_levels() const
   {

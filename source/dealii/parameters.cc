@@ -531,6 +531,12 @@ namespace plastix
            (cell_kernel_automatic ? " (auto)" : "");
   }
 
+  bool
+  SolverParameters::is_conjugate_gradients() const
+  {
+    return type == "cg" || type == "belos cg";
+  }
+
   void
   SolverParameters::declare(dealii::ParameterHandler &prm)
   {
@@ -898,7 +904,7 @@ namespace plastix
     if (op.strategy == "ebe tiled" && op.thread_mapping == "node")
       throw InputError("Operator/Thread mapping",
                        "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
-    if (solver.multigrid_level_precision == "single" && solver.type != "cg" && solver.type != "belos cg")
+    if (solver.multigrid_level_precision == "single" && !solver.is_conjugate_gradients())
       throw InputError("Linear solver/Multigrid level precision",
                        "single needs Type = cg or belos cg (" + solver.type +
                          " assumes a preconditioner that is linear to double precision): use double or auto");

@@ -602,7 +602,7 @@ namespace plastix
         // leaves scaled back: float's range (1e-38 to 3e38) then covers any
         // units, where a residual of, say, 1e-41 would otherwise lose every
         // digit (the double-precision V-cycle needs no scaling).
-        if (std::is_same_v<Number, float>)
+        if constexpr (std::is_same_v<Number, float>)
           {
             const double norm     = src.linfty_norm();
             int          exponent = 0;

@@ -101,10 +101,6 @@ namespace plastix
     void
     set_input_scaling(double factor) const;
 
-    /** The factor of set_input_scaling(). */
-    double
-    get_input_scaling() const;
-
     /**
      * Give every level vector of @p dst its layout; the finest gets @p src
      * (converted to Number, times the input scaling), the others zero.

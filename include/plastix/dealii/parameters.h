@@ -224,6 +224,15 @@ namespace plastix
     /** Rigid-body modes as the ML near-null space (else ML's translations). */
     bool amg_rigid_body_modes = true;
 
+    /**
+     * Whether the Krylov method is conjugate gradients (cg, belos cg): the
+     * methods whose residual recurrence tolerates a single-precision V-cycle,
+     * which is not linear to double precision (GMRES and MINRES need one
+     * that is).
+     */
+    bool
+    is_conjugate_gradients() const;
+
     void
     declare(dealii::ParameterHandler &prm);
   };
