@@ -117,7 +117,7 @@ main(int argc, char **argv)
           if (parameters.output.directory.empty())
             parameters.output.directory = ".";
           parameters.check_output();
-          if (parameters.problem.type != "elastoplastic")
+          if (parameters.problem.type != plastix::ProblemType::elastoplastic)
             throw plastix::InputError("--restart", "only elastoplastic runs write checkpoints");
         }
       else
@@ -132,7 +132,7 @@ main(int argc, char **argv)
     {
       plastix::Runtime    runtime(comm);
       plastix::RunSummary summary;
-      if (parameters.problem.type == "elastoplastic")
+      if (parameters.problem.type == plastix::ProblemType::elastoplastic)
         {
           plastix::ElastoplasticProblem problem(parameters, comm);
           if (restart)

@@ -47,6 +47,7 @@
 #include <deal.II/base/function.h>
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/revision.h>
+#include <deal.II/base/utilities.h>
 #include <deal.II/base/vectorization.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_handler.h>
@@ -131,22 +132,18 @@ namespace
     "  --output file.md      append the header and the table to this file (rank 0)\n"
     "  --help                this text\n";
 
+  /** The comma-separated items of @p s (blank ones dropped), '_' read as a blank. */
   std::vector<std::string>
-  split_list(const std::string &s)
+  split_list(std::string s)
   {
+    std::replace(s.begin(), s.end(), '_', ' ');
     std::vector<std::string> parts;
-    std::stringstream        stream(s);
-    std::string              item;
-    while (std::getline(stream, item, ','))
-      {
-        std::replace(item.begin(), item.end(), '_', ' ');
-        const auto first = item.find_first_not_of(' ');
-        const auto last  = item.find_last_not_of(' ');
-        if (first != std::string::npos)
-          parts.push_back(item.substr(first, last - first + 1));
-      }
+    for (const auto &item : dealii::Utilities::split_string_list(s, ','))
+      if (!item.empty())
+        parts.push_back(item);
     return parts;
   }
+
 
   /** Parse argv; returns false (after printing why) on a bad or missing value. */
   bool

@@ -442,7 +442,7 @@ namespace plastix
       Teuchos::rcp(new Belos::LinearProblem<double, MV, OP>(Teuchos::rcp(&A, false), X, B));
     if (preconditioner != nullptr)
       {
-        if (data.type == "gmres")
+        if (data.type == BelosSolverType::gmres)
           problem->setRightPrec(Teuchos::rcp(preconditioner, false));
         else
           problem->setLeftPrec(Teuchos::rcp(preconditioner, false));
@@ -457,12 +457,12 @@ namespace plastix
     parameters->set("Verbosity", static_cast<int>(Belos::Errors + Belos::Warnings));
 
     Teuchos::RCP<Belos::SolverManager<double, MV, OP>> solver;
-    if (data.type == "cg")
+    if (data.type == BelosSolverType::cg)
       {
         parameters->set("Implicit Residual Scaling", std::string("Norm of Initial Residual"));
         solver = Teuchos::rcp(new Belos::PseudoBlockCGSolMgr<double, MV, OP>(problem, parameters));
       }
-    else if (data.type == "gmres")
+    else if (data.type == BelosSolverType::gmres)
       {
         parameters->set("Num Blocks", static_cast<int>(data.gmres_restart));
         // Belos counts restarts separately (default 20); the iteration limit governs here.
@@ -471,12 +471,9 @@ namespace plastix
         parameters->set("Explicit Residual Scaling", std::string("Norm of Initial Residual"));
         solver = Teuchos::rcp(new Belos::PseudoBlockGmresSolMgr<double, MV, OP>(problem, parameters));
       }
-    else if (data.type == "minres")
+    else
       // MINRES scales by the initial residual itself (not configurable).
       solver = Teuchos::rcp(new Belos::MinresSolMgr<double, MV, OP>(problem, parameters));
-    else
-      throw std::invalid_argument("plastix::solve_with_belos: unknown solver type '" + data.type +
-                                  "' (expected cg, gmres or minres)");
 
     const Belos::ReturnType result = solver->solve();
     statistics.converged            = result == Belos::Converged;

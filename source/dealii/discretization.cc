@@ -20,8 +20,9 @@ namespace plastix
     bool
     needs_level_hierarchy(const Parameters &parameters)
     {
-      return parameters.solver.preconditioner == "multigrid" ||
-             (parameters.solver.preconditioner == "auto" && parameters.mesh.global_refinements >= 1);
+      return parameters.solver.preconditioner == PreconditionerType::multigrid ||
+             (parameters.solver.preconditioner == PreconditionerType::automatic &&
+              parameters.mesh.global_refinements >= 1);
     }
   } // namespace
 
@@ -68,7 +69,7 @@ namespace plastix
   Discretization::checkpoint_parameter_text() const
   {
     std::string text = parameters.file_text;
-    if (parameters.mesh.geometry == "file")
+    if (parameters.mesh.geometry == GeometryType::file)
       text += "\nsubsection Mesh\n  set File = " + std::filesystem::absolute(parameters.mesh.file).string() +
               "\nend\n";
     return text;
@@ -125,7 +126,7 @@ namespace plastix
       }
     catch (const std::invalid_argument &error)
       {
-        throw InputError(parameters.mesh.geometry == "file" ? "Mesh/File" : "Mesh/Distortion", error.what());
+        throw InputError(parameters.mesh.geometry == GeometryType::file ? "Mesh/File" : "Mesh/Distortion", error.what());
       }
   }
 

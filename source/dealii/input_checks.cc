@@ -428,20 +428,32 @@ namespace plastix
   {
     long double coarse = 0;
     const auto &s      = mesh.subdivisions;
-    if (mesh.geometry == "box" || mesh.geometry == "cantilever")
-      coarse = static_cast<long double>(s[0]) * s[1] * s[2];
-    else if (mesh.geometry == "L-shaped")
-      coarse = 0.75L * s[0] * s[1] * s[2];
-    else if (mesh.geometry == "L-bracket")
-      coarse = 20 * 20 * 4 - 12 * 12 * 4;
-    else if (mesh.geometry == "plate with holes")
-      coarse = 20 * 20 * 2 - 4 * 2 * 2 * 2;
-    else if (mesh.geometry == "cut-out cantilever")
-      coarse = 60 * 20 * 4;
-    else if (mesh.geometry == "cylinder" || mesh.geometry == "sphere")
-      coarse = 64; // deal.II's quarter shells have a handful of coarse cells
-    else if (mesh.geometry == "file")
-      coarse = scan_mesh_file(mesh.file).n_hexahedra;
+    switch (mesh.geometry)
+      {
+        case GeometryType::box:
+        case GeometryType::cantilever:
+          coarse = static_cast<long double>(s[0]) * s[1] * s[2];
+          break;
+        case GeometryType::l_shaped:
+          coarse = 0.75L * s[0] * s[1] * s[2];
+          break;
+        case GeometryType::l_bracket:
+          coarse = 20 * 20 * 4 - 12 * 12 * 4;
+          break;
+        case GeometryType::plate_with_holes:
+          coarse = 20 * 20 * 2 - 4 * 2 * 2 * 2;
+          break;
+        case GeometryType::cutout_cantilever:
+          coarse = 60 * 20 * 4;
+          break;
+        case GeometryType::cylinder:
+        case GeometryType::sphere:
+          coarse = 64; // deal.II's quarter shells have a handful of coarse cells
+          break;
+        case GeometryType::file:
+          coarse = scan_mesh_file(mesh.file).n_hexahedra;
+          break;
+      }
     return coarse * std::pow(8.L, mesh.global_refinements);
   }
 
@@ -454,11 +466,11 @@ namespace plastix
     // 64,000-cell cube, host Serial build, Debian 12: 310 MB elastic, 607 MB
     // elastoplastic. The device share (CUDA builds) is what the backend
     // allocates per cell: geometry, vectors, and the J2 state.
-    const bool        plastic        = parameters.problem.type == "elastoplastic";
+    const bool        plastic        = parameters.problem.type == ProblemType::elastoplastic;
     const long double host_per_cell  = plastic ? 9500.L : 4800.L;
     const long double device_per_cell = plastic ? 4500.L : 1500.L;
     const long double cells          = estimate_active_cells(parameters.mesh);
-    const std::string entries        = parameters.mesh.geometry == "file" ?
+    const std::string entries        = parameters.mesh.geometry == GeometryType::file ?
                                          "Mesh/File, Mesh/Global refinements" :
                                          "Mesh/Subdivisions, Mesh/Global refinements";
     std::ostringstream cells_text;

@@ -17,29 +17,29 @@ namespace plastix
 {
   LinearSolver::LinearSolver(const SolverParameters &parameters)
     : parameters(parameters)
-    , automatic(parameters.preconditioner == "auto")
+    , automatic(parameters.preconditioner == PreconditionerType::automatic)
   {}
 
   LevelPrecision
   LinearSolver::level_precision(const SolverParameters &parameters)
   {
-    if (parameters.multigrid_level_precision != "auto")
-      return parse_level_precision(parameters.multigrid_level_precision);
+    if (!parameters.multigrid_level_precision.automatic)
+      return parameters.multigrid_level_precision.value;
     return parameters.is_conjugate_gradients() ? LevelPrecision::single_precision : LevelPrecision::double_precision;
   }
 
-  std::string
+  PreconditionerType
   LinearSolver::automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler)
   {
     if (dof_handler == nullptr)
-      return "chebyshev";
+      return PreconditionerType::chebyshev;
     const auto &tria     = dof_handler->get_triangulation();
     // A serial triangulation always keeps its levels; a distributed one only
     // with construct_multigrid_hierarchy.
     const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
     if ((parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed()) || tria.n_global_levels() < 2)
-      return "chebyshev";
-    return all_active_cells_on_finest_level(tria) ? "multigrid" : "chebyshev";
+      return PreconditionerType::chebyshev;
+    return all_active_cells_on_finest_level(tria) ? PreconditionerType::multigrid : PreconditionerType::chebyshev;
   }
 
   LinearSolver::~LinearSolver() = default;
@@ -49,8 +49,8 @@ namespace plastix
   {
     if (automatic)
       parameters.preconditioner = automatic_preconditioner(nullptr);
-    if (parameters.preconditioner == "multigrid" || parameters.preconditioner == "amg")
-      throw std::invalid_argument("LinearSolver: preconditioner '" + parameters.preconditioner +
+    if (parameters.preconditioner == PreconditionerType::multigrid || parameters.preconditioner == PreconditionerType::amg)
+      throw std::invalid_argument("LinearSolver: preconditioner '" + enum_name(parameters.preconditioner) +
                                   "' needs the DoFHandler, materials and Dirichlet boundaries: use "
                                   "initialize(op, dof_handler, materials, dirichlet) or initialize(discretization)");
     if (automatic)
@@ -60,8 +60,8 @@ namespace plastix
     op                         = &new_op;
     op_layout                  = new_op.get_partitioner();
     dof_handler                = nullptr;
-    const bool refresh         = new_operator || parameters.reuse_preconditioner == "never" ||
-                         (parameters.reuse_preconditioner == "load step" && new_load_step);
+    const bool refresh         = new_operator || parameters.reuse_preconditioner == PreconditionerReuse::never ||
+                         (parameters.reuse_preconditioner == PreconditionerReuse::load_step && new_load_step);
     if (refresh)
       refresh_operator_dependent_parts();
     setup_time = refresh ? timer.wall_time() : 0.;
@@ -88,12 +88,12 @@ namespace plastix
         // smoother) or the AMG of the elastic matrix; then the diagonal.
         multigrid.reset();
         amg.reset();
-        if (parameters.preconditioner == "multigrid")
+        if (parameters.preconditioner == PreconditionerType::multigrid)
           {
             MultigridData data;
             data.smoother_degree                   = parameters.multigrid_smoother_degree;
             data.smoothing_range                   = parameters.multigrid_smoothing_range;
-            data.coarse_solver                     = parse_coarse_solver(parameters.multigrid_coarse_solver);
+            data.coarse_solver                     = parameters.multigrid_coarse_solver;
             data.level_precision                   = level_precision(parameters);
             data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
             data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
@@ -112,7 +112,7 @@ namespace plastix
                 throw setup_failure(error);
               }
           }
-        else if (parameters.preconditioner == "amg")
+        else if (parameters.preconditioner == PreconditionerType::amg)
           {
             AmgData data;
             data.aggregation_threshold = parameters.amg_aggregation_threshold;
@@ -130,7 +130,8 @@ namespace plastix
         return;
       }
     const bool refresh =
-      parameters.reuse_preconditioner == "never" || (parameters.reuse_preconditioner == "load step" && new_load_step);
+      parameters.reuse_preconditioner == PreconditionerReuse::never ||
+      (parameters.reuse_preconditioner == PreconditionerReuse::load_step && new_load_step);
     if (refresh)
       refresh_operator_dependent_parts();
     setup_time = refresh ? timer.wall_time() : 0.;
@@ -162,12 +163,13 @@ namespace plastix
         ++n_setups;
         chebyshev.reset();
         jacobi.reset();
-        if (parameters.preconditioner == "jacobi" || parameters.preconditioner == "chebyshev")
+        if (parameters.preconditioner == PreconditionerType::jacobi ||
+            parameters.preconditioner == PreconditionerType::chebyshev)
           {
             jacobi = std::make_shared<Jacobi>();
             op->compute_inverse_diagonal(jacobi->get_vector());
           }
-        if (parameters.preconditioner == "chebyshev")
+        if (parameters.preconditioner == PreconditionerType::chebyshev)
           {
             typename Chebyshev::AdditionalData data;
             data.degree              = parameters.chebyshev_degree;
@@ -214,10 +216,13 @@ namespace plastix
       return SolverError(message.str());
     };
 
-    if (parameters.type.rfind("belos ", 0) == 0)
+    if (parameters.type == SolverType::belos_cg || parameters.type == SolverType::belos_gmres ||
+        parameters.type == SolverType::belos_minres)
       {
         BelosSolverData data;
-        data.type           = parameters.type.substr(6);
+        data.type           = parameters.type == SolverType::belos_cg    ? BelosSolverType::cg :
+                              parameters.type == SolverType::belos_gmres ? BelosSolverType::gmres :
+                                                                           BelosSolverType::minres;
         data.tolerance      = tolerance;
         data.max_iterations = parameters.max_iterations;
         data.gmres_restart  = parameters.gmres_restart;
@@ -257,7 +262,7 @@ namespace plastix
           else
             solver.solve(*op, x, b, dealii::PreconditionIdentity());
         };
-        if (parameters.type == "cg")
+        if (parameters.type == SolverType::cg)
           {
             dealii::SolverCG<DeviceVector> solver(control);
             run(solver);
@@ -288,7 +293,7 @@ namespace plastix
   std::string
   LinearSolver::name() const
   {
-    std::string text = parameters.type + " + " + parameters.preconditioner;
+    std::string text = enum_name(parameters.type) + " + " + enum_name(parameters.preconditioner);
     if (multigrid)
       text += " (coarse " + to_string(multigrid->coarse_solver()) +
               (multigrid->level_precision() == LevelPrecision::single_precision ? ", single" : "") + ")";
@@ -308,7 +313,7 @@ namespace plastix
       return "jacobi (inverse matrix-free diagonal)";
     if (amg)
       return "amg (Trilinos ML on the assembled elastic matrix, host)";
-    return parameters.preconditioner;
+    return enum_name(parameters.preconditioner);
   }
 
   unsigned int

@@ -265,77 +265,81 @@ namespace plastix
   create_coarse_mesh(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
   {
     const std::vector<unsigned int> repetitions(p.subdivisions.begin(), p.subdivisions.end());
-    if (p.geometry == "box" || p.geometry == "cantilever")
+    switch (p.geometry)
       {
-        dealii::GridGenerator::subdivided_hyper_rectangle(triangulation, repetitions,
-                                                          p.lower_corner, p.upper_corner, false);
-        set_bounding_box_boundary_ids(triangulation);
-      }
-    else if (p.geometry == "L-shaped")
-      {
-        dealii::GridGenerator::subdivided_hyper_L(
-          triangulation, repetitions, p.lower_corner, p.upper_corner,
-          {static_cast<int>(repetitions[0] / 2), static_cast<int>(repetitions[1] / 2), 0});
-        set_bounding_box_boundary_ids(triangulation);
-      }
-    else if (p.geometry == "L-bracket")
-      {
-        make_voxel_mesh({{20, 20, 4}}, {{0.05, 0.05, 0.05}},
-                        [](const dealii::Point<3> &c) { return !(c[0] > 0.4 && c[1] > 0.4); },
+        case GeometryType::box:
+        case GeometryType::cantilever:
+          dealii::GridGenerator::subdivided_hyper_rectangle(triangulation, repetitions,
+                                                            p.lower_corner, p.upper_corner, false);
+          set_bounding_box_boundary_ids(triangulation);
+          break;
+        case GeometryType::l_shaped:
+          dealii::GridGenerator::subdivided_hyper_L(
+            triangulation, repetitions, p.lower_corner, p.upper_corner,
+            {static_cast<int>(repetitions[0] / 2), static_cast<int>(repetitions[1] / 2), 0});
+          set_bounding_box_boundary_ids(triangulation);
+          break;
+        case GeometryType::l_bracket:
+          make_voxel_mesh({{20, 20, 4}}, {{0.05, 0.05, 0.05}},
+                          [](const dealii::Point<3> &c) { return !(c[0] > 0.4 && c[1] > 0.4); },
+                          triangulation);
+          for (const auto &cell : triangulation.active_cell_iterators())
+            for (const auto f : cell->face_indices())
+              if (cell->face(f)->at_boundary())
+                {
+                  const auto c = cell->face(f)->center();
+                  if (std::abs(c[1] - 0.4) < 1e-10 && c[0] >= 0.8)
+                    cell->face(f)->set_boundary_id(7);
+                }
+          break;
+        case GeometryType::plate_with_holes:
+          make_voxel_mesh({{20, 20, 2}}, {{5., 5., 5.}},
+                        [](const dealii::Point<3> &c) {
+                          for (const double x : {25., 75.})
+                            for (const double y : {25., 75.})
+                              if (std::abs(c[0] - x) < 5. && std::abs(c[1] - y) < 5.)
+                                return false;
+                          return true;
+                        },
                         triangulation);
-        for (const auto &cell : triangulation.active_cell_iterators())
-          for (const auto f : cell->face_indices())
-            if (cell->face(f)->at_boundary())
-              {
-                const auto c = cell->face(f)->center();
-                if (std::abs(c[1] - 0.4) < 1e-10 && c[0] >= 0.8)
-                  cell->face(f)->set_boundary_id(7);
-              }
+          break;
+        case GeometryType::cutout_cantilever:
+          make_voxel_mesh({{60, 20, 4}}, {{5., 5., 8.}},
+                        [](const dealii::Point<3> &c) {
+                          if (c[0] > 150. && c[1] > 60.)
+                            return false;
+                          return !(c[0] > 50. && c[0] < 100. && c[1] > 35. && c[1] < 65.);
+                        },
+                        triangulation);
+          break;
+        case GeometryType::cylinder:
+          {
+            dealii::Triangulation<2> ring;
+            dealii::GridGenerator::quarter_hyper_shell(ring, dealii::Point<2>(), p.inner_radius, p.outer_radius, 0);
+            dealii::Triangulation<3> shell;
+            dealii::GridGenerator::extrude_triangulation(ring, 2, p.cylinder_length, shell);
+            triangulation.copy_triangulation(shell);
+            triangulation.set_all_manifold_ids(0);
+            triangulation.set_manifold(0, dealii::CylindricalManifold<3>(2));
+            set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, true, p.cylinder_length);
+            break;
+          }
+        case GeometryType::sphere:
+          {
+            dealii::Triangulation<3> shell;
+            dealii::GridGenerator::quarter_hyper_shell(shell, dealii::Point<3>(), p.inner_radius, p.outer_radius, 0);
+            triangulation.copy_triangulation(shell);
+            triangulation.set_all_manifold_ids(0);
+            triangulation.set_manifold(0, dealii::SphericalManifold<3>(dealii::Point<3>()));
+            set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, false, 0.);
+            break;
+          }
+        case GeometryType::file:
+          read_mesh_file(p, triangulation);
+          break;
       }
-    else if (p.geometry == "plate with holes")
-      make_voxel_mesh({{20, 20, 2}}, {{5., 5., 5.}},
-                      [](const dealii::Point<3> &c) {
-                        for (const double x : {25., 75.})
-                          for (const double y : {25., 75.})
-                            if (std::abs(c[0] - x) < 5. && std::abs(c[1] - y) < 5.)
-                              return false;
-                        return true;
-                      },
-                      triangulation);
-    else if (p.geometry == "cut-out cantilever")
-      make_voxel_mesh({{60, 20, 4}}, {{5., 5., 8.}},
-                      [](const dealii::Point<3> &c) {
-                        if (c[0] > 150. && c[1] > 60.)
-                          return false;
-                        return !(c[0] > 50. && c[0] < 100. && c[1] > 35. && c[1] < 65.);
-                      },
-                      triangulation);
-    else if (p.geometry == "cylinder")
-      {
-        dealii::Triangulation<2> ring;
-        dealii::GridGenerator::quarter_hyper_shell(ring, dealii::Point<2>(), p.inner_radius, p.outer_radius, 0);
-        dealii::Triangulation<3> shell;
-        dealii::GridGenerator::extrude_triangulation(ring, 2, p.cylinder_length, shell);
-        triangulation.copy_triangulation(shell);
-        triangulation.set_all_manifold_ids(0);
-        triangulation.set_manifold(0, dealii::CylindricalManifold<3>(2));
-        set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, true, p.cylinder_length);
-      }
-    else if (p.geometry == "sphere")
-      {
-        dealii::Triangulation<3> shell;
-        dealii::GridGenerator::quarter_hyper_shell(shell, dealii::Point<3>(), p.inner_radius, p.outer_radius, 0);
-        triangulation.copy_triangulation(shell);
-        triangulation.set_all_manifold_ids(0);
-        triangulation.set_manifold(0, dealii::SphericalManifold<3>(dealii::Point<3>()));
-        set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, false, 0.);
-      }
-    else if (p.geometry == "file")
-      read_mesh_file(p, triangulation);
-    else
-      throw InputError("Mesh/Geometry", "unknown geometry '" + p.geometry + "'");
 
-    if (p.geometry != "file")
+    if (p.geometry != GeometryType::file)
       for (const auto &cell : triangulation.cell_iterators())
         cell->set_material_id(0);
   }

@@ -1,6 +1,7 @@
 // Declaration, reading and checking of the run parameters.
 #include <deal.II/base/exceptions.h>
 #include <deal.II/base/patterns.h>
+#include <deal.II/base/utilities.h>
 
 #include <plastix/dealii/mechanics_operator.h>
 #include <plastix/backend/device.h>
@@ -30,14 +31,13 @@ namespace plastix
       return s.substr(begin, end - begin + 1);
     }
 
+    /** The items of the list @p s (deal.II's split_string_list), trimmed of tabs and line breaks too. */
     std::vector<std::string>
     split(const std::string &s, const char separator)
     {
-      std::vector<std::string> parts;
-      std::stringstream        stream(s);
-      std::string              item;
-      while (std::getline(stream, item, separator))
-        parts.push_back(trim(item));
+      auto parts = dealii::Utilities::split_string_list(s, separator);
+      for (auto &part : parts)
+        part = trim(part);
       return parts;
     }
 
@@ -216,9 +216,7 @@ namespace plastix
       "'Inner radius' and 'Outer radius', length 'Cylinder length', ids 0 inner, 1 outer, "
       "2 plane x = 0, 3 plane y = 0, 4 z = 0, 5 z = length; sphere: octant of a "
       "thick-walled sphere, ids 0 inner, 1 outer, 2 x = 0, 3 y = 0, 4 z = 0. file: read "
-      "'File'",
-      dealii::Patterns::Selection(
-        "box|cantilever|L-shaped|L-bracket|plate with holes|cut-out cantilever|cylinder|sphere|file"));
+      "'File'");
     prm.add_parameter("Lower corner", lower_corner, "Lower corner of box-like geometries");
     prm.add_parameter("Upper corner", upper_corner, "Upper corner of box-like geometries");
     prm.add_parameter("Subdivisions", subdivisions,
@@ -249,22 +247,22 @@ namespace plastix
   void
   MeshParameters::check() const
   {
-    if (geometry == "box" || geometry == "cantilever" || geometry == "L-shaped")
+    if (geometry == GeometryType::box || geometry == GeometryType::cantilever || geometry == GeometryType::l_shaped)
       for (unsigned int d = 0; d < 3; ++d)
         if (!(upper_corner[d] > lower_corner[d]))
           throw InputError("Mesh/Upper corner",
                            "must exceed Lower corner in every coordinate");
-    if (geometry == "L-shaped")
+    if (geometry == GeometryType::l_shaped)
       for (unsigned int d = 0; d < 2; ++d)
         if (subdivisions[d] < 2 || subdivisions[d] % 2 != 0)
           throw InputError("Mesh/Subdivisions",
                            "the L-shaped geometry needs an even number (>= 2) of cells in x and y");
-    if ((geometry == "cylinder" || geometry == "sphere") &&
+    if ((geometry == GeometryType::cylinder || geometry == GeometryType::sphere) &&
         !(inner_radius > 0 && outer_radius > inner_radius))
       throw InputError("Mesh/Outer radius", "need 0 < Inner radius < Outer radius");
-    if (geometry == "cylinder" && !(cylinder_length > 0))
+    if (geometry == GeometryType::cylinder && !(cylinder_length > 0))
       throw InputError("Mesh/Cylinder length", "must be positive");
-    if (geometry == "file")
+    if (geometry == GeometryType::file)
       {
         if (file.empty())
           throw InputError("Mesh/File", "Geometry = file but no file is given");
@@ -461,8 +459,7 @@ namespace plastix
                       "tiles of 128 neighbouring cells that sum in scratch memory and add only "
                       "the nodes shared with other tiles atomically. auto: ebe tiled for "
                       "elastic runs whose cell kernel is element matrix on meshes of congruent "
-                      "cells (one shared matrix), otherwise ebe atomic",
-                      dealii::Patterns::Selection("auto|ebe atomic|ebe colored|dbd|ebe tiled"));
+                      "cells (one shared matrix), otherwise ebe atomic");
     prm.add_parameter("Cell kernel", cell_kernel,
                       "How a cell applies its operator: quadrature with stored inverse "
                       "Jacobians, quadrature with the Jacobian recomputed from the vertices, "
@@ -470,13 +467,11 @@ namespace plastix
                       "cells of a uniform mesh). auto: the measured fastest, element matrix "
                       "for elastic runs on generated meshes of congruent cells (box, "
                       "cantilever, L-shaped, voxel geometries; no distortion), otherwise "
-                      "geometry on the fly on GPUs and stored geometry on the host",
-                      dealii::Patterns::Selection("auto|stored geometry|geometry on the fly|element matrix"));
+                      "geometry on the fly on GPUs and stored geometry on the host");
     prm.add_parameter("Thread mapping", thread_mapping,
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
-                      "point; not with ebe tiled), auto (node for ebe colored on GPUs, cell otherwise)",
-                      dealii::Patterns::Selection("auto|cell|node"));
+                      "point; not with ebe tiled), auto (node for ebe colored on GPUs, cell otherwise)");
     prm.leave_subsection();
   }
 
@@ -486,55 +481,57 @@ namespace plastix
     bool
     congruent_cells(const MeshParameters &mesh)
     {
-      return mesh.distortion == 0. && mesh.geometry != "cylinder" && mesh.geometry != "sphere" &&
-             mesh.geometry != "file";
+      return mesh.distortion == 0. && mesh.geometry != GeometryType::cylinder &&
+             mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::file;
     }
   } // namespace
 
   void
-  OperatorParameters::resolve_cell_kernel(const std::string &problem_type, const MeshParameters &mesh)
+  OperatorParameters::resolve_cell_kernel(const ProblemType problem_type, const MeshParameters &mesh)
   {
-    if (cell_kernel != "auto")
+    if (!cell_kernel.automatic)
       return;
     cell_kernel_automatic = true;
-    if (problem_type == "elastic" && congruent_cells(mesh))
-      cell_kernel = "element matrix";
+    using backend::CellKernel;
+    if (problem_type == ProblemType::elastic && congruent_cells(mesh))
+      cell_kernel = CellKernel::element_matrix;
     else
-      cell_kernel = backend::device_memory_is_separate() ? "geometry on the fly" : "stored geometry";
+      cell_kernel =
+        backend::device_memory_is_separate() ? CellKernel::geometry_on_the_fly : CellKernel::stored_geometry;
   }
 
 
   void
-  OperatorParameters::resolve_strategy(const std::string &problem_type, const MeshParameters &mesh)
+  OperatorParameters::resolve_strategy(const ProblemType problem_type, const MeshParameters &mesh)
   {
-    if (strategy != "auto")
+    if (!strategy.automatic)
       return;
     strategy_automatic = true;
-    strategy = problem_type == "elastic" && cell_kernel == "element matrix" && congruent_cells(mesh) &&
-                   thread_mapping != "node" ?
-                 "ebe tiled" :
-                 "ebe atomic";
+    strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
+                   congruent_cells(mesh) && thread_mapping != backend::ThreadMapping::node ?
+                 backend::Strategy::ebe_tiled :
+                 backend::Strategy::ebe_atomic;
   }
 
   MechanicsOperator::AdditionalData
   OperatorParameters::get_additional_data() const
   {
-    return {backend::parse_strategy(strategy == "auto" ? std::string("ebe atomic") : strategy),
-            backend::parse_cell_kernel(cell_kernel == "auto" ? std::string("stored geometry") : cell_kernel),
-            backend::parse_thread_mapping(thread_mapping)};
+    return {strategy.automatic ? backend::Strategy::ebe_atomic : strategy.value,
+            cell_kernel.automatic ? backend::CellKernel::stored_geometry : cell_kernel.value,
+            thread_mapping};
   }
 
   std::string
   OperatorParameters::description() const
   {
-    return strategy + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel +
+    return strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
            (cell_kernel_automatic ? " (auto)" : "");
   }
 
   bool
   SolverParameters::is_conjugate_gradients() const
   {
-    return type == "cg" || type == "belos cg";
+    return type == SolverType::cg || type == SolverType::belos_cg;
   }
 
   void
@@ -546,8 +543,7 @@ namespace plastix
                       "preconditioning), or belos cg, belos gmres, belos minres (Trilinos Belos "
                       "PseudoBlockCG / PseudoBlockGmres / MINRES). All iterate on device vectors; "
                       "cg and minres need a symmetric positive definite preconditioner (all of "
-                      "the choices below are)",
-                      dealii::Patterns::Selection("cg|gmres|belos cg|belos gmres|belos minres"));
+                      "the choices below are)");
     prm.add_parameter("Preconditioner", preconditioner,
                       "auto (multigrid when 'Mesh/Global refinements' >= 1, else chebyshev); "
                       "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
@@ -557,8 +553,7 @@ namespace plastix
                       "and coarse solver (see Multigrid coarse solver); needs 'Mesh/Global "
                       "refinements' >= 1); amg (Trilinos ML smoothed-aggregation AMG of the "
                       "assembled elastic matrix on the host, vectors copied per application: "
-                      "a comparison baseline)",
-                      dealii::Patterns::Selection("auto|none|jacobi|chebyshev|multigrid|amg"));
+                      "a comparison baseline)");
     prm.add_parameter("Relative tolerance", relative_tolerance,
                       "Stop when |r| <= max(relative tolerance |b|, absolute tolerance)",
                       dealii::Patterns::Double(0., 1.));
@@ -578,8 +573,7 @@ namespace plastix
                       "eigenvalue estimate, finest multigrid smoother): never (before every "
                       "linear solve), load step (at the first solve of each load step) or "
                       "always (built once for the elastic operator and reused). The coarser "
-                      "multigrid levels and AMG are always elastic and built once",
-                      dealii::Patterns::Selection("never|load step|always"));
+                      "multigrid levels and AMG are always elastic and built once");
     prm.add_parameter("Multigrid smoother degree", multigrid_smoother_degree,
                       "Degree of the Chebyshev-Jacobi smoother on each multigrid level (pre and "
                       "post smoothing)",
@@ -596,8 +590,7 @@ namespace plastix
                       "KLU of the level-0 matrix assembled on the host) or amg (one ML V-cycle of "
                       "that matrix, settings below); the host solvers copy the level-0 vector "
                       "per V-cycle. auto: direct up to 'Multigrid direct solver limit' level-0 "
-                      "DoFs, cg above; the run summary names the choice",
-                      dealii::Patterns::Selection("auto|direct|amg|cg|chebyshev"));
+                      "DoFs, cg above; the run summary names the choice");
     prm.add_parameter("Multigrid level precision", multigrid_level_precision,
                       "Number type of the V-cycle: double, or single (level operators, "
                       "smoothers and transfers on float vectors, the coarse solve, the outer "
@@ -608,8 +601,7 @@ namespace plastix
                       "assume a preconditioner that is linear to working precision, and with a "
                       "single-precision V-cycle GMRES reported convergence at a true residual "
                       "far above its tolerance. auto: single under cg and belos cg, double "
-                      "under the others",
-                      dealii::Patterns::Selection("auto|double|single"));
+                      "under the others");
     prm.add_parameter("Multigrid coarse tolerance", multigrid_coarse_tolerance,
                       "Relative residual reduction of the cg coarse solver; target error "
                       "reduction of the chebyshev coarse solver",
@@ -627,8 +619,7 @@ namespace plastix
     prm.add_parameter("AMG smoother sweeps", amg_smoother_sweeps,
                       "ML smoother sweeps per level (the polynomial degree for Chebyshev)",
                       dealii::Patterns::Integer(1, 20));
-    prm.add_parameter("AMG smoother", amg_smoother, "ML smoother on each AMG level",
-                      dealii::Patterns::Selection("Chebyshev|symmetric Gauss-Seidel"));
+    prm.add_parameter("AMG smoother", amg_smoother, "ML smoother on each AMG level");
     prm.add_parameter("AMG rigid body modes", amg_rigid_body_modes,
                       "Give ML the six rigid-body modes (from the node coordinates) as near-null "
                       "space, the setting for elasticity; false: ML's three translations");
@@ -674,8 +665,7 @@ namespace plastix
     prm.enter_subsection("Problem");
     prm.add_parameter("Type", type,
                       "elastic: one linear solve at load factor 1; elastoplastic: J2 plasticity "
-                      "with Newton iterations over the load steps of 'Load stepping'",
-                      dealii::Patterns::Selection("elastic|elastoplastic"));
+                      "with Newton iterations over the load steps of 'Load stepping'");
     prm.leave_subsection();
   }
 
@@ -892,7 +882,7 @@ namespace plastix
     boundary.check();
     load_stepping.check();
     monitor.check();
-    if (problem.type == "elastoplastic")
+    if (problem.type == ProblemType::elastoplastic)
       {
         bool yields = materials.default_material.yield_stress > 0;
         for (const auto &[id, m] : materials.per_material_id)
@@ -901,14 +891,14 @@ namespace plastix
           throw InputError("Materials/Yield stress",
                            "Problem type is elastoplastic but no material has a positive yield stress");
       }
-    if (op.strategy == "ebe tiled" && op.thread_mapping == "node")
+    if (op.strategy == backend::Strategy::ebe_tiled && op.thread_mapping == backend::ThreadMapping::node)
       throw InputError("Operator/Thread mapping",
                        "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
-    if (solver.multigrid_level_precision == "single" && !solver.is_conjugate_gradients())
+    if (solver.multigrid_level_precision == LevelPrecision::single_precision && !solver.is_conjugate_gradients())
       throw InputError("Linear solver/Multigrid level precision",
-                       "single needs Type = cg or belos cg (" + solver.type +
+                       "single needs Type = cg or belos cg (" + enum_name(solver.type) +
                          " assumes a preconditioner that is linear to double precision): use double or auto");
-    if (solver.preconditioner == "multigrid" && mesh.global_refinements == 0)
+    if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
     check_output();

@@ -153,12 +153,8 @@ namespace plastix
     amg_data.n_cycles              = 1;
     amg_data.aggregation_threshold = data.aggregation_threshold;
     amg_data.smoother_sweeps       = data.smoother_sweeps;
-    if (data.smoother_type == "Chebyshev")
-      amg_data.smoother_type = "Chebyshev";
-    else if (data.smoother_type == "symmetric Gauss-Seidel")
-      amg_data.smoother_type = "symmetric Gauss-Seidel";
-    else
-      throw std::invalid_argument("AmgPreconditioner: unknown smoother '" + data.smoother_type + "'");
+    amg_data.smoother_type =
+      data.smoother_type == AmgSmoother::chebyshev ? "Chebyshev" : "symmetric Gauss-Seidel";
     amg_data.coarse_type = "Amesos-KLU";
 
     Teuchos::ParameterList              parameters;
@@ -238,50 +234,6 @@ namespace plastix
       if (cell->is_locally_owned() && static_cast<unsigned int>(cell->level()) == finest)
         ++owned_finest;
     return dealii::Utilities::MPI::sum(owned_finest, tria.get_communicator()) == tria.n_global_active_cells();
-  }
-
-  std::string
-  to_string(const CoarseSolverType type)
-  {
-    switch (type)
-      {
-        case CoarseSolverType::automatic:
-          return "auto";
-        case CoarseSolverType::direct:
-          return "direct";
-        case CoarseSolverType::amg:
-          return "amg";
-        case CoarseSolverType::cg:
-          return "cg";
-        case CoarseSolverType::chebyshev:
-          return "chebyshev";
-      }
-    return "unknown";
-  }
-
-  CoarseSolverType
-  parse_coarse_solver(const std::string &name)
-  {
-    for (const auto type : {CoarseSolverType::automatic, CoarseSolverType::direct, CoarseSolverType::amg,
-                            CoarseSolverType::cg, CoarseSolverType::chebyshev})
-      if (name == to_string(type))
-        return type;
-    throw std::invalid_argument("unknown multigrid coarse solver '" + name + "' (auto, direct, amg, cg or chebyshev)");
-  }
-
-  std::string
-  to_string(const LevelPrecision precision)
-  {
-    return precision == LevelPrecision::single_precision ? "single" : "double";
-  }
-
-  LevelPrecision
-  parse_level_precision(const std::string &name)
-  {
-    for (const auto precision : {LevelPrecision::double_precision, LevelPrecision::single_precision})
-      if (name == to_string(precision))
-        return precision;
-    throw std::invalid_argument("unknown multigrid level precision '" + name + "' (double or single)");
   }
 
   namespace

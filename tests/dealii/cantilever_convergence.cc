@@ -57,7 +57,7 @@ namespace
   {
     Timer              timer;
     plastix::Parameters p;
-    p.mesh.geometry           = "cantilever";
+    p.mesh.geometry           = plastix::GeometryType::cantilever;
     p.mesh.lower_corner       = Point<3>(0, 0, 0);
     p.mesh.upper_corner       = Point<3>(10, 1, 1);
     p.mesh.subdivisions       = {10, 1, 1};
@@ -66,8 +66,8 @@ namespace
     p.materials.default_material.poisson_ratio = 0.3;
     p.boundary.dirichlet_text                  = "0: xyz = 0, 0, 0";
     p.boundary.traction_text                   = "1: 0, 0, -1e6";
-    p.solver.type                              = "cg";
-    p.solver.preconditioner                    = "chebyshev";
+    p.solver.type                              = plastix::SolverType::cg;
+    p.solver.preconditioner                    = plastix::PreconditionerType::chebyshev;
     p.solver.relative_tolerance                = 1e-10;
     p.check();
 

@@ -210,7 +210,7 @@ main(int argc, char **argv)
   try
     {
       plastix::Parameters p;
-      p.mesh.geometry           = "box";
+      p.mesh.geometry           = plastix::GeometryType::box;
       p.mesh.subdivisions       = {3, 2, 2};
       p.mesh.global_refinements = 3;
       p.mesh.distortion         = 0.2;

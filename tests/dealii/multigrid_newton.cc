@@ -56,8 +56,8 @@ main(int argc, char **argv)
       for (const auto &run : runs)
         {
           plastix::Parameters p;
-          p.problem.type                                   = "elastoplastic";
-          p.mesh.geometry                                  = "box";
+          p.problem.type                                   = plastix::ProblemType::elastoplastic;
+          p.mesh.geometry                                  = plastix::GeometryType::box;
           p.mesh.subdivisions                              = {2, 2, 2};
           p.mesh.global_refinements                        = 2;
           p.materials.default_material.young_modulus       = 200e9;
@@ -69,10 +69,10 @@ main(int argc, char **argv)
           p.load_stepping.n_steps                          = 4;
           p.newton.residual_tolerance                      = 1e-8;
           p.newton.displacement_tolerance                  = 1e-8;
-          p.solver.type                                    = run.type;
-          p.solver.preconditioner                          = run.preconditioner;
-          p.solver.reuse_preconditioner                    = run.reuse;
-          p.solver.multigrid_level_precision               = run.precision;
+          p.solver.type                       = plastix::parse_enum<plastix::SolverType>(run.type);
+          p.solver.preconditioner             = plastix::parse_enum<plastix::PreconditionerType>(run.preconditioner);
+          p.solver.reuse_preconditioner       = plastix::parse_enum<plastix::PreconditionerReuse>(run.reuse);
+          p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(run.precision);
           p.output.directory                               = directory;
           p.output.write_vtu                               = false;
           p.monitor.write_plot                             = false;

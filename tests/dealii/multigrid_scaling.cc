@@ -90,10 +90,10 @@ namespace
     op.lift_inhomogeneities(b);
     b *= load_scale;
 
-    p.solver.type               = "cg";
-    p.solver.preconditioner          = preconditioner;
-    p.solver.multigrid_coarse_solver = coarse;
-    p.solver.multigrid_level_precision = precision;
+    p.solver.type                      = plastix::SolverType::cg;
+    p.solver.preconditioner            = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
+    p.solver.multigrid_coarse_solver   = plastix::parse_enum<plastix::CoarseSolverType>(coarse);
+    p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(precision);
     p.solver.relative_tolerance      = 1e-8;
     plastix::LinearSolver solver(p.solver);
     solver.initialize(op, dof_handler, materials, p.boundary.dirichlet);
@@ -150,7 +150,7 @@ main(int argc, char **argv)
   try
     {
       plastix::Parameters cube;
-      cube.mesh.geometry                            = "box";
+      cube.mesh.geometry                            = plastix::GeometryType::box;
       cube.mesh.subdivisions                        = {2, 2, 2};
       cube.materials.default_material.young_modulus = 200e9;
       cube.materials.default_material.poisson_ratio = 0.3;
@@ -158,7 +158,7 @@ main(int argc, char **argv)
       cube.boundary.traction_text                   = "5: 0, 0, 800e6";
 
       plastix::Parameters cantilever;
-      cantilever.mesh.geometry                            = "cantilever";
+      cantilever.mesh.geometry                            = plastix::GeometryType::cantilever;
       cantilever.mesh.upper_corner                        = Point<3>(10, 1, 1);
       cantilever.mesh.subdivisions                        = {10, 1, 1};
       cantilever.materials.default_material.young_modulus = 200e9;

@@ -144,8 +144,8 @@ main(int argc, char **argv)
               op.lift_inhomogeneities(rhs, load_factor);
               op.set_constrained_values(u, load_factor);
               plastix::SolverParameters parameters;
-              parameters.type               = "cg";
-              parameters.preconditioner     = "jacobi";
+              parameters.type               = plastix::SolverType::cg;
+              parameters.preconditioner     = plastix::PreconditionerType::jacobi;
               parameters.relative_tolerance = 1e-14;
               parameters.max_iterations     = 5000;
               plastix::LinearSolver solver(parameters);

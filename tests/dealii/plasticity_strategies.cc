@@ -132,9 +132,9 @@ end
               pout << "  " << name << std::endl;
               // Kernels at the reference states, with this operator.
               plastix::Parameters p = parameters;
-              p.op.strategy         = strategy;
-              p.op.cell_kernel      = kernel;
-              p.op.thread_mapping   = mapping;
+              p.op.strategy         = plastix::parse_enum<plastix::backend::Strategy>(strategy);
+              p.op.cell_kernel      = plastix::parse_enum<plastix::backend::CellKernel>(kernel);
+              p.op.thread_mapping   = plastix::parse_enum<plastix::backend::ThreadMapping>(mapping);
               d.op.reinit(d.dof_handler, d.constraints, d.materials, p.op.get_additional_data());
               plastix_test::check_kernels(d, reference, checker, false, out, "    kernels: ");
 

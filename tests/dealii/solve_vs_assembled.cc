@@ -300,8 +300,8 @@ main(int argc, char **argv)
             for (const auto &[type, preconditioner] : solvers)
               {
                 plastix::SolverParameters parameters;
-                parameters.type               = type;
-                parameters.preconditioner     = preconditioner;
+                parameters.type               = plastix::parse_enum<plastix::SolverType>(type);
+                parameters.preconditioner     = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
                 parameters.relative_tolerance = 1e-12;
                 parameters.max_iterations     = 20000;
                 parameters.gmres_restart      = 200;

@@ -94,7 +94,7 @@ namespace
   distorted_parameters()
   {
     plastix::Parameters p;
-    p.mesh.geometry                            = "box";
+    p.mesh.geometry                            = plastix::GeometryType::box;
     p.mesh.lower_corner                        = Point<3>(0, 0, 0);
     p.mesh.upper_corner                        = Point<3>(2.5, 1.5, 1.);
     p.mesh.subdivisions                        = {5, 3, 3};
@@ -115,7 +115,7 @@ namespace
   cantilever_parameters()
   {
     plastix::Parameters p;
-    p.mesh.geometry                            = "cantilever";
+    p.mesh.geometry                            = plastix::GeometryType::cantilever;
     p.mesh.lower_corner                        = Point<3>(0, 0, 0);
     p.mesh.upper_corner                        = Point<3>(10, 1, 1);
     p.mesh.subdivisions                        = {10, 1, 1};
@@ -161,8 +161,8 @@ main(int argc, char **argv)
           auto solve = [&](const std::string &type, const std::string &preconditioner, const double tolerance,
                            plastix::DeviceVector &x) {
             plastix::SolverParameters parameters;
-            parameters.type               = type;
-            parameters.preconditioner     = preconditioner;
+            parameters.type               = plastix::parse_enum<plastix::SolverType>(type);
+            parameters.preconditioner     = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
             parameters.relative_tolerance = tolerance;
             parameters.max_iterations     = 20000;
             parameters.gmres_restart      = (preconditioner == "none" || preconditioner == "jacobi") ? 500 : 30;
@@ -196,7 +196,7 @@ main(int argc, char **argv)
           for (const std::string type : {"cg", "gmres", "belos cg", "belos gmres", "belos minres"})
             {
               plastix::SolverParameters parameters;
-              parameters.type            = type;
+              parameters.type            = plastix::parse_enum<plastix::SolverType>(type);
               const bool single_expected = type == "cg" || type == "belos cg";
               checker.check_true("Multigrid level precision = auto under " + type + " is " +
                                    (single_expected ? "single" : "double"),

@@ -10,6 +10,7 @@
 #define PLASTIX_DEALII_BELOS_SOLVER_H
 
 #include <plastix/dealii/device_vector.h>
+#include <plastix/dealii/solver_types.h>
 
 #include <functional>
 #include <iosfwd>
@@ -109,8 +110,8 @@ namespace plastix
   /** Settings of a Belos solve. */
   struct BelosSolverData
   {
-    /** "cg" (Belos::PseudoBlockCGSolMgr), "gmres" (Belos::PseudoBlockGmresSolMgr) or "minres" (Belos::MinresSolMgr). */
-    std::string type = "cg";
+    /** Belos::PseudoBlockCGSolMgr, Belos::PseudoBlockGmresSolMgr or Belos::MinresSolMgr. */
+    BelosSolverType type = BelosSolverType::cg;
     /** Converged when |b - A x| <= tolerance (absolute, Euclidean). */
     double tolerance = 1e-10;
     /** Iterations before giving up. */

@@ -138,7 +138,7 @@ namespace plastix
      * at least two levels and all active cells on the finest, otherwise
      * chebyshev.
      */
-    static std::string
+    static PreconditionerType
     automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler);
 
     /**

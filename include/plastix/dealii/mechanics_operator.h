@@ -12,10 +12,13 @@
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
 #include <plastix/dealii/device_vector.h>
+#include <plastix/dealii/enum_patterns.h>
 
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace plastix
@@ -261,6 +264,61 @@ namespace plastix
     mutable device::Vector<float>                                temporary_float;
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
   };
+  namespace internal
+  {
+    /** (value, backend::to_string(value)) for each of @p values: the backend holds the names. */
+    template <typename Enum>
+    std::vector<std::pair<Enum, std::string>>
+    backend_enum_table(const std::initializer_list<Enum> values)
+    {
+      std::vector<std::pair<Enum, std::string>> table;
+      for (const Enum value : values)
+        table.emplace_back(value, backend::to_string(value));
+      return table;
+    }
+  } // namespace internal
+
+  template <>
+  struct EnumNames<backend::Strategy>
+  {
+    static constexpr const char *what = "operator strategy";
+    static std::vector<std::pair<backend::Strategy, std::string>>
+    table()
+    {
+      using backend::Strategy;
+      return internal::backend_enum_table(
+        {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled});
+    }
+  };
+
+  template <>
+  struct EnumNames<backend::CellKernel>
+  {
+    static constexpr const char *what = "cell kernel";
+    static std::vector<std::pair<backend::CellKernel, std::string>>
+    table()
+    {
+      using backend::CellKernel;
+      return internal::backend_enum_table(
+        {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix});
+    }
+  };
+
+  template <>
+  struct EnumNames<backend::ThreadMapping>
+  {
+    static constexpr const char *what = "thread mapping";
+    static std::vector<std::pair<backend::ThreadMapping, std::string>>
+    table()
+    {
+      using backend::ThreadMapping;
+      return internal::backend_enum_table({ThreadMapping::automatic, ThreadMapping::cell, ThreadMapping::node});
+    }
+  };
 } // namespace plastix
+
+PLASTIX_ENUM_PATTERN(plastix::backend::Strategy)
+PLASTIX_ENUM_PATTERN(plastix::backend::CellKernel)
+PLASTIX_ENUM_PATTERN(plastix::backend::ThreadMapping)
 
 #endif

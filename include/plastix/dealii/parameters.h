@@ -8,7 +8,9 @@
 #include <deal.II/base/point.h>
 #include <deal.II/base/types.h>
 
+#include <plastix/dealii/enum_patterns.h>
 #include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/solver_types.h>
 
 #include <array>
 #include <map>
@@ -32,14 +34,71 @@ namespace plastix
     {}
   };
 
+  /** The geometries of 'Mesh/Geometry' (MeshParameters::declare() describes each). */
+  enum class GeometryType
+  {
+    box,
+    cantilever,
+    l_shaped,
+    l_bracket,
+    plate_with_holes,
+    cutout_cantilever,
+    cylinder,
+    sphere,
+    /** A gmsh or Abaqus file. */
+    file
+  };
+
+  template <>
+  struct EnumNames<GeometryType>
+  {
+    static constexpr const char *what = "geometry";
+    static std::vector<std::pair<GeometryType, std::string>>
+    table()
+    {
+      return {{GeometryType::box, "box"},
+              {GeometryType::cantilever, "cantilever"},
+              {GeometryType::l_shaped, "L-shaped"},
+              {GeometryType::l_bracket, "L-bracket"},
+              {GeometryType::plate_with_holes, "plate with holes"},
+              {GeometryType::cutout_cantilever, "cut-out cantilever"},
+              {GeometryType::cylinder, "cylinder"},
+              {GeometryType::sphere, "sphere"},
+              {GeometryType::file, "file"}};
+    }
+  };
+
+  /** Elastic or elastoplastic run ('Problem/Type'). */
+  enum class ProblemType
+  {
+    /** One linear solve. */
+    elastic,
+    /** J2 plasticity with Newton-Raphson over load steps. */
+    elastoplastic
+  };
+
+  template <>
+  struct EnumNames<ProblemType>
+  {
+    static constexpr const char *what = "problem type";
+    static std::vector<std::pair<ProblemType, std::string>>
+    table()
+    {
+      return {{ProblemType::elastic, "elastic"}, {ProblemType::elastoplastic, "elastoplastic"}};
+    }
+  };
+} // namespace plastix
+
+PLASTIX_ENUM_PATTERN(plastix::GeometryType)
+PLASTIX_ENUM_PATTERN(plastix::ProblemType)
+
+namespace plastix
+{
   /** Subsection "Mesh". */
   struct MeshParameters
   {
-    /**
-     * box | cantilever | L-shaped | L-bracket | plate with holes | cut-out
-     * cantilever | cylinder | sphere | file (see declare() for each).
-     */
-    std::string geometry = "box";
+    /** The geometry (see declare() for each). */
+    GeometryType geometry = GeometryType::box;
     /** Lower and upper corner of box-like geometries. */
     dealii::Point<3> lower_corner{0., 0., 0.};
     dealii::Point<3> upper_corner{1., 1., 1.};
@@ -133,17 +192,12 @@ namespace plastix
   /** Subsection "Operator". */
   struct OperatorParameters
   {
-    /**
-     * auto | ebe atomic | ebe colored | dbd | ebe tiled; Parameters::check()
-     * replaces auto by resolve_strategy()'s choice.
-     */
-    std::string strategy    = "auto";
-    /**
-     * auto | stored geometry | geometry on the fly | element matrix;
-     * Parameters::check() replaces auto by resolve_cell_kernel()'s choice.
-     */
-    std::string cell_kernel = "auto";
-    std::string thread_mapping = "auto";
+    /** Scatter strategy; Parameters::check() replaces auto by resolve_strategy()'s choice. */
+    AutoOr<backend::Strategy> strategy;
+    /** Cell kernel; Parameters::check() replaces auto by resolve_cell_kernel()'s choice. */
+    AutoOr<backend::CellKernel> cell_kernel;
+    /** Threads per cell (automatic: resolved by the backend). */
+    backend::ThreadMapping thread_mapping = backend::ThreadMapping::automatic;
     /** Cell kernel was auto (cell_kernel holds what it chose). */
     bool cell_kernel_automatic = false;
     /** Strategy was auto (strategy holds what it chose). */
@@ -159,7 +213,7 @@ namespace plastix
      * otherwise geometry on the fly on GPUs and stored geometry on the host.
      */
     void
-    resolve_cell_kernel(const std::string &problem_type, const MeshParameters &mesh);
+    resolve_cell_kernel(ProblemType problem_type, const MeshParameters &mesh);
     /**
      * Strategy = auto (after resolve_cell_kernel()): ebe tiled for elastic
      * runs with the element-matrix kernel on meshes of congruent cells (one
@@ -169,7 +223,7 @@ namespace plastix
      * thread mapping is node.
      */
     void
-    resolve_strategy(const std::string &problem_type, const MeshParameters &mesh);
+    resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
     /**
      * The operator choices for MechanicsOperator::reinit() (a cell kernel
      * still auto: stored geometry; a strategy still auto: ebe atomic).
@@ -184,33 +238,31 @@ namespace plastix
   /** Subsection "Linear solver". */
   struct SolverParameters
   {
-    /** cg | gmres (deal.II) | belos cg | belos gmres | belos minres (Trilinos Belos on DeviceVectors) */
-    std::string type = "cg";
+    /** Krylov method: deal.II CG or GMRES, or Trilinos Belos CG, GMRES or MINRES, on device vectors. */
+    SolverType type = SolverType::cg;
     /**
-     * auto | none | jacobi | chebyshev | multigrid | amg; auto: multigrid on
-     * a mesh with levels ('Mesh/Global refinements' >= 1), else chebyshev
-     * (LinearSolver::automatic_preconditioner()).
+     * The preconditioner; automatic: multigrid on a mesh with levels ('Mesh/Global
+     * refinements' >= 1), else chebyshev (LinearSolver::automatic_preconditioner()).
      */
-    std::string preconditioner = "auto";
+    PreconditionerType preconditioner = PreconditionerType::automatic;
     double       relative_tolerance = 1e-8;
     double       absolute_tolerance = 0.;
     unsigned int max_iterations     = 10000;
     unsigned int chebyshev_degree   = 4;
     unsigned int gmres_restart      = 50;
-    /** never | load step | always: when the Newton solves rebuild the preconditioner. */
-    std::string reuse_preconditioner = "never";
+    /** When the Newton solves rebuild the preconditioner. */
+    PreconditionerReuse reuse_preconditioner = PreconditionerReuse::never;
     /** Degree of the Chebyshev-Jacobi smoother of the multigrid levels. */
     unsigned int multigrid_smoother_degree = 4;
     /** Eigenvalue range [lambda_max / range, lambda_max] the multigrid smoother damps. */
     double multigrid_smoothing_range = 15.;
-    /** auto | direct | amg | cg | chebyshev: solver of the coarsest multigrid level (plastix::CoarseSolverType). */
-    std::string multigrid_coarse_solver = "auto";
+    /** Solver of the coarsest multigrid level. */
+    CoarseSolverType multigrid_coarse_solver = CoarseSolverType::automatic;
     /**
-     * auto | double | single: number type of the V-cycle
-     * (plastix::LevelPrecision); auto: single under the CG solvers, double
+     * Number type of the V-cycle; auto: single under the CG solvers, double
      * under GMRES and MINRES (LinearSolver::level_precision()).
      */
-    std::string multigrid_level_precision = "auto";
+    AutoOr<LevelPrecision> multigrid_level_precision;
     /** Relative residual reduction of the cg coarse solver, target error reduction of the chebyshev one. */
     double multigrid_coarse_tolerance = 1e-2;
     /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */
@@ -219,8 +271,8 @@ namespace plastix
     double amg_aggregation_threshold = 1e-4;
     /** ML smoother sweeps per level. */
     unsigned int amg_smoother_sweeps = 2;
-    /** Chebyshev | symmetric Gauss-Seidel: the ML smoother. */
-    std::string amg_smoother = "Chebyshev";
+    /** The ML smoother. */
+    AmgSmoother amg_smoother = AmgSmoother::chebyshev;
     /** Rigid-body modes as the ML near-null space (else ML's translations). */
     bool amg_rigid_body_modes = true;
 
@@ -265,8 +317,8 @@ namespace plastix
   /** Subsection "Problem". */
   struct ProblemParameters
   {
-    /** elastic | elastoplastic */
-    std::string type = "elastic";
+    /** Elastic or elastoplastic. */
+    ProblemType type = ProblemType::elastic;
 
     void
     declare(dealii::ParameterHandler &prm);

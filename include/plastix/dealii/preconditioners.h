@@ -18,6 +18,7 @@
 #include <plastix/dealii/device_vector.h>
 #include <plastix/dealii/mechanics_operator.h>
 #include <plastix/dealii/parameters.h>
+#include <plastix/dealii/solver_types.h>
 
 #include <memory>
 #include <string>
@@ -32,8 +33,8 @@ namespace plastix
     double aggregation_threshold = 1e-4;
     /** Smoother sweeps per level (ML "smoother: sweeps"; the Chebyshev degree for Chebyshev). */
     unsigned int smoother_sweeps = 2;
-    /** ML smoother: "Chebyshev" or "symmetric Gauss-Seidel". */
-    std::string smoother_type = "Chebyshev";
+    /** ML smoother. */
+    AmgSmoother smoother_type = AmgSmoother::chebyshev;
     /**
      * Near-null space: the six rigid-body modes from the DoF coordinates
      * (true, the setting for elasticity) or ML's default of three
@@ -95,50 +96,6 @@ namespace plastix
     std::vector<double>                             null_space;
     mutable dealii::TrilinosWrappers::MPI::Vector   host_src, host_dst;
   };
-
-  /** Solver of the coarsest multigrid level (level 0, the coarse mesh). */
-  enum class CoarseSolverType
-  {
-    /** direct if level 0 has at most MultigridData::direct_solver_limit DoFs, else cg. */
-    automatic,
-    /** Sparse direct solver (Trilinos Amesos KLU) of the assembled level-0 matrix, on the host. */
-    direct,
-    /** One V-cycle of Trilinos ML AMG on the assembled level-0 matrix, on the host. */
-    amg,
-    /** CG on the device, preconditioned by Chebyshev-Jacobi, to a relative tolerance (a variable preconditioner). */
-    cg,
-    /** A Chebyshev-Jacobi polynomial on the device whose degree reaches a target error reduction (a fixed, symmetric operator). */
-    chebyshev
-  };
-
-  /** The .prm name of @p type: auto, direct, amg, cg or chebyshev. */
-  std::string
-  to_string(CoarseSolverType type);
-
-  /** The CoarseSolverType called @p name in the .prm (std::invalid_argument if none). */
-  CoarseSolverType
-  parse_coarse_solver(const std::string &name);
-
-  /** Number type of the multigrid levels. */
-  enum class LevelPrecision
-  {
-    /** Level operators, smoothers, transfers and the coarse solver in double precision. */
-    double_precision,
-    /**
-     * All of them in single precision (float vectors and arithmetic, the
-     * operator data rounded on the fly) inside the double-precision outer
-     * Krylov solver: a mixed-precision V-cycle that moves half the bytes.
-     */
-    single_precision
-  };
-
-  /** The .prm name of @p precision: double or single. */
-  std::string
-  to_string(LevelPrecision precision);
-
-  /** The LevelPrecision called @p name in the .prm (std::invalid_argument if none). */
-  LevelPrecision
-  parse_level_precision(const std::string &name);
 
   /** Settings of the matrix-free geometric multigrid. */
   struct MultigridData
