@@ -6,7 +6,7 @@ set -euo pipefail
 SUDO=""
 if [ "$(id -u)" != "0" ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-packages="libdeal.ii-dev libtrilinos-belos-dev cmake g++ make openmpi-bin python3 zlib1g-dev"
+packages="libdeal.ii-dev libtrilinos-belos-dev cmake g++ make openmpi-bin python3 zlib1g-dev gnuplot-nox"
 missing=""
 for p in $packages; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

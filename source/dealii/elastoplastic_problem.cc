@@ -145,33 +145,35 @@ namespace plastix
         return text;
       }
 
-      /** Plot the chosen column against the load factor (rank 0 writes @p file). */
+      /**
+       * Write the gnuplot script of the load curve into @p directory (which
+       * holds @p csv_file) and run gnuplot there (rank 0); says on stdout if
+       * no PNG could be drawn.
+       */
       void
-      plot(const std::string &file) const
+      plot(const std::string &directory, const std::string &base_name, const std::string &csv_file) const
       {
-        if (columns.empty() || columns.front().empty())
+        if (rows.empty())
           return;
-        const auto   names = dealii::Utilities::split_string_list(header, ',');
-        unsigned int index = 0; // first monitored column
-        if (!parameters.plot_column.empty())
+        CsvPlot plot;
+        plot.columns  = dealii::Utilities::split_string_list(header, ',');
+        plot.csv_file = csv_file;
+        plot.png_file = base_name + ".png";
+        plot.x_column = parameters.plot_x_column;
+        if (plot.x_column.empty())
           {
-            const auto it = std::find(names.begin() + 5, names.end(), parameters.plot_column);
-            if (it == names.end())
-              throw InputError("Monitor/Plot column",
-                               "no CSV column '" + parameters.plot_column + "' (columns: " + header + ")");
-            index = it - names.begin() - 5;
+            if (plot.columns.size() <= 5)
+              return; // nothing monitored, nothing to plot
+            plot.x_column = plot.columns[5];
           }
-        PlotSeries series;
-        series.label = names[5 + index];
-        for (std::size_t s = 0; s < columns.size(); ++s)
-          {
-            series.x.push_back(columns[s][index]);
-            series.y.push_back(load_factors[s]);
-          }
-        series.x.insert(series.x.begin(), 0.);
-        series.y.insert(series.y.begin(), 0.);
-        write_line_plot_png(file, {series}, names[5 + index], "load factor",
-                            "plastix: load factor vs " + names[5 + index]);
+        plot.y_column = parameters.plot_y_column;
+        plot.x_label  = monitor_column_label(plot.x_column, parameters.length_unit, parameters.force_unit);
+        plot.y_label  = monitor_column_label(plot.y_column, parameters.length_unit, parameters.force_unit);
+        plot.title    = "plastix " + base_name + ": " + plot.y_column + " vs " + plot.x_column;
+        const PlotResult result = write_plot(directory, base_name + ".gnuplot", plot);
+        if (!result.written)
+          std::cout << "plot: " << plot.png_file << " not drawn (" << result.reason << "); 'gnuplot " << base_name
+                    << ".gnuplot' in the output directory draws it" << std::endl;
       }
 
       /** Distance of each monitored point to the vertex that stands for it. */
@@ -564,8 +566,6 @@ namespace plastix
                     output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
                   }
                 output.write_text(parameters.output.base_name + ".csv", monitor.csv());
-                if (parameters.monitor.write_plot && root)
-                  monitor.plot(output.staged_path(parameters.output.base_name + ".png"));
                 // Each converged step's files are complete: publish them.
                 output.commit();
                 timer.stop("output");
@@ -622,6 +622,14 @@ namespace plastix
     if (!std::isfinite(summary.max_displacement))
       throw SolverError("the displacement is not finite");
     internal::append_summary(output, parameters.output, summary.line());
+    // The plot once per run (gnuplot takes a fraction of a second per
+    // call), next to the CSV staged once more with it.
+    if (parameters.monitor.write_plot && step > 0)
+      {
+        output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+        if (root)
+          monitor.plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
+      }
     output.commit();
     if (stopped_early)
       {

@@ -756,11 +756,24 @@ namespace plastix
     prm.add_parameter("Reactions", reactions_text,
                       "Boundary ids whose summed reaction force is written each load step, e.g. '0, 4'",
                       dealii::Patterns::Anything());
-    prm.add_parameter("Plot column", plot_column,
-                      "CSV column plotted against the load factor (empty: the first displacement "
-                      "or reaction column)",
+    prm.add_parameter("Plot x column", plot_x_column,
+                      "CSV column on the x axis of the plot (empty: the first displacement or "
+                      "reaction column)",
                       dealii::Patterns::Anything());
-    prm.add_parameter("Write plot", write_plot, "Write the load curve as a PNG");
+    prm.add_parameter("Plot y column", plot_y_column,
+                      "CSV column on the y axis of the plot, e.g. load_factor (load control) or a "
+                      "reaction such as R4_z (displacement control)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Length unit", length_unit,
+                      "Unit of lengths in the plot labels (plastix takes numbers in any consistent "
+                      "unit system; this only labels the axes)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Force unit", force_unit, "Unit of forces in the plot labels (see Length unit)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Write plot", write_plot,
+                      "Write <base name>.gnuplot, a gnuplot script that plots the CSV file, and run "
+                      "gnuplot on it at the end of the run to draw <base name>.png (if gnuplot is "
+                      "installed; otherwise the run says how to draw it later)");
     prm.leave_subsection();
   }
 
@@ -780,17 +793,22 @@ namespace plastix
     for (const auto &item : split(reactions_text, ','))
       if (!item.empty())
         reaction_ids.push_back(parse_id(item, "Monitor/Reactions", "boundary id"));
-    if (write_plot && !plot_column.empty())
+    for (const auto &[entry, unit] : {std::make_pair("Monitor/Length unit", &length_unit),
+                                      std::make_pair("Monitor/Force unit", &force_unit)})
+      if (unit->find_first_of("\n\r") != std::string::npos || unit->size() > 40)
+        throw InputError(entry, "must be a short label such as 'm' or 'kN'");
+    if (write_plot)
       {
         const auto names = csv_columns();
-        if (std::find(names.begin() + 5, names.end(), plot_column) == names.end())
-          {
-            std::string list;
-            for (auto it = names.begin() + 5; it != names.end(); ++it)
-              list += (list.empty() ? "" : ", ") + *it;
-            throw InputError("Monitor/Plot column", "no CSV column '" + plot_column + "' (monitored columns: " +
-                                                      (list.empty() ? std::string("none") : list) + ")");
-          }
+        for (const auto &[entry, column] : {std::make_pair("Monitor/Plot x column", &plot_x_column),
+                                            std::make_pair("Monitor/Plot y column", &plot_y_column)})
+          if (!column->empty() && std::find(names.begin(), names.end(), *column) == names.end())
+            {
+              std::string list;
+              for (const auto &name : names)
+                list += (list.empty() ? "" : ", ") + name;
+              throw InputError(entry, "no CSV column '" + *column + "' (columns: " + list + ")");
+            }
       }
   }
 

@@ -38,7 +38,7 @@ own fresh temporary directory with its inputs copied there):
                 --restart with no/bad checkpoints, --help, --print-parameters
                 (and running what it prints)
   monitor       Monitor/Reactions and Materials/Per material id naming ids
-                the mesh lacks, an invalid Monitor/Plot column (before the
+                the mesh lacks, an invalid Monitor/Plot x or y column (before the
                 first load step), malformed points
   output        Output/Base name with '/', Summary file naming a directory,
                 Output/Directory that is a file or cannot be created
@@ -200,7 +200,7 @@ end
 subsection Monitor
   set Points      = top: 1, 1, 1
   set Reactions   = 4
-  set Plot column = top_uz
+  set Plot x column = top_uz
 end
 subsection Output
   set Directory = output
@@ -576,7 +576,7 @@ def fixed_cases(rng):
              ELASTIC_BASE.encode() + b"subsection Materials\n  set Poisson's ratio = 0.3\xff\xfe\nend\n",
              patterns=["Poisson's ratio"]))
     add(Case(P + "non-ascii-point-name", "prm-file",
-             PLASTIC_BASE + block("Monitor", Points="tête: 1, 1, 1", Plot_column="tête_uz"), expect=(0, 1, 2)))
+             PLASTIC_BASE + block("Monitor", Points="tête: 1, 1, 1", Plot_x_column="tête_uz"), expect=(0, 1, 2)))
     add(Case(P + "utf8-bom", "prm-file", b"\xef\xbb\xbf" + ELASTIC_BASE.encode(), expect=(0, 1)))
     add(Case(P + "crlf-line-ends", "prm-file", ELASTIC_BASE.replace("\n", "\r\n"), expect=(0, 1)))
     add(Case(P + "nul-in-value", "prm-file", ELASTIC_BASE.encode() + b"subsection Mesh\n  set Distortion = 0\x00.1\nend\n"))
@@ -650,20 +650,24 @@ def fixed_cases(rng):
     add(Case(M + "per-material-id-not-on-mesh-file", "monitor",
              mesh_prm("mesh.msh") + sset("Materials", "Per material id", "1: E=70e9; 5: E=1e9"),
              files={"mesh.msh": VALID_MSH}, patterns=["Per material id", re.compile(r"\b5\b")]))
-    add(Case(M + "plot-column-invalid", "monitor", PLASTIC_BASE + sset("Monitor", "Plot column", "no_such_column"),
-             patterns=["Plot column"], timeout=30))
-    # If Plot column were checked only after the first load step, this run
+    add(Case(M + "plot-column-invalid", "monitor", PLASTIC_BASE + sset("Monitor", "Plot x column", "no_such_column"),
+             patterns=["Plot x column"], timeout=30))
+    add(Case(M + "plot-y-column-invalid", "monitor", PLASTIC_BASE + sset("Monitor", "Plot y column", "R9_z"),
+             patterns=["Plot y column"], timeout=30))
+    add(Case(M + "force-unit-too-long", "monitor", PLASTIC_BASE + sset("Monitor", "Force unit", "x" * 60),
+             patterns=["Force unit"], timeout=30))
+    # If Plot x column were checked only after the first load step, this run
     # would end with exit 2 there (Newton cannot converge in one iteration).
     add(Case(M + "plot-column-before-first-step", "monitor",
-             PLASTIC_BASE + sset("Monitor", "Plot column", "no_such_column")
+             PLASTIC_BASE + sset("Monitor", "Plot x column", "no_such_column")
              + block("Newton", Maximum_iterations="1", Residual_tolerance="1e-15", Displacement_tolerance="1e-15")
              + block("Load stepping", Maximum_cuts="0"),
-             patterns=["Plot column"], timeout=30))
-    add(Case(M + "plot-column-unmonitored-reaction", "monitor", PLASTIC_BASE + sset("Monitor", "Plot column", "R9_z"),
-             patterns=["Plot column"], timeout=30))
+             patterns=["Plot x column"], timeout=30))
+    add(Case(M + "plot-column-unmonitored-reaction", "monitor", PLASTIC_BASE + sset("Monitor", "Plot x column", "R9_z"),
+             patterns=["Plot x column"], timeout=30))
     add(Case(M + "plot-column-no-monitors", "monitor",
-             PLASTIC_BASE + block("Monitor", Points="", Reactions="", Plot_column="top_uz"),
-             patterns=["Plot column"], timeout=30))
+             PLASTIC_BASE + block("Monitor", Points="", Reactions="", Plot_x_column="top_uz"),
+             patterns=["Plot x column"], timeout=30))
     add(Case(M + "point-name-two-words", "monitor", PLASTIC_BASE + sset("Monitor", "Points", "the top: 1, 1, 1"),
              patterns=["Points"], timeout=30))
     add(Case(M + "point-two-coordinates", "monitor", PLASTIC_BASE + sset("Monitor", "Points", "top: 1, 1"),
@@ -832,7 +836,7 @@ CATALOG = {
                       "Steps per run"],
     "Newton": ["Maximum iterations", "Residual tolerance", "Displacement tolerance", "Maximum forcing term",
                "Minimum forcing term", "Divergence factor"],
-    "Monitor": ["Points", "Reactions", "Plot column", "Write plot"],
+    "Monitor": ["Points", "Reactions", "Plot x column", "Plot y column", "Length unit", "Force unit", "Write plot"],
     "Mesh": ["Geometry", "Lower corner", "Upper corner", "Subdivisions", "Global refinements", "Distortion", "File",
              "Scale", "Inner radius", "Outer radius", "Cylinder length"],
     "Materials": ["Young's modulus", "Poisson's ratio", "Yield stress", "Isotropic hardening", "Kinematic hardening",

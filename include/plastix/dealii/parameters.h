@@ -386,9 +386,13 @@ namespace plastix
     std::string points_text;
     /** Boundary ids whose reaction forces are recorded, e.g. '0, 4'. */
     std::string reactions_text = "";
-    /** CSV column plotted against the load factor in the PNG ('' = first displacement column). */
-    std::string plot_column;
-    /** Write the PNG plot. */
+    /** CSV column on the x axis of the plot ('' = the first displacement or reaction column). */
+    std::string plot_x_column;
+    /** CSV column on the y axis of the plot. */
+    std::string plot_y_column = "load_factor";
+    /** Units in the axis labels of the plot (labels only: plastix has no unit system). */
+    std::string length_unit = "m", force_unit = "N";
+    /** Write the gnuplot script and, if gnuplot is installed, the PNG. */
     bool write_plot = true;
 
     std::vector<MonitorPoint>               points;
@@ -396,7 +400,7 @@ namespace plastix
 
     void
     declare(dealii::ParameterHandler &prm);
-    /** Parse the points and reaction ids; check that the plot column is one of csv_columns(). */
+    /** Parse the points and reaction ids; check that the plot columns are in csv_columns(). */
     void
     check();
 

@@ -1,70 +1,76 @@
-// Line plots as PNG files without any third-party library: a small raster
-// renderer (built-in bitmap font) and a PNG encoder with stored (uncompressed)
-// deflate blocks, used for the load-displacement curves of the application.
+// Plots of the load curve through gnuplot: plastix writes a gnuplot script
+// next to the CSV of the monitored values and runs gnuplot on it when gnuplot
+// is installed (the CSV stays the primary output; the script can be run
+// later, or edited, by hand).
 #ifndef PLASTIX_DEALII_PLOT_H
 #define PLASTIX_DEALII_PLOT_H
 
-#include <array>
-#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace plastix
 {
-  /**
-   * One curve of a line plot: the points (x[i], y[i]) joined in order.
-   * @p x and @p y must have the same length. Points with a NaN or infinite
-   * coordinate are skipped: they interrupt the line and do not enter the
-   * axis ranges.
-   */
-  struct PlotSeries
+  /** A line plot of two columns of a CSV file (its first line names the columns). */
+  struct CsvPlot
   {
-    /** Legend text (the legend is drawn only for more than one series). */
-    std::string label;
-    /** Abscissae. */
-    std::vector<double> x;
-    /** Ordinates. */
-    std::vector<double> y;
+    /** The CSV file, relative to the folder the script runs in. */
+    std::string csv_file;
+    /** The PNG file gnuplot writes, relative to the same folder. */
+    std::string png_file;
+    /** The column names of the CSV file (its first line). */
+    std::vector<std::string> columns;
+    /** The column on the x axis (one of columns). */
+    std::string x_column;
+    /** The column on the y axis (one of columns). */
+    std::string y_column;
+    /** Axis labels (printed as given, no gnuplot markup). */
+    std::string x_label, y_label;
+    /** Title above the plot. */
+    std::string title;
+    /** Size of the PNG in pixels. */
+    unsigned int width = 800, height = 600;
   };
 
   /**
-   * Write a line plot (lines with markers) of @p series as an 8-bit RGB PNG
-   * of @p width x @p height pixels to @p file_name: white background, a
-   * framed plot area with light grid lines at 4 to 6 "nice" ticks per axis
-   * (steps 1, 2, 2.5 or 5 times a power of ten) labelled with printf's %g
-   * (more digits where %g would print two ticks alike), the axis labels, the
-   * title, a legend if there is more than one series (in the corner of the
-   * plot area that covers the least data) and a distinct colour per series
-   * (plot_series_colour()). Text uses a built-in 5x7 bitmap font covering
-   * printable ASCII; other characters are drawn as a box. Degenerate input
-   * is drawn, not rejected: no series or no finite point gives empty axes
-   * over [0,1], and an axis whose values are all equal is widened around the
-   * value. The output is a deterministic function of the arguments.
+   * The gnuplot script that draws @p plot as lines with points into
+   * plot.png_file (terminal pngcairo: an antialiased, compressed PNG), the
+   * columns referred to by their number, with a grid and no legend.
    *
-   * The file is written in place (no staging; callers that need complete
-   * files only stage it themselves).
-   *
-   * @throws std::invalid_argument if a series has x and y of different
-   * lengths, or @p width or @p height is outside [100, 16384].
-   * @throws std::runtime_error, naming @p file_name, if the file cannot be
-   * opened or written.
+   * @throws std::invalid_argument if x_column or y_column is not one of
+   * columns, or a file name holds a quote or a line break.
    */
-  void
-  write_line_plot_png(const std::string             &file_name,
-                      const std::vector<PlotSeries> &series,
-                      const std::string             &x_label,
-                      const std::string             &y_label,
-                      const std::string             &title,
-                      unsigned int                   width  = 800,
-                      unsigned int                   height = 600);
+  std::string
+  gnuplot_script(const CsvPlot &plot);
+
+  /** What write_plot() did. */
+  struct PlotResult
+  {
+    /** The PNG was written. */
+    bool written = false;
+    /** Why not (empty if written): gnuplot missing, or its exit status and error message. */
+    std::string reason;
+  };
 
   /**
-   * The RGB colour that write_line_plot_png() gives the series with index
-   * @p series_index (a palette of ten colours, repeated with other marker
-   * shapes beyond ten series).
+   * Write gnuplot_script(@p plot) as @p script_file in @p directory (which
+   * holds plot.csv_file) and run `gnuplot script_file` there, if a gnuplot
+   * executable is on the PATH. The PNG is written in place by gnuplot; a
+   * PNG of a failed gnuplot run is removed. Never throws for a missing or
+   * failing gnuplot (the result says what happened).
+   *
+   * @throws std::runtime_error if the script cannot be written.
    */
-  std::array<std::uint8_t, 3>
-  plot_series_colour(unsigned int series_index);
+  PlotResult
+  write_plot(const std::string &directory, const std::string &script_file, const CsvPlot &plot);
+
+  /**
+   * The axis label of the monitor CSV column @p column (MonitorParameters::
+   * csv_columns()): what it is and its unit, e.g. "tip_uy: displacement y of
+   * point tip [m]", "R4_z: reaction force z on boundary 4 [N]", "load factor
+   * [-]".
+   */
+  std::string
+  monitor_column_label(const std::string &column, const std::string &length_unit, const std::string &force_unit);
 } // namespace plastix
 
 #endif
