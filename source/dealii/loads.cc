@@ -46,9 +46,27 @@ namespace plastix
                           dealii::LinearAlgebra::distributed::Vector<double> &force)
   {
     const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
+    std::map<dealii::types::boundary_id, dealii::Tensor<1, 3>> tractions;
+    std::map<dealii::types::boundary_id, double>               pressures;
     for (const auto &t : boundary.tractions)
-      check_id_on_mesh(ids, t.boundary_id,
-                       t.pressure != 0 ? "Boundary conditions/Pressure" : "Boundary conditions/Traction", "boundary id");
+      {
+        check_id_on_mesh(ids, t.boundary_id,
+                         t.pressure != 0 ? "Boundary conditions/Pressure" : "Boundary conditions/Traction",
+                         "boundary id");
+        for (unsigned int d = 0; d < 3; ++d)
+          tractions[t.boundary_id][d] += t.traction[d];
+        pressures[t.boundary_id] += t.pressure;
+      }
+    assemble_external_force(dof_handler, tractions, pressures, boundary.body_force, force);
+  }
+
+  void
+  assemble_external_force(const dealii::DoFHandler<3>                                    &dof_handler,
+                          const std::map<dealii::types::boundary_id, dealii::Tensor<1, 3>> &tractions,
+                          const std::map<dealii::types::boundary_id, double>               &pressures,
+                          const dealii::Tensor<1, 3>                                     &body_force,
+                          dealii::LinearAlgebra::distributed::Vector<double>             &force)
+  {
 
     const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
     const dealii::MappingQ<3>       mapping(1);
@@ -59,7 +77,7 @@ namespace plastix
     dealii::FEFaceValues<3>         fe_face_values(mapping, fe, face_quadrature,
                                            dealii::update_values | dealii::update_JxW_values |
                                              dealii::update_normal_vectors);
-    const bool has_body_force = boundary.body_force.norm() > 0;
+    const bool has_body_force = body_force.norm() > 0;
     std::vector<dealii::types::global_dof_index> dofs(fe.n_dofs_per_cell());
     dealii::Vector<double>                       cell_force(fe.n_dofs_per_cell());
     force = 0;
@@ -75,30 +93,29 @@ namespace plastix
               for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
                 {
                   const unsigned int c = fe.system_to_component_index(i).first;
-                  cell_force(i) += fe_values.shape_value(i, q) * boundary.body_force[c] * fe_values.JxW(q);
+                  cell_force(i) += fe_values.shape_value(i, q) * body_force[c] * fe_values.JxW(q);
                 }
           }
         for (const auto f : cell->face_indices())
           {
             if (!cell->face(f)->at_boundary())
               continue;
-            bool initialized = false;
-            for (const auto &t : boundary.tractions)
+            const auto id       = cell->face(f)->boundary_id();
+            const auto traction = tractions.find(id);
+            const auto pressure = pressures.find(id);
+            if (traction == tractions.end() && pressure == pressures.end())
+              continue;
+            const dealii::Tensor<1, 3> t = traction != tractions.end() ? traction->second : dealii::Tensor<1, 3>();
+            const double               p = pressure != pressures.end() ? pressure->second : 0.;
+            fe_face_values.reinit(cell, f);
+            for (unsigned int q = 0; q < face_quadrature.size(); ++q)
               {
-                if (t.boundary_id != cell->face(f)->boundary_id())
-                  continue;
-                if (!initialized)
-                  fe_face_values.reinit(cell, f);
-                initialized = true;
-                for (unsigned int q = 0; q < face_quadrature.size(); ++q)
+                const auto &n = fe_face_values.normal_vector(q);
+                for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
                   {
-                    const auto &n = fe_face_values.normal_vector(q);
-                    for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
-                      {
-                        const unsigned int c = fe.system_to_component_index(i).first;
-                        const double       value = t.traction[c] - t.pressure * n[c];
-                        cell_force(i) += fe_face_values.shape_value(i, q) * value * fe_face_values.JxW(q);
-                      }
+                    const unsigned int c     = fe.system_to_component_index(i).first;
+                    const double       value = t[c] - p * n[c];
+                    cell_force(i) += fe_face_values.shape_value(i, q) * value * fe_face_values.JxW(q);
                   }
               }
           }

@@ -279,6 +279,15 @@ main(int argc, char **argv)
                   }
                 checker.check("assemble_external_force vs own traction/pressure/body force assembly",
                       std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-13);
+                // The overload on deal.II types (for user programs), the same loads.
+                HostVector plain(op.get_partitioner());
+                plastix::assemble_external_force(dof_handler, {{1, Tensor<1, 3>({1e8, -2e8, 3e8})}}, {{3, 5e7}},
+                                                 Tensor<1, 3>({1e8, -5e7, 2e8}), plain);
+                double plain_diff = 0;
+                for (const auto i : owned)
+                  plain_diff += std::pow(plain(i) - force(i), 2);
+                checker.check("assemble_external_force on deal.II types vs on BoundaryParameters",
+                      std::sqrt(Utilities::MPI::sum(plain_diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-15);
               }
             plastix::DeviceVector b;
             op.initialize_dof_vector(b);

@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Install plastix from the build tree into a temporary prefix, then build the
-# example deal.II program of examples/elasticity against it with
-# find_package(plastix) and run it on 1 and 2 MPI ranks: the CMake package
-# a user links against works, and both runs give the same answer.
+# example deal.II programs of examples/ against it with find_package(plastix)
+# and run them on 1 and 2 MPI ranks: the CMake package a user links against
+# works; elasticity gives the same answer on 1 and 2 ranks; plasticity (its
+# own mesh, constraints, loads and load stepping on plastix::NewtonRaphson)
+# meets the closed form at every load step (the program checks it).
 set -euo pipefail
 source_dir=$1; build_dir=$2; mpiexec=$3
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
-cmake -S "$source_dir/examples/elasticity" -B "$work/build" -Dplastix_DIR="$work/prefix/lib/cmake/plastix" > "$work/configure.log"
-cmake --build "$work/build" > "$work/build.log"
-one=$("$work/build/elasticity" | grep "plastix example")
-two=$("$mpiexec" -np 2 "$work/build/elasticity" | grep "plastix example")
-echo "1 rank:  $one"; echo "2 ranks: $two"
+for example in elasticity plasticity; do
+  cmake -S "$source_dir/examples/$example" -B "$work/build-$example" \
+    -Dplastix_DIR="$work/prefix/lib/cmake/plastix" > "$work/configure-$example.log"
+  cmake --build "$work/build-$example" > "$work/build-$example.log" || { cat "$work/build-$example.log"; exit 1; }
+done
+
+one=$("$work/build-elasticity/elasticity" | grep "plastix example")
+two=$("$mpiexec" -np 2 "$work/build-elasticity/elasticity" | grep "plastix example")
+echo "elasticity, 1 rank:  $one"; echo "elasticity, 2 ranks: $two"
 echo "$one" | grep -q "CG iterations" || { echo "FAIL: no result line"; exit 1; }
 [ "${one#*CG}" = "${two#*CG}" ] || { echo "FAIL: 1 and 2 ranks differ"; exit 1; }
+
+for ranks in 1 2; do
+  if [ $ranks = 1 ]; then out=$("$work/build-plasticity/plasticity"); else
+    out=$("$mpiexec" -np 2 "$work/build-plasticity/plasticity"); fi || { echo "$out"; echo "FAIL: plasticity, $ranks rank(s)"; exit 1; }
+  echo "$out" | sed "s/^/plasticity, $ranks rank(s): /"
+  [ "$(echo "$out" | grep -c ', ok)$')" = 3 ] || { echo "FAIL: plasticity, $ranks rank(s): not 3 load steps at the closed form"; exit 1; }
+done
 echo PASSED

@@ -10,6 +10,7 @@
 
 #include <plastix/dealii/enum_patterns.h>
 #include <plastix/dealii/mechanics_operator.h>
+#include <plastix/dealii/newton.h>
 #include <plastix/dealii/solver_types.h>
 
 #include <array>
@@ -353,21 +354,9 @@ namespace plastix
     check();
   };
 
-  /** Subsection "Newton". */
-  struct NewtonParameters
+  /** Subsection "Newton": the settings of NewtonRaphson. */
+  struct NewtonParameters : public NewtonData
   {
-    unsigned int max_iterations = 25;
-    /** Converged when |R| <= tolerance * max(|f_ext|, |reactions|). */
-    double residual_tolerance = 1e-8;
-    /** ... and |du| <= tolerance * |u|. */
-    double displacement_tolerance = 1e-8;
-    /** Largest relative tolerance of the linear solves (inexact Newton forcing term). */
-    double max_forcing_term = 1e-2;
-    /** Smallest relative tolerance of the linear solves. */
-    double min_forcing_term = 1e-10;
-    /** A step fails if the residual grows by more than this factor. */
-    double divergence_factor = 1e6;
-
     void
     declare(dealii::ParameterHandler &prm);
   };
