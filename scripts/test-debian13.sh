@@ -9,6 +9,8 @@
 # (git ls-files: tracked and unignored files only) and built in
 # <chroot>/plastix/build.
 set -euo pipefail
+# debootstrap, mount and chroot need root.
+if [ "$(id -u)" != "0" ]; then exec sudo -E bash "$0" "$@"; fi
 cd "$(dirname "$0")/.."
 ROOT=${1:-/var/tmp/plastix-trixie}
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
