@@ -13,9 +13,9 @@
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
 
 #include <iostream>
 

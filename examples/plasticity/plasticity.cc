@@ -15,13 +15,13 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/linear_solver.h>
-#include <plastix/dealii/loads.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/newton.h>
-#include <plastix/dealii/plasticity.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/external_force.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/material/plasticity.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/newton.h>
 
 #include <cmath>
 #include <iostream>
@@ -64,9 +64,9 @@ main(int argc, char **argv)
   external_force.copy_from_host(force);
 
   // The linear solver and Newton-Raphson of the application.
-  plastix::SolverParameters solver_parameters;
-  solver_parameters.preconditioner = plastix::PreconditionerType::jacobi;
-  plastix::LinearSolver linear_solver(solver_parameters);
+  plastix::LinearSolverData solver_data;
+  solver_data.preconditioner = plastix::PreconditionerType::jacobi;
+  plastix::LinearSolver linear_solver(solver_data);
   plastix::NewtonData   newton_data;
   newton_data.residual_tolerance = newton_data.displacement_tolerance = 1e-12;
   plastix::NewtonRaphson newton(op, state, external_force, linear_solver,

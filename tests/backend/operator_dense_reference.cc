@@ -13,10 +13,11 @@
 //   A r = 0 for the six rigid-body modes r
 // all to 1e-12 relative; plus bitwise reproducibility of the conflict-free
 // strategies, the rejection of a tangled mesh and of impossible tile settings. Backend only (no deal.II).
-#include <plastix/backend/box_mesh.h>
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
+
+#include "box_mesh.h"
 
 #include <algorithm>
 #include <cmath>

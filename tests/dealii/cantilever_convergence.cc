@@ -25,13 +25,14 @@
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/linear_solver.h>
-#include <plastix/dealii/loads.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/mesh_generation.h>
-#include <plastix/dealii/parameters.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/linear_solver.h>
+
+#include "loads.h"
+#include "mesh_generation.h"
+#include "parameters.h"
 
 #include "checker.h"
 

@@ -11,9 +11,9 @@
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/plasticity.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/material/plasticity.h>
 
 #include "checker.h"
 

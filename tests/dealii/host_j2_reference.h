@@ -27,7 +27,7 @@
 #include <deal.II/lac/trilinos_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/parameters.h>
+#include "parameters.h"
 
 #include <cmath>
 #include <iomanip>

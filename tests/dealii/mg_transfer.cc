@@ -24,11 +24,12 @@
 #include <deal.II/multigrid/mg_tools.h>
 #include <deal.II/multigrid/mg_transfer_matrix_free.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/mesh_generation.h>
-#include <plastix/dealii/mg_transfer.h>
-#include <plastix/dealii/parameters.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/mg_transfer.h>
+
+#include "mesh_generation.h"
+#include "parameters.h"
 
 #include "checker.h"
 

@@ -14,9 +14,10 @@
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 
-#include <plastix/dealii/elastic_problem.h>
-#include <plastix/dealii/parameters.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/runtime.h>
+
+#include "elastic_problem.h"
+#include "parameters.h"
 
 #include "checker.h"
 

@@ -34,14 +34,15 @@
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/linear_solver.h>
-#include <plastix/dealii/loads.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/mesh_generation.h>
-#include <plastix/dealii/parameters.h>
-#include <plastix/dealii/preconditioners.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/preconditioners.h>
+
+#include "loads.h"
+#include "mesh_generation.h"
+#include "parameters.h"
 
 #include "checker.h"
 
@@ -96,7 +97,7 @@ namespace
     p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(precision);
     p.solver.relative_tolerance      = 1e-8;
     plastix::LinearSolver solver(p.solver);
-    solver.initialize(op, dof_handler, materials, p.boundary.dirichlet);
+    solver.initialize(op, dof_handler, materials, p.boundary.dirichlet_boundaries());
     op.initialize_dof_vector(x);
     op.set_constrained_values(x);
     const auto statistics = solver.solve(x, b);

@@ -14,9 +14,11 @@
 #include <deal.II/lac/trilinos_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/reference_operators.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/elastic_matrix.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+
+#include "reference_operators.h"
 
 #include <iostream>
 
@@ -56,7 +58,7 @@ main(int argc, char **argv)
          << ", constrained " << Utilities::MPI::sum(constraints.n_constraints(), comm) << " (summed over ranks)\n";
 
     TrilinosWrappers::SparseMatrix matrix;
-    plastix::reference::assemble_trilinos_matrix(dof_handler, constraints, materials, matrix);
+    plastix::assemble_elastic_matrix(dof_handler, constraints, materials, matrix);
     plastix::reference::MatrixFreeElasticity mf;
     mf.reinit(dof_handler, constraints, materials);
 

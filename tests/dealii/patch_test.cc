@@ -18,10 +18,10 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/linear_solver.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/linear_solver.h>
 
 #include <iomanip>
 #include <iostream>
@@ -143,7 +143,7 @@ main(int argc, char **argv)
               op.initialize_dof_vector(u);
               op.lift_inhomogeneities(rhs, load_factor);
               op.set_constrained_values(u, load_factor);
-              plastix::SolverParameters parameters;
+              plastix::LinearSolverData parameters;
               parameters.type               = plastix::SolverType::cg;
               parameters.preconditioner     = plastix::PreconditionerType::jacobi;
               parameters.relative_tolerance = 1e-14;

@@ -8,8 +8,9 @@
 
 #include <deal.II/lac/la_parallel_vector.h>
 
-#include <plastix/dealii/discretization.h>
-#include <plastix/dealii/plasticity.h>
+#include <plastix/material/plasticity.h>
+
+#include "discretization.h"
 
 #include "host_j2_reference.h"
 #include "plasticity_test_tools.h"

@@ -7,8 +7,8 @@
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/parameter_handler.h>
 
-#include <plastix/dealii/elastic_problem.h>
-#include <plastix/dealii/parameters.h>
+#include "elastic_problem.h"
+#include "parameters.h"
 
 #include "checker.h"
 

@@ -18,7 +18,7 @@
 // Usage: test_plasticity_unloading <prm directory>
 #include <deal.II/base/conditional_ostream.h>
 
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/runtime.h>
 
 #include "plasticity_test_tools.h"
 

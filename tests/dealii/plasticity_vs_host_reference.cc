@@ -22,7 +22,7 @@
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/runtime.h>
 
 #include "plasticity_comparison.h"
 

@@ -13,7 +13,7 @@
 //  - gnuplot not on the PATH: no PNG, the reason says so, the script stays;
 //    gnuplot failing (an output folder that does not exist): no PNG, a
 //    reason; a missing directory for the script throws std::runtime_error.
-#include <plastix/dealii/plot.h>
+#include "plot.h"
 
 #include <unistd.h>
 #include <zlib.h>

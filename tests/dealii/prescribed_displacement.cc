@@ -16,7 +16,7 @@
 // With 1 and 2 ranks (mpirun variants); the results must agree.
 #include <deal.II/dofs/dof_tools.h>
 
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/runtime.h>
 
 #include "plasticity_comparison.h"
 

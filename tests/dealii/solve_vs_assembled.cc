@@ -48,12 +48,13 @@
 #include <deal.II/lac/trilinos_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/linear_solver.h>
-#include <plastix/dealii/loads.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/parameters.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/linear_solver.h>
+
+#include "loads.h"
+#include "parameters.h"
 
 #include "checker.h"
 
@@ -308,7 +309,7 @@ main(int argc, char **argv)
               solvers = {{"cg", "none"}, {"cg", "jacobi"}, {"cg", "chebyshev"}, {"gmres", "jacobi"}};
             for (const auto &[type, preconditioner] : solvers)
               {
-                plastix::SolverParameters parameters;
+                plastix::LinearSolverData parameters;
                 parameters.type               = plastix::parse_enum<plastix::SolverType>(type);
                 parameters.preconditioner     = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
                 parameters.relative_tolerance = 1e-12;

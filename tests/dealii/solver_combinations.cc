@@ -34,15 +34,16 @@
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 
-#include <plastix/dealii/belos_solver.h>
-#include <plastix/dealii/device_vector.h>
-#include <plastix/dealii/linear_solver.h>
-#include <plastix/dealii/loads.h>
-#include <plastix/dealii/mechanics_operator.h>
-#include <plastix/dealii/mesh_generation.h>
-#include <plastix/dealii/parameters.h>
-#include <plastix/dealii/preconditioners.h>
-#include <plastix/dealii/runtime.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/belos_solver.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/preconditioners.h>
+
+#include "loads.h"
+#include "mesh_generation.h"
+#include "parameters.h"
 
 #include "checker.h"
 
@@ -160,14 +161,14 @@ main(int argc, char **argv)
 
           auto solve = [&](const std::string &type, const std::string &preconditioner, const double tolerance,
                            plastix::DeviceVector &x) {
-            plastix::SolverParameters parameters;
+            plastix::LinearSolverData parameters;
             parameters.type               = plastix::parse_enum<plastix::SolverType>(type);
             parameters.preconditioner     = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
             parameters.relative_tolerance = tolerance;
             parameters.max_iterations     = 20000;
             parameters.gmres_restart      = (preconditioner == "none" || preconditioner == "jacobi") ? 500 : 30;
             plastix::LinearSolver solver(parameters);
-            solver.initialize(op, problem.dof_handler, problem.materials, problem.parameters.boundary.dirichlet);
+            solver.initialize(op, problem.dof_handler, problem.materials, problem.parameters.boundary.dirichlet_boundaries());
             op.initialize_dof_vector(x);
             op.set_constrained_values(x);
             return solver.solve(x, problem.b);
@@ -195,7 +196,7 @@ main(int argc, char **argv)
           // true residual of 6.6e-6 here, asked for 1e-10).
           for (const std::string type : {"cg", "gmres", "belos cg", "belos gmres", "belos minres"})
             {
-              plastix::SolverParameters parameters;
+              plastix::LinearSolverData parameters;
               parameters.type            = plastix::parse_enum<plastix::SolverType>(type);
               const bool single_expected = type == "cg" || type == "belos cg";
               checker.check_true("Multigrid level precision = auto under " + type + " is " +

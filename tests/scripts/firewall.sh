@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # The Kokkos/deal.II firewall (DESIGN.md sec. 2), checked transitively on the
 # compiler's view of every translation unit:
-#   - backend translation units (source/backend/*.cc) must not depend on any
-#     deal.II header (a path containing '/deal.II/');
-#   - deal.II-side translation units (source/dealii/*.cc, apps/*.cc except the
-#     kernel benchmark, tests/dealii/*.cc) must not depend on a Kokkos header
+#   - backend translation units (source/backend/*.cc, source/backend/baselines/*.cc)
+#     must not depend on any deal.II header (a path containing '/deal.II/');
+#   - deal.II-side translation units (the library: source/{core,material,
+#     solvers}; the application apps/plastix; the deal.II benchmark and its
+#     reference operators in benchmarks/; tests/dealii) must not depend on a
+#     Kokkos header
 #     (Kokkos_*.hpp, KokkosExp_*.hpp, KokkosCore_config.h, ...) except through
 #     deal.II's own headers: the Debian deal.II includes Trilinos' Sacado from
 #     deal.II/base/numbers.h, which brings much of Trilinos' Kokkos 3.x into
 #     every deal.II program. Those chains are listed as tolerated; a Kokkos
 #     header reached without a deal.II header on its include chain fails;
 #   - users of the public backend headers only (tests/backend/*.cc,
-#     apps/plastix_kernel_bench.cc) depend on neither: include/plastix/backend
-#     is Kokkos-free.
+#     benchmarks/plastix_kernel_bench.cc, benchmarks/box_mesh.cc) depend on
+#     neither: include/plastix/backend is Kokkos-free.
+# The layout: the library (include/plastix, source/{core,material,solvers})
+# includes no header of the application (apps/plastix) or of the benchmarks,
+# and the application none of the benchmarks.
 #
 # How: the compile commands come from <build dir>/compile_commands.json if
 # present, otherwise from a CMake configure (only) in a temporary directory
@@ -69,7 +74,7 @@ def report(ok, text):
         failures += 1
 
 DEALII = re.compile(r"(^|/)deal\.II/")
-# Trilinos Belos (source/dealii/belos_solver.cc): its headers bring Teuchos and
+# Trilinos Belos (source/solvers/belos_solver.cc): its headers bring Teuchos and
 # with it Trilinos' own Kokkos 3.x, the same Kokkos that deal.II's Sacado
 # brings; tolerated like deal.II's own chains. Teuchos included directly is
 # still flagged (canary dealii-through-Teuchos).
@@ -81,14 +86,18 @@ INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
 def rel(path):
     return os.path.relpath(path, src) if path.startswith(src + os.sep) else os.path.basename(path)
 
+BACKEND_USERS = ("benchmarks/plastix_kernel_bench.cc", "benchmarks/box_mesh.cc")
+CUDA_ONLY = ("benchmarks/cusparse_spmv.cc",)
+
 def classify(path):
     r = rel(path)
     if r.startswith("source/backend/"):
         return "backend"
-    if r.startswith(("source/dealii/", "tests/dealii/")) or (r.startswith("apps/") and r != "apps/plastix_kernel_bench.cc"):
-        return "dealii"
-    if r.startswith("tests/backend/") or r == "apps/plastix_kernel_bench.cc":
+    if r.startswith(("tests/backend/",)) or r in BACKEND_USERS:
         return "backend-user"
+    if r.startswith(("source/core/", "source/material/", "source/solvers/", "apps/plastix/", "tests/dealii/",
+                     "benchmarks/")) and r not in CUDA_ONLY:
+        return "dealii"
     return None
 
 rules = {"backend": "no deal.II header", "dealii": "no Kokkos header except via deal.II",
@@ -160,7 +169,8 @@ def direct_includes(path):
         return []
 
 def resolve(delimiter, name, including_file):
-    candidates = ([os.path.dirname(including_file)] if delimiter == '"' else []) + [os.path.join(src, "include")]
+    candidates = ([os.path.dirname(including_file)] if delimiter == '"' else []) + \
+        [os.path.join(src, d) for d in ("include", "apps/plastix", "benchmarks")]
     for d in candidates:
         p = os.path.normpath(os.path.join(d, name))
         if p.startswith(project_roots) and os.path.isfile(p):
@@ -220,10 +230,12 @@ for entry in db:
         units[path] = (kind, entry)
 
 expected = []
-for d in ("source/backend", "source/dealii", "apps", "tests/dealii", "tests/backend"):
+for d in ("source/backend", "source/backend/baselines", "source/core", "source/material", "source/solvers",
+          "apps/plastix", "benchmarks", "tests/dealii", "tests/backend"):
     full = os.path.join(src, d)
     if os.path.isdir(full):
-        expected += [os.path.join(full, n) for n in sorted(os.listdir(full)) if n.endswith(".cc")]
+        expected += [os.path.join(full, n) for n in sorted(os.listdir(full))
+                     if n.endswith(".cc") and os.path.join(d, n) not in CUDA_ONLY]
 missing = [rel(p) for p in expected if p not in units]
 gone = [rel(p) for p in units if not os.path.isfile(p)]
 if (missing or gone) and stale_ok:
@@ -314,15 +326,31 @@ def files(d, extensions):
         for n in sorted(names):
             if n.endswith(extensions):
                 yield os.path.join(base, n)
+library_dirs = ("include/plastix", "source/core", "source/material", "source/solvers")
 direct = []
 for path in list(files("source/backend", (".cc", ".h"))) + list(files("include/plastix/backend", (".h",))):
-    direct += [(path, i) for _, i in direct_includes(path) if DEALII.search(i) or i.startswith("plastix/dealii/")]
-for path in list(files("include/plastix/backend", (".h",))) + list(files("tests/backend", (".cc",))) + \
-        list(files("source/dealii", (".cc", ".h"))) + list(files("include/plastix/dealii", (".h",))) + \
-        list(files("apps", (".cc",))) + list(files("tests/dealii", (".cc",))):
+    direct += [(path, i) for _, i in direct_includes(path)
+               if DEALII.search(i) or i.startswith(("plastix/core/", "plastix/material/", "plastix/solvers/"))]
+deal_ii_side = [p for d in library_dirs[1:] + ("apps/plastix", "benchmarks", "tests/dealii") for p in files(d, (".cc", ".h"))]
+for path in list(files("include/plastix", (".h",))) + list(files("tests/backend", (".cc",))) + deal_ii_side:
     direct += [(path, i) for _, i in direct_includes(path) if KOKKOS.search(i) or os.path.basename(i) in backend_internal]
-report(not direct, "#include lines: no deal.II (or plastix/dealii) include in the backend, no Kokkos or backend-internal include elsewhere%s"
+report(not direct, "#include lines: no deal.II (or plastix/{core,material,solvers}) include in the backend, no Kokkos or backend-internal include elsewhere%s"
        % "".join("\n         %s: %s" % (rel(p), i) for p, i in direct))
+
+# The layout: what the library and the application may include of the project.
+def project_includes(path):
+    for delimiter, name in direct_includes(path):
+        target = resolve(delimiter, name, path)
+        if target is not None:
+            yield name, rel(target)
+layering = []
+for d in library_dirs:
+    for path in files(d, (".cc", ".h")):
+        layering += [(path, n, t) for n, t in project_includes(path) if t.startswith(("apps/", "benchmarks/"))]
+for path in files("apps/plastix", (".cc", ".h")):
+    layering += [(path, n, t) for n, t in project_includes(path) if t.startswith("benchmarks/")]
+report(not layering, "layout: the library includes no application or benchmark header, the application no benchmark header%s"
+       % "".join("\n         %s: %s (%s)" % (rel(p), n, t) for p, n, t in layering))
 
 print("%d translation units checked (%s), %d canaries, %d third-party headers probed alone"
       % (len(units), ", ".join("%d %s" % (v, k) for k, v in counts.items()), len(canaries), len(external_cache)))

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install plastix from the build tree into a temporary prefix, then build the
+# Install plastix from the build tree into a temporary prefix (only the
+# library's headers are installed), then build the
 # example deal.II programs of examples/ against it with find_package(plastix)
 # and run them on 1 and 2 MPI ranks: the CMake package a user links against
 # works; elasticity gives the same answer on 1 and 2 ranks; plasticity (its
@@ -9,6 +10,13 @@ set -euo pipefail
 source_dir=$1; build_dir=$2; mpiexec=$3
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 cmake --install "$build_dir" --prefix "$work/prefix" > "$work/install.log"
+# The installed headers are the library's own: its four parts, and no header
+# that includes a file of the application or the benchmarks (not installed).
+ls "$work/prefix/include/plastix"
+[ "$(ls "$work/prefix/include/plastix" | tr '\n' ' ')" = "backend core material solvers " ] ||
+  { echo "FAIL: installed include/plastix is not backend, core, material, solvers"; exit 1; }
+if grep -rn '#include "' "$work/prefix/include/plastix"; then
+  echo "FAIL: an installed header includes a file that is not installed"; exit 1; fi
 for example in elasticity plasticity; do
   cmake -S "$source_dir/examples/$example" -B "$work/build-$example" \
     -Dplastix_DIR="$work/prefix/lib/cmake/plastix" > "$work/configure-$example.log"

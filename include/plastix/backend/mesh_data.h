@@ -4,6 +4,7 @@
 #define PLASTIX_BACKEND_MESH_DATA_H
 
 #include <plastix/backend/config.h>
+#include <plastix/backend/material.h>
 
 #include <cstdint>
 #include <string>
@@ -13,25 +14,6 @@ namespace plastix
 {
   namespace backend
   {
-    /**
-     * Constants of one material. Elasticity uses lambda and mu; J2
-     * plasticity also the initial yield stress and the linear isotropic and
-     * kinematic hardening moduli.
-     */
-    struct Material
-    {
-      /** First Lame parameter. */
-      double lambda = 0;
-      /** Shear modulus. */
-      double mu = 0;
-      /** Initial yield stress (von Mises); 0 (the default) means purely elastic. */
-      double yield_stress = 0;
-      /** Linear isotropic hardening modulus H (slope of yield stress over equivalent plastic strain). */
-      double isotropic_hardening = 0;
-      /** Linear kinematic hardening modulus (Prager, back stress rate = 2/3 H_kin plastic strain rate). */
-      double kinematic_hardening = 0;
-    };
-
     /**
      * A process-local mesh of trilinear hexahedra with three displacement
      * components per node. Local DoF d belongs to node d/3, component d%3.

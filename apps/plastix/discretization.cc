@@ -1,0 +1,172 @@
+// Mesh, DoFs, constraints, operator and output shared by the drivers.
+#include <deal.II/base/timer.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+
+#include "discretization.h"
+#include "input_checks.h"
+#include "loads.h"
+#include "mesh_generation.h"
+
+#include <filesystem>
+#include <iomanip>
+#include <sstream>
+
+namespace plastix
+{
+  namespace
+  {
+    /** Multigrid (or auto, which picks it on a refined mesh) needs the level hierarchy. */
+    bool
+    needs_level_hierarchy(const Parameters &parameters)
+    {
+      return parameters.solver.preconditioner == PreconditionerType::multigrid ||
+             (parameters.solver.preconditioner == PreconditionerType::automatic &&
+              parameters.mesh.global_refinements >= 1);
+    }
+  } // namespace
+
+  Discretization::Discretization(const Parameters &parameters, MPI_Comm communicator)
+    : parameters(parameters)
+    , communicator(communicator)
+    , fe(dealii::FE_Q<3>(1), 3)
+  {}
+
+  void
+  Discretization::make_mesh()
+  {
+    // The multigrid preconditioner needs the level hierarchy (level DoFs);
+    // other runs keep deal.II's defaults.
+    const bool levels    = needs_level_hierarchy(parameters);
+    const auto smoothing = levels ? dealii::Triangulation<3>::limit_level_difference_at_vertices :
+                                    dealii::Triangulation<3>::none;
+    if (dealii::Utilities::MPI::n_mpi_processes(communicator) == 1)
+      triangulation = std::make_unique<dealii::Triangulation<3>>(smoothing);
+    else
+      triangulation = std::make_unique<dealii::parallel::distributed::Triangulation<3>>(
+        communicator, smoothing,
+        levels ? dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
+                 dealii::parallel::distributed::Triangulation<3>::default_setting);
+    create_mesh(parameters.mesh, *triangulation);
+    dof_handler.reinit(*triangulation);
+  }
+
+  void
+  Discretization::load_mesh(const std::string &file)
+  {
+    const bool levels = needs_level_hierarchy(parameters);
+    auto       distributed = std::make_unique<dealii::parallel::distributed::Triangulation<3>>(
+      communicator,
+      levels ? dealii::Triangulation<3>::limit_level_difference_at_vertices : dealii::Triangulation<3>::none,
+      levels ? dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
+               dealii::parallel::distributed::Triangulation<3>::default_setting);
+    plastix::load_mesh(parameters.mesh, *distributed, file);
+    triangulation = std::move(distributed);
+    dof_handler.reinit(*triangulation);
+  }
+
+  std::string
+  Discretization::checkpoint_parameter_text() const
+  {
+    std::string text = parameters.file_text;
+    if (parameters.mesh.geometry == GeometryType::file)
+      text += "\nsubsection Mesh\n  set File = " + std::filesystem::absolute(parameters.mesh.file).string() +
+              "\nend\n";
+    return text;
+  }
+
+  void
+  Discretization::setup()
+  {
+    setup_dofs();
+    setup_operator();
+  }
+
+  void
+  Discretization::setup_dofs()
+  {
+    dofs_stage_times = DofsStageTimes();
+    dealii::Timer timer;
+    const auto    lap = [&timer](double &seconds) {
+      seconds = timer.wall_time();
+      timer.restart();
+    };
+    check_mesh_ids(parameters, *triangulation);
+    lap(dofs_stage_times.id_checks);
+    dof_handler.distribute_dofs(fe);
+    lap(dofs_stage_times.distribute);
+    // Level DoFs for multigrid on the same DoFHandler (else the multigrid
+    // preconditioner would distribute the active DoFs a second time).
+    if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
+      dof_handler.distribute_mg_dofs();
+    lap(dofs_stage_times.level_dofs);
+    make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
+    lap(dofs_stage_times.constraints);
+    check_rigid_body_motions(dof_handler, constraints);
+    lap(dofs_stage_times.rigid_body_check);
+  }
+
+  std::string
+  Discretization::dofs_stage_description() const
+  {
+    std::ostringstream text;
+    text << std::setprecision(3) << "id checks " << dofs_stage_times.id_checks << ", distribute "
+         << dofs_stage_times.distribute << ", level DoFs " << dofs_stage_times.level_dofs << ", constraints "
+         << dofs_stage_times.constraints << ", rigid-body check " << dofs_stage_times.rigid_body_check;
+    return text.str();
+  }
+
+  void
+  Discretization::setup_operator()
+  {
+    materials = make_material_table(dof_handler, parameters.materials);
+    try
+      {
+        op.reinit(dof_handler, constraints, materials, parameters.op.get_additional_data());
+      }
+    catch (const std::invalid_argument &error)
+      {
+        throw InputError(parameters.mesh.geometry == GeometryType::file ? "Mesh/File" : "Mesh/Distortion", error.what());
+      }
+  }
+
+  void
+  Discretization::initialize_solver(LinearSolver &solver, const bool new_load_step) const
+  {
+    solver.initialize(op, dof_handler, materials, parameters.boundary.dirichlet_boundaries(), new_load_step,
+                      parameters.op.get_additional_data());
+  }
+
+  void
+  Discretization::assemble_external_force()
+  {
+    dealii::LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
+    plastix::assemble_external_force(dof_handler, parameters.boundary, force);
+    op.initialize_dof_vector(external_force);
+    external_force.copy_from_host(force);
+  }
+
+  dealii::LinearAlgebra::distributed::Vector<double>
+  Discretization::to_host(const DeviceVector &u) const
+  {
+    dealii::IndexSet relevant;
+    dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+    dealii::LinearAlgebra::distributed::Vector<double> host(dof_handler.locally_owned_dofs(), relevant,
+                                                            communicator);
+    u.copy_to_host(host);
+    host.update_ghost_values();
+    return host;
+  }
+
+  std::string
+  Discretization::write_vtu(StagedOutput       &output,
+                            const DeviceVector &u,
+                            const CellFields   &cell_fields,
+                            const std::string  &base_name,
+                            const unsigned int  counter) const
+  {
+    // Own writer: deal.II 9.4's DataOut writes cell data as point data of per-cell patches.
+    return write_vtu_with_cell_data(output.staged_directory(), dof_handler, to_host(u), cell_fields, base_name,
+                                    counter, communicator);
+  }
+} // namespace plastix

@@ -1,0 +1,135 @@
+// The pieces every plastix run needs: mesh, DoFs, constraints, materials, the
+// device operator and the external force; plus VTU output of a solution.
+#ifndef PLASTIX_APP_DISCRETIZATION_H
+#define PLASTIX_APP_DISCRETIZATION_H
+
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/solvers/linear_solver.h>
+
+#include "output.h"
+#include "parameters.h"
+#include "vtu_writer.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * Mesh, FESystem(FE_Q(1),3) DoFs, Dirichlet constraints (load factor 1),
+   * material table, device operator and external force (load factor 1) of a
+   * run, built in stages so that a driver can time them.
+   */
+  class Discretization
+  {
+  public:
+    Discretization(const Parameters &parameters, MPI_Comm communicator);
+
+    /**
+     * Create (or read) and refine the mesh: a serial dealii::Triangulation
+     * on one rank (p4est's forest costs most of the set-up there and gives
+     * nothing), a parallel::distributed::Triangulation on more.
+     */
+    void
+    make_mesh();
+
+    /**
+     * Instead of make_mesh(): the mesh saved in @p file (a checkpoint's,
+     * see checkpoint_mesh_file()) on the coarse mesh of the parameters, as
+     * a parallel::distributed::Triangulation on any number of ranks.
+     */
+    void
+    load_mesh(const std::string &file);
+
+    /**
+     * The parameter file text a checkpoint stores: the parameters read, with
+     * a mesh file named by its absolute path so that a restart finds it from
+     * any working directory.
+     */
+    std::string
+    checkpoint_parameter_text() const;
+
+    /** Distribute DoFs, build constraints, materials and the device operator. */
+    void
+    setup();
+
+    /** The first part of setup(): mesh ids checked, DoFs distributed, Dirichlet constraints, rigid-body check. */
+    void
+    setup_dofs();
+
+    /** Wall time [s] of the parts of the last setup_dofs() on this process. */
+    struct DofsStageTimes
+    {
+      /** Material and boundary ids checked against the parameters. */
+      double id_checks = 0.;
+      /** DoFHandler::distribute_dofs(). */
+      double distribute = 0.;
+      /** DoFHandler::distribute_mg_dofs() (runs with a multigrid hierarchy only). */
+      double level_dofs = 0.;
+      /** The Dirichlet constraints. */
+      double constraints = 0.;
+      /** The check that the constraints hold every rigid-body motion. */
+      double rigid_body_check = 0.;
+    };
+
+    /** Parts of the last setup_dofs(). */
+    DofsStageTimes dofs_stage_times;
+
+    /** dofs_stage_times in one line, e.g. "distribute 0.9, level DoFs 0.6, ...". */
+    std::string
+    dofs_stage_description() const;
+
+    /** The second part of setup(): the material table and the device operator. */
+    void
+    setup_operator();
+
+    /**
+     * (Re)build the preconditioner of @p solver for the operator, DoFHandler,
+     * materials and Dirichlet boundaries of this discretization.
+     */
+    void
+    initialize_solver(LinearSolver &solver, bool new_load_step = true) const;
+
+    /** Assemble the external force at load factor 1 (host) and copy it to the device. */
+    void
+    assemble_external_force();
+
+    /** Copy @p u to a host vector with the locally relevant ghosts updated. */
+    dealii::LinearAlgebra::distributed::Vector<double>
+    to_host(const DeviceVector &u) const;
+
+    /**
+     * Write displacement @p u and @p cell_fields as VTU/PVTU into @p output
+     * (staged), named base_name_<counter>; returns the PVTU file name.
+     */
+    std::string
+    write_vtu(StagedOutput       &output,
+              const DeviceVector &u,
+              const CellFields   &cell_fields,
+              const std::string  &base_name,
+              unsigned int        counter) const;
+
+    const Parameters                          &parameters;
+    MPI_Comm                                   communicator;
+    /** The mesh (made by make_mesh() or load_mesh()). */
+    std::unique_ptr<dealii::Triangulation<3>>  triangulation;
+    dealii::FESystem<3>                             fe;
+    dealii::DoFHandler<3>                           dof_handler;
+    dealii::AffineConstraints<double>               constraints;
+    MaterialTable                                   materials;
+    MechanicsOperator                               op;
+    /** External force at load factor 1 (device). */
+    DeviceVector external_force;
+  };
+} // namespace plastix
+
+#endif

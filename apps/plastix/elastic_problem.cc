@@ -1,0 +1,127 @@
+// Static linear elasticity: mesh -> operator -> solve -> output.
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/linear_solver.h>
+
+#include "checkpoint.h"
+#include "discretization.h"
+#include "elastic_problem.h"
+
+#include "driver_tools.h"
+
+#include <cmath>
+#include <filesystem>
+
+namespace plastix
+{
+  ElasticProblem::ElasticProblem(const Parameters &parameters, MPI_Comm communicator)
+    : parameters(parameters)
+    , communicator(communicator)
+  {}
+
+  namespace
+  {
+    /** Cell stress (from the cell-average strain) and von Mises stress of linear elasticity. */
+    CellFields
+    elastic_cell_fields(const Discretization &d, const DeviceVector &u)
+    {
+      const std::vector<double> strain = d.op.cell_average_strain(u);
+      const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
+      CellFields  fields;
+      for (const char *name : names)
+        fields.emplace_back(name, std::vector<double>());
+      fields.emplace_back("von_mises", std::vector<double>());
+      unsigned int k = 0;
+      for (const auto &cell : d.triangulation->active_cell_iterators())
+        {
+          if (!cell->is_locally_owned())
+            continue;
+          const auto   &m  = d.materials.at(cell->material_id());
+          const double *e  = &strain[6 * k++];
+          const double  tr = e[0] + e[1] + e[2];
+          double        s[6], j2 = 0;
+          for (unsigned int c = 0; c < 6; ++c)
+            s[c] = 2. * m.mu * e[c] + (c < 3 ? m.lambda * tr : 0.);
+          const double p = (s[0] + s[1] + s[2]) / 3.;
+          for (unsigned int c = 0; c < 6; ++c)
+            j2 += (c < 3 ? 0.5 * (s[c] - p) * (s[c] - p) : s[c] * s[c]);
+          for (unsigned int c = 0; c < 6; ++c)
+            fields[c].second.push_back(s[c]);
+          fields[6].second.push_back(std::sqrt(3. * j2));
+        }
+      return fields;
+    }
+  } // namespace
+
+  RunSummary
+  ElasticProblem::run()
+  {
+    RunSummary summary;
+    summary.n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    summary.device  = Runtime::execution_space();
+    StageTimer timer(communicator, summary);
+
+    // Output first: a bad output directory fails before any work.
+    StagedOutput   output(parameters.output.directory, communicator);
+    Discretization d(parameters, communicator);
+
+    timer.start();
+    d.make_mesh();
+    summary.n_cells = d.triangulation->n_global_active_cells();
+    timer.stop("mesh");
+    if (interrupt_requested(communicator))
+      throw Interrupted("while the mesh was built; nothing was solved");
+
+    timer.start();
+    d.setup_dofs();
+    summary.n_dofs = d.dof_handler.n_dofs();
+    timer.stop("dofs");
+    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
+    timer.start();
+    d.setup_operator();
+    summary.operator_description = parameters.op.description();
+    timer.stop("operator");
+
+    timer.start();
+    d.assemble_external_force();
+    DeviceVector rhs(d.external_force), solution;
+    d.op.initialize_dof_vector(solution);
+    d.op.lift_inhomogeneities(rhs);
+    timer.stop("rhs");
+
+    timer.start();
+    LinearSolver solver(parameters.solver);
+    d.initialize_solver(solver);
+    summary.solver = solver.name();
+    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      std::cout << "  preconditioner: " << solver.preconditioner_description() << std::endl;
+    timer.stop("preconditioner");
+
+    timer.start();
+    d.op.set_constrained_values(solution);
+    const SolverStatistics statistics = solver.solve(solution, rhs);
+    // Exactly the prescribed values, whatever the solver's tolerance.
+    d.op.set_constrained_values(solution);
+    summary.linear_iterations         = statistics.iterations;
+    summary.final_residual            = statistics.final_residual;
+    summary.relative_residual         = statistics.final_residual / std::max(rhs.l2_norm(), 1e-300);
+    timer.stop("solve");
+
+    if (interrupt_requested(communicator))
+      throw Interrupted("during the solve; nothing was written");
+
+    timer.start();
+    summary.max_displacement = internal::max_nodal_displacement(solution);
+    if (!std::isfinite(summary.max_displacement) || !std::isfinite(summary.final_residual))
+      throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
+    if (parameters.output.write_vtu)
+      summary.output_file = (std::filesystem::path(parameters.output.directory) /
+                             d.write_vtu(output, solution, elastic_cell_fields(d, solution),
+                                         parameters.output.base_name, 0))
+                              .string();
+    timer.stop("output");
+    internal::append_summary(output, parameters.output, summary.line());
+    output.commit();
+    return summary;
+  }
+} // namespace plastix

@@ -1,0 +1,73 @@
+// The drivers of the plastix application: static linear elasticity and
+// incremental J2 elastoplasticity.
+#ifndef PLASTIX_APP_ELASTIC_PROBLEM_H
+#define PLASTIX_APP_ELASTIC_PROBLEM_H
+
+#include <deal.II/base/mpi.h>
+
+#include "parameters.h"
+#include "run_summary.h"
+
+namespace plastix
+{
+  /**
+   * Static linear elasticity on a mesh from the parameters: Dirichlet
+   * constraints, tractions and body force, solved with the plastix device
+   * operator and a deal.II Krylov solver, written as VTU/PVTU with
+   * displacement, cell stress and von Mises stress.
+   */
+  class ElasticProblem
+  {
+  public:
+    ElasticProblem(const Parameters &parameters, MPI_Comm communicator);
+
+    /** Run all stages; throws InputError, SolverError or a device error. */
+    RunSummary
+    run();
+
+  private:
+    const Parameters &parameters;
+    MPI_Comm          communicator;
+  };
+
+  /**
+   * Small-strain J2 elastoplasticity: the loads and prescribed displacements
+   * of the parameters scaled by the load factors of 'Load stepping'; at every
+   * step Newton-Raphson with the consistent tangent (matrix-free on the
+   * device), inexact linear solves, and automatic halving of steps that do
+   * not converge. Per converged step: VTU/PVTU (displacement, stress, von
+   * Mises stress, equivalent plastic strain, plastic fraction) listed in a
+   * .pvd time series, and a CSV (and PNG) of the monitored displacements and
+   * reactions against the load factor.
+   */
+  class ElastoplasticProblem
+  {
+  public:
+    ElastoplasticProblem(const Parameters &parameters, MPI_Comm communicator);
+
+    /**
+     * Continue from the checkpoint in @p directory (see checkpoint.h) instead
+     * of starting at load factor 0: the mesh, displacement, Gauss-point
+     * history and load-stepping state are read from it, on any number of
+     * ranks. The parameters must be those stored in the checkpoint.
+     */
+    void
+    set_restart(const std::string &directory);
+
+    /**
+     * Run all load steps; throws InputError, SolverError, Interrupted (SIGINT
+     * or SIGTERM caught; the last checkpoint continues the run) or a device
+     * error.
+     */
+    RunSummary
+    run();
+
+  private:
+    const Parameters &parameters;
+    MPI_Comm          communicator;
+    /** Checkpoint to continue from (empty: start at load factor 0). */
+    std::string restart_directory;
+  };
+} // namespace plastix
+
+#endif

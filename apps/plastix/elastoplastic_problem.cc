@@ -1,0 +1,497 @@
+// Incremental J2 elastoplasticity: load steps, Newton-Raphson with the
+// consistent tangent, step cutting, per-step output.
+#include <deal.II/base/data_out_base.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/grid/grid_tools.h>
+
+#include <plastix/core/runtime.h>
+#include <plastix/material/plasticity.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/newton.h>
+
+#include "checkpoint.h"
+#include "discretization.h"
+#include "elastic_problem.h"
+#include "plot.h"
+
+#include "driver_tools.h"
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace plastix
+{
+  ElastoplasticProblem::ElastoplasticProblem(const Parameters &parameters, MPI_Comm communicator)
+    : parameters(parameters)
+    , communicator(communicator)
+  {}
+
+  namespace
+  {
+    /** Displacements of monitored points and reactions of boundary ids, one CSV row per load step. */
+    class Monitor
+    {
+    public:
+      Monitor(const Discretization &d, const MonitorParameters &p)
+        : d(d)
+        , parameters(p)
+      {
+        // The nearest vertex of each point; its owner records the DoFs.
+        for (const auto &point : p.points)
+          {
+            double                                       best = std::numeric_limits<double>::max();
+            std::vector<dealii::types::global_dof_index> best_dofs(3, 0);
+            for (const auto &cell : d.dof_handler.active_cell_iterators())
+              if (cell->is_locally_owned())
+                for (const auto v : cell->vertex_indices())
+                  {
+                    const double distance = cell->vertex(v).distance(point.location);
+                    const auto   dof      = cell->vertex_dof_index(v, 0);
+                    if (distance < best && d.dof_handler.locally_owned_dofs().is_element(dof))
+                      {
+                        best = distance;
+                        for (unsigned int c = 0; c < 3; ++c)
+                          best_dofs[c] = cell->vertex_dof_index(v, c);
+                      }
+                  }
+            struct
+            {
+              double distance;
+              int    rank;
+            } local{best, static_cast<int>(dealii::Utilities::MPI::this_mpi_process(d.communicator))}, global;
+            MPI_Allreduce(&local, &global, 1, MPI_DOUBLE_INT, MPI_MINLOC, d.communicator);
+            point_dofs.push_back(global.rank == local.rank ? best_dofs : std::vector<dealii::types::global_dof_index>());
+            point_distance.push_back(global.distance);
+          }
+        for (const auto id : p.reaction_ids)
+          {
+            dealii::IndexSet dofs = dealii::DoFTools::extract_boundary_dofs(d.dof_handler, dealii::ComponentMask(), {id});
+            dofs = dofs & d.dof_handler.locally_owned_dofs();
+            reaction_dofs.push_back(dofs);
+          }
+        for (const auto &name : p.csv_columns())
+          header += (header.empty() ? "" : ",") + name;
+      }
+
+      /** Continue the rows of a checkpoint. */
+      void
+      restore(const LoadSteppingState &state)
+      {
+        rows = state.monitor_rows;
+        load_factors.clear();
+        columns.clear();
+        for (const auto &[lambda, values] : state.monitor_values)
+          {
+            load_factors.push_back(lambda);
+            columns.push_back(values);
+          }
+      }
+
+      /** The rows so far, for a checkpoint. */
+      void
+      save(LoadSteppingState &state) const
+      {
+        state.monitor_rows = rows;
+        state.monitor_values.clear();
+        for (std::size_t i = 0; i < rows.size(); ++i)
+          state.monitor_values.emplace_back(load_factors[i], columns[i]);
+      }
+
+      /** Append the row of a converged step. */
+      void
+      record(const unsigned int                                        step,
+             const double                                              load_factor,
+             const unsigned int                                        newton_iterations,
+             const unsigned int                                        linear_iterations,
+             const unsigned long long                                  plastic_points,
+             const dealii::LinearAlgebra::distributed::Vector<double> &u,
+             const DeviceVector                                       &internal_force)
+      {
+        std::vector<double> values;
+        for (const auto &dofs : point_dofs)
+          for (unsigned int c = 0; c < 3; ++c)
+            values.push_back(dofs.empty() ? 0. : u(dofs[c]));
+        if (!reaction_dofs.empty())
+          {
+            dealii::LinearAlgebra::distributed::Vector<double> f(internal_force.get_partitioner());
+            internal_force.copy_to_host(f);
+            for (const auto &dofs : reaction_dofs)
+              {
+                double r[3] = {0, 0, 0};
+                for (const auto i : dofs)
+                  r[i % 3] += f(i);
+                values.insert(values.end(), r, r + 3);
+              }
+          }
+        MPI_Allreduce(MPI_IN_PLACE, values.data(), values.size(), MPI_DOUBLE, MPI_SUM, d.communicator);
+        std::ostringstream row;
+        row << std::setprecision(15) << step << ',' << load_factor << ',' << newton_iterations << ','
+            << linear_iterations << ',' << plastic_points;
+        for (const double v : values)
+          row << ',' << v;
+        rows.push_back(row.str());
+        load_factors.push_back(load_factor);
+        columns.push_back(values);
+      }
+
+      std::string
+      csv() const
+      {
+        std::string text = header + "\n";
+        for (const auto &row : rows)
+          text += row + "\n";
+        return text;
+      }
+
+      /**
+       * Write the gnuplot script of the load curve into @p directory (which
+       * holds @p csv_file) and run gnuplot there (rank 0); says on stdout if
+       * no PNG could be drawn.
+       */
+      void
+      plot(const std::string &directory, const std::string &base_name, const std::string &csv_file) const
+      {
+        if (rows.empty())
+          return;
+        CsvPlot plot;
+        plot.columns  = dealii::Utilities::split_string_list(header, ',');
+        plot.csv_file = csv_file;
+        plot.png_file = base_name + ".png";
+        plot.x_column = parameters.plot_x_column;
+        if (plot.x_column.empty())
+          {
+            if (plot.columns.size() <= 5)
+              return; // nothing monitored, nothing to plot
+            plot.x_column = plot.columns[5];
+          }
+        plot.y_column = parameters.plot_y_column;
+        plot.x_label  = monitor_column_label(plot.x_column, parameters.length_unit, parameters.force_unit);
+        plot.y_label  = monitor_column_label(plot.y_column, parameters.length_unit, parameters.force_unit);
+        plot.title    = "plastix " + base_name + ": " + plot.y_column + " vs " + plot.x_column;
+        const PlotResult result = write_plot(directory, base_name + ".gnuplot", plot);
+        if (!result.written)
+          std::cout << "plot: " << plot.png_file << " not drawn (" << result.reason << "); 'gnuplot " << base_name
+                    << ".gnuplot' in the output directory draws it" << std::endl;
+      }
+
+      /** Distance of each monitored point to the vertex that stands for it. */
+      std::vector<double> point_distance;
+
+    private:
+      const Discretization                                      &d;
+      const MonitorParameters                                   &parameters;
+      std::vector<std::vector<dealii::types::global_dof_index>> point_dofs;
+      std::vector<dealii::IndexSet>                             reaction_dofs;
+      std::string                                               header;
+      std::vector<std::string>                                  rows;
+      std::vector<double>                                       load_factors;
+      std::vector<std::vector<double>>                          columns;
+    };
+
+    CellFields
+    plastic_cell_fields(const PlasticityState &state)
+    {
+      const std::vector<double> averages = state.cell_averages();
+      const char *names[10] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz",
+                               "stress_xy", "von_mises", "equivalent_plastic_strain", "plastic_fraction",
+                               "hydrostatic_stress"};
+      CellFields fields;
+      for (unsigned int f = 0; f < 10; ++f)
+        {
+          std::vector<double> values(averages.size() / 10);
+          for (std::size_t c = 0; c < values.size(); ++c)
+            values[c] = averages[10 * c + f];
+          fields.emplace_back(names[f], std::move(values));
+        }
+      return fields;
+    }
+  } // namespace
+
+  void
+  ElastoplasticProblem::set_restart(const std::string &directory)
+  {
+    restart_directory = directory;
+  }
+
+  RunSummary
+  ElastoplasticProblem::run()
+  {
+    RunSummary summary;
+    summary.n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    summary.device  = Runtime::execution_space();
+    StageTimer timer(communicator, summary);
+    const bool root = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;
+    const bool restart = !restart_directory.empty();
+
+    StagedOutput   output(parameters.output.directory, communicator);
+    Discretization d(parameters, communicator);
+
+    timer.start();
+    if (restart)
+      d.load_mesh(checkpoint_mesh_file(restart_directory));
+    else
+      d.make_mesh();
+    summary.n_cells = d.triangulation->n_global_active_cells();
+    timer.stop("mesh");
+    if (interrupt_requested(communicator))
+      throw Interrupted("while the mesh was built; nothing was solved");
+
+    timer.start();
+    d.setup_dofs();
+    summary.n_dofs = d.dof_handler.n_dofs();
+    timer.stop("dofs");
+    if (root)
+      std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
+    timer.start();
+    d.setup_operator();
+    summary.operator_description = parameters.op.description();
+    d.assemble_external_force();
+    PlasticityState state(d.op);
+    LinearSolver    linear_solver(parameters.solver);
+    NewtonRaphson   newton(d.op, state, d.external_force, linear_solver,
+                         [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); },
+                         parameters.newton);
+    Monitor         monitor(d, parameters.monitor);
+    // The tangent and f_int of the initial (stress-free) state.
+    state.update(newton.u, newton.f_int);
+    timer.stop("operator");
+
+    // The preconditioner's structure (multigrid hierarchy, AMG) once per
+    // run, for the elastic operator; the Newton solves refresh only what
+    // follows the tangent.
+    timer.start();
+    d.initialize_solver(linear_solver, true);
+    summary.solver = linear_solver.name();
+    if (root)
+      std::cout << "  preconditioner: " << linear_solver.preconditioner_description() << std::endl;
+    timer.stop("preconditioner");
+
+    timer.start();
+
+    // Where the load stepping starts: load factor 0, or a checkpoint.
+    LoadSteppingState start;
+    std::vector<std::pair<double, std::string>> pvd;
+    if (restart)
+      {
+        dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
+        std::vector<double>                                history;
+        read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation), d.dof_handler, u_host, history,
+                             backend::PlasticityState::history_values_per_cell);
+        start = read_load_stepping_state(restart_directory);
+        if (start.target_index > parameters.load_stepping.load_factors.size() ||
+            start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
+          throw InputError("--restart", "the load-stepping state of '" + restart_directory +
+                                          "' does not fit its parameter file");
+        // The checkpoint holds the history before its last step and the
+        // displacement after it: the stress update and commit repeat that
+        // step's last ones, so the run continues exactly as it would have.
+        newton.u.copy_from_host(u_host);
+        state.set_committed_history(history);
+        state.update(newton.u, newton.f_int);
+        state.commit();
+        newton.lambda_previous = start.lambda_previous;
+        newton.force_scale     = start.force_scale;
+        monitor.restore(start);
+        pvd                        = start.pvd;
+        summary.newton_iterations = start.newton_iterations;
+        summary.linear_iterations = start.linear_iterations;
+        summary.n_cuts            = start.n_cuts;
+        if (root)
+          std::cout << "continuing from the checkpoint of load step " << start.step << " (load factor "
+                    << start.lambda << ") in " << restart_directory << std::endl;
+      }
+    if (restart)
+      timer.stop("restart");
+    // The bounding box, not GridTools::diameter: that compares all pairs of
+    // boundary vertices, which takes minutes on meshes of millions of cells.
+    const auto   box       = dealii::GridTools::compute_bounding_box(*d.triangulation);
+    const double mesh_size = box.get_boundary_points().first.distance(box.get_boundary_points().second);
+    if (root && !restart)
+      for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
+        if (monitor.point_distance[i] > 1e-8 * mesh_size)
+          std::cout << "  monitor point '" << parameters.monitor.points[i].name << "' is "
+                    << monitor.point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
+
+    const std::string checkpoint = checkpoint_directory(parameters.output.directory);
+    const auto       &targets    = parameters.load_stepping.load_factors;
+    double            lambda     = start.lambda;
+    unsigned int      step       = start.step;
+    unsigned int      steps_this_run = 0;
+    unsigned int      checkpoint_step = restart ? start.step : 0;
+    bool              stopped_early   = false;
+    DeviceVector      u_start;
+    // Wall time since the run started or its last checkpoint (Output/Checkpoint wall time).
+    dealii::Timer since_checkpoint;
+    try
+      {
+        for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
+             ++target_index)
+          {
+            const double target    = targets[target_index];
+            double       increment = target - lambda;
+            unsigned int cuts      = 0;
+            while (lambda != target)
+              {
+                if (interrupt_requested(communicator))
+                  throw Interrupted("before load step " + std::to_string(step + 1));
+                const double lambda_new =
+                  std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target : lambda + increment;
+                timer.start();
+                u_start                   = newton.u;
+                const NewtonResult result = newton.step(lambda, lambda_new, step + 1, root);
+                summary.newton_iterations += result.iterations;
+                summary.linear_iterations += result.linear_iterations;
+                timer.stop("newton");
+                if (!result.converged)
+                  {
+                    // Back to the converged state; try half the increment.
+                    newton.u = u_start;
+                    state.reset_trial();
+                    state.update(newton.u, newton.f_int);
+                    ++cuts;
+                    ++summary.n_cuts;
+                    increment /= 2;
+                    if (root)
+                      std::cout << "  step to load factor " << lambda_new << " failed (" << result.failure
+                                << "); retrying with increment " << increment << std::endl;
+                    if (cuts > parameters.load_stepping.max_cuts ||
+                        std::abs(increment) < parameters.load_stepping.minimum_increment)
+                      {
+                        std::ostringstream message;
+                        message << "Newton iteration failed at load factor " << lambda_new << " (last converged "
+                                << lambda << ") after " << cuts << " step cuts: " << result.failure
+                                << "; last relative residual " << result.relative_residual
+                                << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
+                                   "'Load stepping/Number of steps'";
+                        throw SolverError(message.str());
+                      }
+                    continue;
+                  }
+                ++steps_this_run;
+                const bool last_step = target_index + 1 == targets.size() && lambda_new == target;
+                const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
+                                       steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
+                // No checkpoint after the last step: the run is complete.
+                // Otherwise one every 'Checkpoint interval' steps, when
+                // 'Checkpoint wall time' has passed (the slowest rank's
+                // clock decides, so all ranks agree), and where the run stops.
+                const unsigned int interval = parameters.output.checkpoint_interval;
+                const double       wall     = parameters.output.checkpoint_wall_time;
+                const bool         time_due =
+                  wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
+                const bool write_checkpoint_now =
+                  !last_step && (stop_here || (interval > 0 && (step + 1) % interval == 0) || time_due);
+                // A checkpoint holds the history before this step (the
+                // restart repeats the step's last stress update).
+                std::vector<double> history_before;
+                if (write_checkpoint_now)
+                  history_before = state.committed_history();
+                state.commit();
+                newton.accept(lambda, result.reference);
+                lambda = lambda_new;
+                ++step;
+                summary.final_residual    = result.residual;
+                summary.relative_residual = result.relative_residual;
+
+                timer.start();
+                const auto u_host = d.to_host(newton.u);
+                monitor.record(step, lambda, result.iterations, result.linear_iterations,
+                               result.plastic.n_plastic_points, u_host, newton.f_int);
+                if (parameters.output.write_vtu)
+                  {
+                    const std::string pvtu = d.write_vtu(output, newton.u, plastic_cell_fields(state),
+                                                         parameters.output.base_name, step);
+                    pvd.emplace_back(lambda, pvtu);
+                    std::ostringstream pvd_text;
+                    dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
+                    output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
+                  }
+                output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+                // Each converged step's files are complete: publish them.
+                output.commit();
+                timer.stop("output");
+                if (write_checkpoint_now)
+                  {
+                    timer.start();
+                    LoadSteppingState now;
+                    now.step              = step;
+                    now.target_index      = lambda == target ? target_index + 1 : target_index;
+                    now.lambda            = lambda;
+                    now.lambda_previous   = newton.lambda_previous;
+                    now.force_scale       = newton.force_scale;
+                    now.newton_iterations = summary.newton_iterations;
+                    now.linear_iterations = summary.linear_iterations;
+                    now.n_cuts            = summary.n_cuts;
+                    now.pvd               = pvd;
+                    monitor.save(now);
+                    write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
+                                     u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
+                    checkpoint_step = step;
+                    timer.stop("checkpoint");
+                    since_checkpoint.restart();
+                  }
+                if (root)
+                  std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
+                            << " Newton iterations, " << result.linear_iterations << " linear iterations, "
+                            << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+                increment = target - lambda;
+                if (stop_here)
+                  {
+                    stopped_early = true;
+                    break;
+                  }
+              }
+          }
+      }
+    catch (const Interrupted &where)
+      {
+        const int         signal = caught_signal();
+        const std::string name   = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
+        std::string       message = "interrupted by " + name + " " + where.what() + "; ";
+        if (checkpoint_step > 0)
+          message += "the checkpoint of load step " + std::to_string(checkpoint_step) +
+                     " continues the run: plastix --restart " + checkpoint;
+        else
+          message += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
+        throw Interrupted(message);
+      }
+    summary.n_steps          = step;
+    summary.yielded_points   = state.n_yielded_points();
+    summary.max_displacement = internal::max_nodal_displacement(newton.u);
+    if (parameters.output.write_vtu && !pvd.empty())
+      summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
+    if (!std::isfinite(summary.max_displacement))
+      throw SolverError("the displacement is not finite");
+    internal::append_summary(output, parameters.output, summary.line());
+    // The plot once per run (gnuplot takes a fraction of a second per
+    // call), next to the CSV staged once more with it.
+    if (parameters.monitor.write_plot && step > 0)
+      {
+        output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+        if (root)
+          monitor.plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
+      }
+    output.commit();
+    if (stopped_early)
+      {
+        if (root)
+          std::cout << "stopped after " << steps_this_run << " load steps of this run ('Load stepping/Steps per run'); "
+                    << (checkpoint_step == step ? "continue with: plastix --restart " + checkpoint :
+                                                  std::string("no checkpoint was written"))
+                    << std::endl;
+      }
+    else if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      {
+        // The run is complete: its checkpoint is no longer needed.
+        std::error_code ec;
+        std::filesystem::remove_all(checkpoint, ec);
+        std::filesystem::remove_all(checkpoint + ".old", ec);
+        std::filesystem::remove_all(checkpoint + ".new", ec);
+      }
+    return summary;
+  }
+} // namespace plastix

@@ -1,0 +1,92 @@
+// Checks of a run's input that go beyond single parameter entries: the cell
+// types of a mesh file, the memory the requested mesh would need, ids that
+// must occur on the mesh, and prescribed displacements that remove every
+// rigid-body motion. Each throws InputError with a one-line message naming
+// the entry, before any solve starts.
+#ifndef PLASTIX_APP_INPUT_CHECKS_H
+#define PLASTIX_APP_INPUT_CHECKS_H
+
+#include <deal.II/distributed/tria_base.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/grid/tria.h>
+#include <deal.II/lac/affine_constraints.h>
+
+#include "parameters.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace plastix
+{
+  /** What a mesh file holds, by cell type, as scan_mesh_file() counts it. */
+  struct MeshFileContents
+  {
+    /** Number of volume and surface cells by type name (e.g. "hexahedron", "tetrahedron (gmsh type 4)"). */
+    std::map<std::string, unsigned long long> cells;
+    /** Number of hexahedra (the cells plastix uses). */
+    unsigned long long n_hexahedra = 0;
+    /** Number of nodes. */
+    unsigned long long n_nodes = 0;
+  };
+
+  /**
+   * Read the gmsh (.msh, ASCII format 2.x or 4.x) or Abaqus (.inp) file
+   * @p file without building a mesh and check that deal.II can read it as a
+   * hexahedral mesh: hexahedra of first order, optionally with lines,
+   * quadrilaterals and points as boundary markers; every element refers to
+   * nodes that exist; the file is complete. Throws InputError("Mesh/File",
+   * ...) naming the unsupported cell types and their counts, a binary gmsh
+   * file, a missing node or a truncated section.
+   */
+  MeshFileContents
+  scan_mesh_file(const std::string &file);
+
+  /**
+   * Number of active cells the mesh of @p mesh will have (coarse cells times
+   * 8^refinements), computed without building it; for geometry = file the
+   * hexahedra of the file are counted. An upper bound for the curved
+   * geometries.
+   */
+  long double
+  estimate_active_cells(const MeshParameters &mesh);
+
+  /** The boundary ids of the faces on the boundary of @p triangulation, all ranks together (collective). */
+  std::set<unsigned int>
+  boundary_ids_on_mesh(const dealii::Triangulation<3> &triangulation);
+
+  /** The material ids of the cells of @p triangulation, all ranks together (collective). */
+  std::set<unsigned int>
+  material_ids_on_mesh(const dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Throw InputError naming @p entry if @p id (a @p kind: "boundary id" or
+   * "material id") is not among @p ids, the ids the mesh has, which the
+   * message lists.
+   */
+  void
+  check_id_on_mesh(const std::set<unsigned int> &ids,
+                   unsigned int                  id,
+                   const std::string            &entry,
+                   const std::string            &kind);
+
+  /**
+   * Throw InputError naming 'Materials/Per material id' or 'Monitor/Reactions'
+   * if they name a material id or boundary id that does not occur on
+   * @p triangulation (collective).
+   */
+  void
+  check_mesh_ids(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Throw InputError naming 'Boundary conditions/Dirichlet' if the prescribed
+   * DoFs of @p constraints leave a rigid-body motion (translation or
+   * rotation) of the body free, so that the operator would be singular: the
+   * 6 x 6 Gram matrix of the rigid-body modes restricted to the prescribed
+   * DoFs must be regular (collective).
+   */
+  void
+  check_rigid_body_motions(const dealii::DoFHandler<3> &dof_handler, const dealii::AffineConstraints<double> &constraints);
+} // namespace plastix
+
+#endif

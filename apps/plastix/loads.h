@@ -1,0 +1,47 @@
+// Boundary conditions and loads from the parameters: Dirichlet constraints
+// and the external force vector (tractions, pressure, body force).
+#ifndef PLASTIX_APP_LOADS_H
+#define PLASTIX_APP_LOADS_H
+
+#include <deal.II/base/tensor.h>
+#include <deal.II/base/types.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/core/external_force.h>
+#include <plastix/core/mechanics_operator.h>
+
+#include "parameters.h"
+
+#include <map>
+
+namespace plastix
+{
+  /**
+   * Constraints of the prescribed displacements (at load factor 1) on the
+   * locally relevant DoFs. Throws InputError if a boundary id in the
+   * parameters does not occur on the mesh boundary.
+   */
+  void
+  make_dirichlet_constraints(const dealii::DoFHandler<3>       &dof_handler,
+                             const BoundaryParameters          &boundary,
+                             dealii::AffineConstraints<double> &constraints);
+
+  /**
+   * External force at load factor 1: surface tractions and pressures
+   * (QGauss(2) on faces) and the body force, in @p force (layout of the
+   * locally owned DoFs; ghost contributions compressed). Constrained entries
+   * are left as assembled (the operator ignores them).
+   */
+  void
+  assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
+                          const BoundaryParameters                            &boundary,
+                          dealii::LinearAlgebra::distributed::Vector<double> &force);
+
+  /** The material table (Lame constants, yield data) for every material id of the mesh. */
+  MaterialTable
+  make_material_table(const dealii::DoFHandler<3> &dof_handler, const MaterialParameters &materials);
+} // namespace plastix
+
+#endif

@@ -1,0 +1,62 @@
+// Meshes of the plastix application: generated geometries and mesh files.
+#ifndef PLASTIX_APP_MESH_GENERATION_H
+#define PLASTIX_APP_MESH_GENERATION_H
+
+#include <deal.II/distributed/tria.h>
+#include <deal.II/grid/tria.h>
+
+#include "parameters.h"
+
+namespace plastix
+{
+  /**
+   * Fill the empty @p triangulation (serial or parallel::distributed) as
+   * @p parameters describe: generate or read the coarse mesh, refine, distort.
+   * Generated geometries have material id 0 and boundary ids 0..5 on the
+   * faces of their bounding box (x-, x+, y-, y+, z-, z+), 6 elsewhere; file
+   * meshes keep the ids of the file. Throws InputError for unreadable files.
+   */
+  void
+  create_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
+  /**
+   * The coarse mesh of @p parameters (generated or read, with its boundary
+   * and material ids and manifolds), not refined or distorted.
+   */
+  void
+  create_coarse_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Fill the empty @p triangulation with the mesh saved in @p file (by
+   * parallel::distributed::Triangulation::save(), e.g. in a checkpoint) on
+   * the coarse mesh of @p parameters, then distort it as create_mesh() does.
+   * The data attached to the saved mesh is then ready to be unpacked.
+   */
+  void
+  load_mesh(const MeshParameters                             &parameters,
+            dealii::parallel::distributed::Triangulation<3> &triangulation,
+            const std::string                                &file);
+
+  /**
+   * Give boundary faces ids 0..5 if their centre lies on the face x-, x+, y-,
+   * y+, z-, z+ of the bounding box of @p triangulation, 6 otherwise.
+   */
+  void
+  set_bounding_box_boundary_ids(dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Move every interior vertex by @p factor times the shortest edge of the
+   * active cells around it, in a pseudo-random direction that is a function
+   * of the vertex position and @p seed only. Unlike
+   * dealii::GridTools::distort_random, which draws numbers in the order the
+   * vertices are stored, the result does not depend on the number of MPI
+   * ranks: every vertex of a locally owned cell moves the same way whatever
+   * the partition (its adjacent cells are all owned or ghost cells). Vertices
+   * only touched by artificial cells may move differently; plastix never
+   * uses them. Vertices on the boundary stay.
+   */
+  void
+  distort_vertices(dealii::Triangulation<3> &triangulation, const double factor, const unsigned int seed);
+} // namespace plastix
+
+#endif

@@ -1,0 +1,967 @@
+// Declaration, reading and checking of the run parameters.
+#include <deal.II/base/exceptions.h>
+#include <deal.II/base/patterns.h>
+#include <deal.II/base/utilities.h>
+
+#include <plastix/backend/device.h>
+#include <plastix/core/mechanics_operator.h>
+
+#include "parameters.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace plastix
+{
+  namespace
+  {
+    std::string
+    trim(const std::string &s)
+    {
+      const auto begin = s.find_first_not_of(" \t\n\r");
+      if (begin == std::string::npos)
+        return "";
+      const auto end = s.find_last_not_of(" \t\n\r");
+      return s.substr(begin, end - begin + 1);
+    }
+
+    /** The items of the list @p s (deal.II's split_string_list), trimmed of tabs and line breaks too. */
+    std::vector<std::string>
+    split(const std::string &s, const char separator)
+    {
+      auto parts = dealii::Utilities::split_string_list(s, separator);
+      for (auto &part : parts)
+        part = trim(part);
+      return parts;
+    }
+
+    double
+    parse_double(const std::string &text, const std::string &entry)
+    {
+      try
+        {
+          std::size_t  used  = 0;
+          const double value = std::stod(text, &used);
+          if (trim(text.substr(used)).empty())
+            {
+              if (!std::isfinite(value))
+                throw InputError(entry, "'" + text + "' is not a finite number");
+              return value;
+            }
+        }
+      catch (const InputError &)
+        {
+          throw;
+        }
+      catch (const std::exception &)
+        {}
+      throw InputError(entry, "'" + text + "' is not a number");
+    }
+
+    dealii::types::boundary_id
+    parse_id(const std::string &text, const std::string &entry, const std::string &what)
+    {
+      const double value = parse_double(text, entry);
+      if (value < 0 || value > 254 || value != static_cast<int>(value))
+        throw InputError(entry, "'" + text + "' is not a valid " + what + " (an integer 0..254)");
+      return static_cast<dealii::types::boundary_id>(value);
+    }
+
+    /** Split "id: rest; id: rest" into (id text, rest) pairs. */
+    std::vector<std::pair<std::string, std::string>>
+    parse_id_list(const std::string &text, const std::string &entry, const std::string &example)
+    {
+      std::vector<std::pair<std::string, std::string>> items;
+      for (const auto &item : split(text, ';'))
+        {
+          if (item.empty())
+            continue;
+          const auto colon = item.find(':');
+          if (colon == std::string::npos)
+            throw InputError(entry, "'" + item + "' lacks 'id:' (expected e.g. '" + example + "')");
+          items.emplace_back(trim(item.substr(0, colon)), trim(item.substr(colon + 1)));
+        }
+      return items;
+    }
+  } // namespace
+
+  void
+  check_includes(const std::string &file, std::vector<std::string> chain)
+  {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const auto      canonical = fs::weakly_canonical(file, ec).string();
+    if (std::find(chain.begin(), chain.end(), canonical) != chain.end())
+      throw InputError("", "parameter file '" + file + "' includes itself (through " +
+                             (chain.size() > 1 ? "'" + chain.back() + "'" : std::string("its own include")) + ")");
+    if (chain.size() > 16)
+      throw InputError("", "parameter files include each other more than 16 levels deep (at '" + file + "')");
+    chain.push_back(canonical);
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);)
+      {
+        const std::string t = trim(line.substr(0, line.find('#')));
+        if (t.rfind("include", 0) == 0 && t.size() > 7 && std::isspace(static_cast<unsigned char>(t[7])))
+          {
+            const std::string included = trim(t.substr(7));
+            if (!fs::is_regular_file(included, ec))
+              throw InputError("", "parameter file '" + file + "' includes '" + included +
+                                     "', which is not a readable file");
+            check_includes(included, chain);
+          }
+      }
+  }
+
+  std::string
+  one_line(const std::string &text)
+  {
+    std::string result;
+    bool        space = false;
+    for (const char c : text)
+      {
+        if (std::isspace(static_cast<unsigned char>(c)))
+          space = !result.empty();
+        else
+          {
+            if (space)
+              result.push_back(' ');
+            space = false;
+            result.push_back(c);
+          }
+      }
+    return result;
+  }
+
+  void
+  check_finite_numbers(const dealii::ParameterHandler &prm)
+  {
+    // Every entry with its subsection path, from deal.II's short PRM output.
+    std::ostringstream printed;
+    prm.print_parameters(printed, dealii::ParameterHandler::ShortPRM);
+    std::istringstream       lines(printed.str());
+    std::vector<std::string> path;
+    for (std::string line; std::getline(lines, line);)
+      {
+        const std::string t = trim(line);
+        if (t.rfind("subsection ", 0) == 0)
+          path.push_back(trim(t.substr(11)));
+        else if (t == "end")
+          {
+            if (!path.empty())
+              path.pop_back();
+          }
+        else if (t.rfind("set ", 0) == 0)
+          {
+            const auto eq = t.find('=');
+            if (eq == std::string::npos)
+              continue;
+            std::string entry;
+            for (const auto &section : path)
+              entry += section + "/";
+            entry += trim(t.substr(4, eq - 4));
+            // Every token that reads as a number must be finite.
+            const std::string value = t.substr(eq + 1);
+            std::size_t       begin = 0;
+            while (begin < value.size())
+              {
+                const std::size_t end   = value.find_first_of(",;:= \t", begin);
+                const std::string token = value.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
+                if (!token.empty())
+                  {
+                    char        *stop = nullptr;
+                    const double x    = std::strtod(token.c_str(), &stop);
+                    if (stop != token.c_str() && *stop == '\0' && !std::isfinite(x))
+                      throw InputError(entry, "'" + token + "' is not a finite number");
+                  }
+                if (end == std::string::npos)
+                  break;
+                begin = end + 1;
+              }
+          }
+      }
+  }
+
+  std::array<double, 3>
+  parse_vector(const std::string &text, const std::string &entry)
+  {
+    const auto parts = split(text, ',');
+    if (parts.size() != 3)
+      throw InputError(entry, "'" + text + "' must be three numbers 'x, y, z'");
+    return {{parse_double(parts[0], entry), parse_double(parts[1], entry), parse_double(parts[2], entry)}};
+  }
+
+  void
+  MeshParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Mesh");
+    prm.add_parameter(
+      "Geometry", geometry,
+      "box: a brick [Lower corner, Upper corner]; cantilever: the same brick, meant long "
+      "in x (clamp id 0, load id 1); L-shaped: the brick without the quarter x > mid, "
+      "y > mid. These get boundary ids 0..5 on the faces x-, x+, y-, y+, z-, z+ of their "
+      "bounding box and 6 elsewhere. Voxel benchmark geometries (coarse voxels, refine "
+      "with 'Global refinements'; ids as for box unless stated): L-bracket: 1 x 1 profile "
+      "in x-y without x > 0.4, y > 0.4, thickness 0.2 in z, coarse voxel 0.05, id 7 = "
+      "top face y = 0.4 of the horizontal arm where x >= 0.8; plate with holes: 100 x 100 "
+      "x 10 with four 10 x 10 square holes centred at (25|75, 25|75), coarse voxel 5 x 5 "
+      "x 5, hole faces id 6; cut-out cantilever: 300 x 100 x 32 with the top x > 150, "
+      "y > 60 cut away and a rectangular hole 50 < x < 100, 35 < y < 65, coarse voxel 5 x "
+      "5 x 8. Curved: cylinder: quarter of a thick-walled cylinder (axis z) between "
+      "'Inner radius' and 'Outer radius', length 'Cylinder length', ids 0 inner, 1 outer, "
+      "2 plane x = 0, 3 plane y = 0, 4 z = 0, 5 z = length; sphere: octant of a "
+      "thick-walled sphere, ids 0 inner, 1 outer, 2 x = 0, 3 y = 0, 4 z = 0. file: read "
+      "'File'");
+    prm.add_parameter("Lower corner", lower_corner, "Lower corner of box-like geometries");
+    prm.add_parameter("Upper corner", upper_corner, "Upper corner of box-like geometries");
+    prm.add_parameter("Subdivisions", subdivisions,
+                      "Coarse cells in x, y, z of box-like geometries",
+                      dealii::Patterns::List(dealii::Patterns::Integer(1), 3, 3));
+    prm.add_parameter("Global refinements", global_refinements,
+                      "Number of uniform refinements of the coarse mesh",
+                      dealii::Patterns::Integer(0, 12));
+    prm.add_parameter("Distortion", distortion,
+                      "Pseudo-random displacement of interior vertices as a fraction of the "
+                      "shortest adjacent edge, a function of the vertex position only, so "
+                      "the same for any number of MPI ranks (0 keeps the mesh as generated)",
+                      dealii::Patterns::Double(0., 0.4));
+    prm.add_parameter("File", file,
+                      "Mesh file for Geometry = file: gmsh (.msh) or Abaqus (.inp), hexahedra only",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Scale", scale, "Factor applied to the coordinates of a mesh file",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Inner radius", inner_radius, "Inner radius of the cylinder and sphere geometries",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Outer radius", outer_radius, "Outer radius of the cylinder and sphere geometries",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Cylinder length", cylinder_length, "Axial length of the cylinder geometry",
+                      dealii::Patterns::Double(0.));
+    prm.leave_subsection();
+  }
+
+  void
+  MeshParameters::check() const
+  {
+    if (geometry == GeometryType::box || geometry == GeometryType::cantilever || geometry == GeometryType::l_shaped)
+      for (unsigned int d = 0; d < 3; ++d)
+        if (!(upper_corner[d] > lower_corner[d]))
+          throw InputError("Mesh/Upper corner",
+                           "must exceed Lower corner in every coordinate");
+    if (geometry == GeometryType::l_shaped)
+      for (unsigned int d = 0; d < 2; ++d)
+        if (subdivisions[d] < 2 || subdivisions[d] % 2 != 0)
+          throw InputError("Mesh/Subdivisions",
+                           "the L-shaped geometry needs an even number (>= 2) of cells in x and y");
+    if ((geometry == GeometryType::cylinder || geometry == GeometryType::sphere) &&
+        !(inner_radius > 0 && outer_radius > inner_radius))
+      throw InputError("Mesh/Outer radius", "need 0 < Inner radius < Outer radius");
+    if (geometry == GeometryType::cylinder && !(cylinder_length > 0))
+      throw InputError("Mesh/Cylinder length", "must be positive");
+    if (geometry == GeometryType::file)
+      {
+        if (file.empty())
+          throw InputError("Mesh/File", "Geometry = file but no file is given");
+        std::ifstream in(file);
+        if (!in)
+          throw InputError("Mesh/File", "cannot open mesh file '" + file + "'");
+        const auto dot = file.rfind('.');
+        const auto ext = dot == std::string::npos ? std::string() : file.substr(dot);
+        if (ext != ".msh" && ext != ".inp")
+          throw InputError("Mesh/File", "unknown mesh format '" + ext +
+                                          "' of '" + file + "' (expected .msh or .inp)");
+        if (!(scale > 0))
+          throw InputError("Mesh/Scale", "must be positive");
+      }
+  }
+
+  namespace
+  {
+    void
+    declare_material_entries(dealii::ParameterHandler &prm, MaterialDescription &m)
+    {
+      prm.add_parameter("Young's modulus", m.young_modulus, "Young's modulus E (> 0)");
+      prm.add_parameter("Poisson's ratio", m.poisson_ratio, "Poisson's ratio nu, -1 < nu < 0.5");
+      prm.add_parameter("Yield stress", m.yield_stress,
+                        "Initial von Mises yield stress (elastoplastic problems; 0 = elastic)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Isotropic hardening", m.isotropic_hardening,
+                        "Linear isotropic hardening modulus H (slope of the yield stress "
+                        "over the equivalent plastic strain)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Kinematic hardening", m.kinematic_hardening,
+                        "Linear kinematic hardening modulus (Prager)",
+                        dealii::Patterns::Double(0.));
+    }
+
+    void
+    check_material(const MaterialDescription &m, const std::string &where)
+    {
+      try
+        {
+          make_material(m.young_modulus, m.poisson_ratio, m.yield_stress,
+                        m.isotropic_hardening, m.kinematic_hardening);
+        }
+      catch (const std::invalid_argument &error)
+        {
+          throw InputError(where, error.what());
+        }
+    }
+  } // namespace
+
+  void
+  MaterialParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Materials");
+    declare_material_entries(prm, default_material);
+    prm.add_parameter("Per material id", per_material_id_text,
+                      "Materials of particular material ids, overriding the entries above: "
+                      "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...' "
+                      "(omitted keys take the values above)",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  MaterialParameters::check()
+  {
+    check_material(default_material, "Materials");
+    per_material_id.clear();
+    const std::string entry = "Materials/Per material id";
+    for (const auto &[id_text, rest] : parse_id_list(per_material_id_text, entry, "1: E=70e9, nu=0.33"))
+      {
+        const auto          id = parse_id(id_text, entry, "material id");
+        MaterialDescription m  = default_material;
+        for (const auto &assignment : split(rest, ','))
+          {
+            if (assignment.empty())
+              continue;
+            const auto eq = assignment.find('=');
+            if (eq == std::string::npos)
+              throw InputError(entry, "'" + assignment + "' is not 'key=value'");
+            const std::string key   = trim(assignment.substr(0, eq));
+            const double      value = parse_double(trim(assignment.substr(eq + 1)), entry);
+            if (key == "E")
+              m.young_modulus = value;
+            else if (key == "nu")
+              m.poisson_ratio = value;
+            else if (key == "yield")
+              m.yield_stress = value;
+            else if (key == "H")
+              m.isotropic_hardening = value;
+            else if (key == "Hkin")
+              m.kinematic_hardening = value;
+            else
+              throw InputError(entry, "unknown key '" + key + "' (expected E, nu, yield, H, Hkin)");
+          }
+        check_material(m, entry + " (material id " + id_text + ")");
+        per_material_id[id] = m;
+      }
+  }
+
+  void
+  BoundaryParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Boundary conditions");
+    prm.add_parameter("Dirichlet", dirichlet_text,
+                      "Prescribed displacements: 'id: components = values; ...', components "
+                      "a subset of xyz, e.g. '0: xyz = 0, 0, 0; 3: z = -0.001' (scaled by "
+                      "the load factor)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Traction", traction_text,
+                      "Surface tractions (force per area): 'id: tx, ty, tz; ...'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Pressure", pressure_text,
+                      "Normal pressure (force per area, positive pushes into the body): 'id: p; ...'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Body force", body_force, "Force per volume, 'fx, fy, fz'");
+    prm.leave_subsection();
+  }
+
+  DirichletBoundaries
+  BoundaryParameters::dirichlet_boundaries() const
+  {
+    DirichletBoundaries boundaries;
+    for (const auto &condition : dirichlet)
+      {
+        const dealii::ComponentMask mask(std::vector<bool>(condition.components.begin(), condition.components.end()));
+        const auto [it, inserted] = boundaries.emplace(condition.boundary_id, mask);
+        if (!inserted)
+          it->second = it->second | mask;
+      }
+    return boundaries;
+  }
+
+  void
+  BoundaryParameters::check()
+  {
+    dirichlet.clear();
+    tractions.clear();
+    {
+      const std::string entry = "Boundary conditions/Dirichlet";
+      for (const auto &[id_text, rest] : parse_id_list(dirichlet_text, entry, "0: xyz = 0, 0, 0"))
+        {
+          DirichletCondition c;
+          c.boundary_id = parse_id(id_text, entry, "boundary id");
+          const auto eq = rest.find('=');
+          if (eq == std::string::npos)
+            throw InputError(entry, "'" + rest + "' is not 'components = values'");
+          const std::string components = trim(rest.substr(0, eq));
+          const auto        values     = split(rest.substr(eq + 1), ',');
+          if (components.empty())
+            throw InputError(entry, "no components given for boundary id " + id_text);
+          unsigned int n = 0;
+          for (const char ch : components)
+            {
+              if (ch != 'x' && ch != 'y' && ch != 'z')
+                throw InputError(entry, "component '" + std::string(1, ch) + "' is not x, y or z");
+              const unsigned int d = ch - 'x';
+              if (c.components[d])
+                throw InputError(entry, "component '" + std::string(1, ch) + "' given twice");
+              c.components[d] = true;
+              if (n >= values.size())
+                throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
+                                          " components but " + std::to_string(values.size()) + " values");
+              c.values[d] = parse_double(values[n++], entry);
+            }
+          if (n != values.size())
+            throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
+                                      " components but " + std::to_string(values.size()) + " values");
+          dirichlet.push_back(c);
+        }
+    }
+    {
+      const std::string entry = "Boundary conditions/Traction";
+      for (const auto &[id_text, rest] : parse_id_list(traction_text, entry, "1: 0, 0, -1e6"))
+        {
+          TractionCondition c;
+          c.boundary_id = parse_id(id_text, entry, "boundary id");
+          c.traction    = parse_vector(rest, entry);
+          tractions.push_back(c);
+        }
+    }
+    {
+      const std::string entry = "Boundary conditions/Pressure";
+      for (const auto &[id_text, rest] : parse_id_list(pressure_text, entry, "1: 1e6"))
+        {
+          TractionCondition c;
+          c.boundary_id = parse_id(id_text, entry, "boundary id");
+          c.pressure    = parse_double(rest, entry);
+          tractions.push_back(c);
+        }
+    }
+    for (const auto &t : tractions)
+      for (const auto &d : dirichlet)
+        if (t.boundary_id == d.boundary_id && d.components[0] && d.components[1] && d.components[2])
+          throw InputError("Boundary conditions",
+                           "boundary id " + std::to_string(t.boundary_id) +
+                             " has both a load and a fully prescribed displacement");
+  }
+
+  void
+  OperatorParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Operator");
+    prm.add_parameter("Strategy", strategy,
+                      "How cell contributions reach the global vector: element by element with "
+                      "atomic adds, element by element by colour (bitwise reproducible), "
+                      "DoF by DoF (each node gathers from its cells), or element by element in "
+                      "tiles of 128 neighbouring cells that sum in scratch memory and add only "
+                      "the nodes shared with other tiles atomically. auto: ebe tiled for "
+                      "elastic runs whose cell kernel is element matrix on meshes of congruent "
+                      "cells (one shared matrix), otherwise ebe atomic");
+    prm.add_parameter("Cell kernel", cell_kernel,
+                      "How a cell applies its operator: quadrature with stored inverse "
+                      "Jacobians, quadrature with the Jacobian recomputed from the vertices, "
+                      "or 24x24 element matrices (one shared by congruent cells, e.g. all "
+                      "cells of a uniform mesh). auto: the measured fastest, element matrix "
+                      "for elastic runs on generated meshes of congruent cells (box, "
+                      "cantilever, L-shaped, voxel geometries; no distortion), otherwise "
+                      "geometry on the fly on GPUs and stored geometry on the host");
+    prm.add_parameter("Thread mapping", thread_mapping,
+                      "Threads per cell of the element-by-element strategies: cell (one thread "
+                      "does a cell), node (eight threads share a cell: one per vertex and Gauss "
+                      "point; not with ebe tiled), auto (node for ebe colored on GPUs, cell otherwise)");
+    prm.leave_subsection();
+  }
+
+  namespace
+  {
+    /** Generated meshes whose cells are translates of each other (one element matrix per material). */
+    bool
+    congruent_cells(const MeshParameters &mesh)
+    {
+      return mesh.distortion == 0. && mesh.geometry != GeometryType::cylinder &&
+             mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::file;
+    }
+  } // namespace
+
+  void
+  OperatorParameters::resolve_cell_kernel(const ProblemType problem_type, const MeshParameters &mesh)
+  {
+    if (!cell_kernel.automatic)
+      return;
+    cell_kernel_automatic = true;
+    using backend::CellKernel;
+    if (problem_type == ProblemType::elastic && congruent_cells(mesh))
+      cell_kernel = CellKernel::element_matrix;
+    else
+      cell_kernel =
+        backend::device_memory_is_separate() ? CellKernel::geometry_on_the_fly : CellKernel::stored_geometry;
+  }
+
+
+  void
+  OperatorParameters::resolve_strategy(const ProblemType problem_type, const MeshParameters &mesh)
+  {
+    if (!strategy.automatic)
+      return;
+    strategy_automatic = true;
+    strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
+                   congruent_cells(mesh) && thread_mapping != backend::ThreadMapping::node ?
+                 backend::Strategy::ebe_tiled :
+                 backend::Strategy::ebe_atomic;
+  }
+
+  MechanicsOperator::AdditionalData
+  OperatorParameters::get_additional_data() const
+  {
+    return {strategy.automatic ? backend::Strategy::ebe_atomic : strategy.value,
+            cell_kernel.automatic ? backend::CellKernel::stored_geometry : cell_kernel.value,
+            thread_mapping};
+  }
+
+  std::string
+  OperatorParameters::description() const
+  {
+    return strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
+           (cell_kernel_automatic ? " (auto)" : "");
+  }
+
+  void
+  SolverParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Linear solver");
+    prm.add_parameter("Type", type,
+                      "Krylov solver: cg or gmres (deal.II SolverCG / SolverGMRES with right "
+                      "preconditioning), or belos cg, belos gmres, belos minres (Trilinos Belos "
+                      "PseudoBlockCG / PseudoBlockGmres / MINRES). All iterate on device vectors; "
+                      "cg and minres need a symmetric positive definite preconditioner (all of "
+                      "the choices below are)");
+    prm.add_parameter("Preconditioner", preconditioner,
+                      "auto (multigrid when 'Mesh/Global refinements' >= 1, else chebyshev); "
+                      "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
+                      "polynomial around Jacobi, eigenvalues estimated by CG); multigrid "
+                      "(matrix-free geometric multigrid over the mesh levels on deal.II's "
+                      "Multigrid: device level operators, Chebyshev-Jacobi smoothers, transfers "
+                      "and coarse solver (see Multigrid coarse solver); needs 'Mesh/Global "
+                      "refinements' >= 1); amg (Trilinos ML smoothed-aggregation AMG of the "
+                      "assembled elastic matrix on the host, vectors copied per application: "
+                      "a comparison baseline)");
+    prm.add_parameter("Relative tolerance", relative_tolerance,
+                      "Stop when |r| <= max(relative tolerance |b|, absolute tolerance)",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Absolute tolerance", absolute_tolerance, "See Relative tolerance",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Maximum iterations", max_iterations,
+                      "Iterations after which the solve fails with an error",
+                      dealii::Patterns::Integer(1));
+    prm.add_parameter("Chebyshev degree", chebyshev_degree,
+                      "Polynomial degree of the Chebyshev preconditioner",
+                      dealii::Patterns::Integer(1, 100));
+    prm.add_parameter("GMRES restart", gmres_restart, "Krylov vectors kept by GMRES (deal.II and Belos)",
+                      dealii::Patterns::Integer(2, 1000));
+    prm.add_parameter("Reuse preconditioner", reuse_preconditioner,
+                      "When the elastoplastic Newton iteration rebuilds the parts of the "
+                      "preconditioner that follow the tangent (Jacobi diagonal, Chebyshev "
+                      "eigenvalue estimate, finest multigrid smoother): never (before every "
+                      "linear solve), load step (at the first solve of each load step) or "
+                      "always (built once for the elastic operator and reused). The coarser "
+                      "multigrid levels and AMG are always elastic and built once");
+    prm.add_parameter("Multigrid smoother degree", multigrid_smoother_degree,
+                      "Degree of the Chebyshev-Jacobi smoother on each multigrid level (pre and "
+                      "post smoothing)",
+                      dealii::Patterns::Integer(1, 30));
+    prm.add_parameter("Multigrid smoothing range", multigrid_smoothing_range,
+                      "The multigrid smoother damps eigenvalues of D^-1 A in [lambda_max / range, "
+                      "lambda_max] (lambda_max estimated by 12 CG iterations)",
+                      dealii::Patterns::Double(1.));
+    prm.add_parameter("Multigrid coarse solver", multigrid_coarse_solver,
+                      "Solver of the coarsest multigrid level (the coarse mesh): cg (CG on the "
+                      "device, preconditioned by Chebyshev-Jacobi, to 'Multigrid coarse "
+                      "tolerance'), chebyshev (a Chebyshev-Jacobi polynomial on the device whose "
+                      "degree reduces the error by 'Multigrid coarse tolerance'), direct (Amesos "
+                      "KLU of the level-0 matrix assembled on the host) or amg (one ML V-cycle of "
+                      "that matrix, settings below); the host solvers copy the level-0 vector "
+                      "per V-cycle. auto: direct up to 'Multigrid direct solver limit' level-0 "
+                      "DoFs, cg above; the run summary names the choice");
+    prm.add_parameter("Multigrid level precision", multigrid_level_precision,
+                      "Number type of the V-cycle: double, or single (level operators, "
+                      "smoothers and transfers on float vectors, the coarse solve, the outer "
+                      "Krylov solver and the Newton iteration in double precision: a "
+                      "mixed-precision V-cycle that moves half the bytes; the same iterations as "
+                      "double on the stock problems and a faster Newton stage on a GPU, "
+                      "doc/solvers.md). single needs Type = cg or belos cg: GMRES and MINRES "
+                      "assume a preconditioner that is linear to working precision, and with a "
+                      "single-precision V-cycle GMRES reported convergence at a true residual "
+                      "far above its tolerance. auto: single under cg and belos cg, double "
+                      "under the others");
+    prm.add_parameter("Multigrid coarse tolerance", multigrid_coarse_tolerance,
+                      "Relative residual reduction of the cg coarse solver; target error "
+                      "reduction of the chebyshev coarse solver",
+                      dealii::Patterns::Double(1e-12, 0.5));
+    prm.add_parameter("Multigrid direct solver limit", multigrid_direct_solver_limit,
+                      "Multigrid coarse solver auto uses the direct solver up to this many "
+                      "level-0 DoFs (a sparse factorisation of a 3D mesh grows much faster "
+                      "than its size)",
+                      dealii::Patterns::Integer(0));
+    prm.add_parameter("AMG aggregation threshold", amg_aggregation_threshold,
+                      "ML aggregation threshold: couplings weaker than this fraction of the "
+                      "diagonal are dropped when aggregating (Preconditioner = amg and the "
+                      "multigrid coarse amg)",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("AMG smoother sweeps", amg_smoother_sweeps,
+                      "ML smoother sweeps per level (the polynomial degree for Chebyshev)",
+                      dealii::Patterns::Integer(1, 20));
+    prm.add_parameter("AMG smoother", amg_smoother, "ML smoother on each AMG level");
+    prm.add_parameter("AMG rigid body modes", amg_rigid_body_modes,
+                      "Give ML the six rigid-body modes (from the node coordinates) as near-null "
+                      "space, the setting for elasticity; false: ML's three translations");
+    prm.leave_subsection();
+  }
+
+  void
+  OutputParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Output");
+    prm.add_parameter("Directory", directory, "Folder for all output (created if missing)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Base name", base_name, "File name stem of the VTU/PVTU output",
+                      dealii::Patterns::FileName());
+    prm.add_parameter("Write VTU", write_vtu,
+                      "Write displacement, stress and von Mises stress as VTU/PVTU");
+    prm.add_parameter("Checkpoint interval", checkpoint_interval,
+                      "Elastoplastic runs: write a checkpoint (mesh, displacement, Gauss-point "
+                      "history, load-stepping state) into 'Directory'/checkpoint after every this "
+                      "many converged load steps, replacing the previous one atomically; "
+                      "'plastix --restart <Directory>/checkpoint' continues the run from it, on any "
+                      "number of MPI ranks. Removed when the run completes. 0: by 'Checkpoint wall "
+                      "time' only",
+                      dealii::Patterns::Integer(0));
+    prm.add_parameter("Checkpoint wall time", checkpoint_wall_time,
+                      "Elastoplastic runs: also write a checkpoint after a converged load step "
+                      "when this many seconds of wall time have passed since the run started or "
+                      "the last checkpoint (a checkpoint costs about as much as a few Newton "
+                      "iterations on the GPU, so short runs write none). 0: by 'Checkpoint "
+                      "interval' only. A run stopped by 'Load stepping/Steps per run' always "
+                      "writes one",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Summary file", summary_file,
+                      "File in the output directory to which the one-line summary is appended "
+                      "(empty: only print it)",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  ProblemParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Problem");
+    prm.add_parameter("Type", type,
+                      "elastic: one linear solve at load factor 1; elastoplastic: J2 plasticity "
+                      "with Newton iterations over the load steps of 'Load stepping'");
+    prm.leave_subsection();
+  }
+
+  void
+  LoadSteppingParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Load stepping");
+    prm.add_parameter("Final load factor", final_load_factor,
+                      "Load factor of the last step; all loads and prescribed displacements "
+                      "are multiplied by the load factor",
+                      dealii::Patterns::Double());
+    prm.add_parameter("Number of steps", n_steps, "Equal steps from 0 to the final load factor",
+                      dealii::Patterns::Integer(1, 100000));
+    prm.add_parameter("Load factors", load_factors_text,
+                      "Explicit load factors, e.g. '0.333, 0.667, 1' or with unloading "
+                      "'0.5, 1, 0.5, 0' (overrides the two entries above)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Minimum increment", minimum_increment,
+                      "A step whose Newton iteration fails is halved until its load-factor "
+                      "increment falls below this; then the run fails",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Maximum cuts", max_cuts, "Most halvings of one step",
+                      dealii::Patterns::Integer(0, 60));
+    prm.add_parameter("Steps per run", steps_per_run,
+                      "Stop cleanly (exit status 0) after this many converged load steps of this run, "
+                      "e.g. to fit the time limit of a batch job, and continue with 'plastix --restart' "
+                      "from the checkpoint (0: run to the last load factor)",
+                      dealii::Patterns::Integer(0));
+    prm.leave_subsection();
+  }
+
+  void
+  LoadSteppingParameters::check()
+  {
+    load_factors.clear();
+    const std::string entry = "Load stepping/Load factors";
+    for (const auto &item : split(load_factors_text, ','))
+      if (!item.empty())
+        load_factors.push_back(parse_double(item, entry));
+    if (load_factors.empty())
+      for (unsigned int i = 1; i <= n_steps; ++i)
+        load_factors.push_back(final_load_factor * i / n_steps);
+    double previous = 0;
+    for (const double f : load_factors)
+      {
+        if (f == previous)
+          throw InputError(load_factors_text.empty() ? "Load stepping/Final load factor" : entry,
+                           "consecutive load factors must differ (got " + std::to_string(f) +
+                             " twice; the run starts at 0)");
+        previous = f;
+      }
+  }
+
+  void
+  NewtonParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Newton");
+    prm.add_parameter("Maximum iterations", max_iterations,
+                      "Newton iterations per load step before the step is cut",
+                      dealii::Patterns::Integer(1, 1000));
+    prm.add_parameter("Residual tolerance", residual_tolerance,
+                      "Converged when |f_ext - f_int| (unconstrained DoFs) <= tolerance * "
+                      "max(|f_ext|, |reaction forces|) ...",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Displacement tolerance", displacement_tolerance,
+                      "... and the last correction |du| <= tolerance * |u|",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Maximum forcing term", max_forcing_term,
+                      "Largest relative tolerance of a linear solve (inexact Newton; the "
+                      "forcing term shrinks quadratically with the residual)",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Minimum forcing term", min_forcing_term,
+                      "Smallest relative tolerance of a linear solve", dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Divergence factor", divergence_factor,
+                      "A step is cut when its residual exceeds this factor times its first residual",
+                      dealii::Patterns::Double(1.));
+    prm.leave_subsection();
+  }
+
+  void
+  MonitorParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Monitor");
+    prm.add_parameter("Points", points_text,
+                      "Points whose displacement (of the nearest mesh vertex) is written to the "
+                      "CSV file each load step: 'name: x, y, z; ...'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Reactions", reactions_text,
+                      "Boundary ids whose summed reaction force is written each load step, e.g. '0, 4'",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Plot x column", plot_x_column,
+                      "CSV column on the x axis of the plot (empty: the first displacement or "
+                      "reaction column)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Plot y column", plot_y_column,
+                      "CSV column on the y axis of the plot, e.g. load_factor (load control) or a "
+                      "reaction such as R4_z (displacement control)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Length unit", length_unit,
+                      "Unit of lengths in the plot labels (plastix takes numbers in any consistent "
+                      "unit system; this only labels the axes)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Force unit", force_unit, "Unit of forces in the plot labels (see Length unit)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Write plot", write_plot,
+                      "Write <base name>.gnuplot, a gnuplot script that plots the CSV file, and run "
+                      "gnuplot on it at the end of the run to draw <base name>.png (if gnuplot is "
+                      "installed; otherwise the run says how to draw it later)");
+    prm.leave_subsection();
+  }
+
+  void
+  MonitorParameters::check()
+  {
+    points.clear();
+    reaction_ids.clear();
+    const std::string entry = "Monitor/Points";
+    for (const auto &[name, rest] : parse_id_list(points_text, entry, "tip: 10, 0.5, 0.5"))
+      {
+        if (name.empty() || name.find_first_of(", \t") != std::string::npos)
+          throw InputError(entry, "point name '" + name + "' must be one word");
+        const auto x = parse_vector(rest, entry);
+        points.push_back({name, dealii::Point<3>(x[0], x[1], x[2])});
+      }
+    for (const auto &item : split(reactions_text, ','))
+      if (!item.empty())
+        reaction_ids.push_back(parse_id(item, "Monitor/Reactions", "boundary id"));
+    for (const auto &[entry, unit] : {std::make_pair("Monitor/Length unit", &length_unit),
+                                      std::make_pair("Monitor/Force unit", &force_unit)})
+      if (unit->find_first_of("\n\r") != std::string::npos || unit->size() > 40)
+        throw InputError(entry, "must be a short label such as 'm' or 'kN'");
+    if (write_plot)
+      {
+        const auto names = csv_columns();
+        for (const auto &[entry, column] : {std::make_pair("Monitor/Plot x column", &plot_x_column),
+                                            std::make_pair("Monitor/Plot y column", &plot_y_column)})
+          if (!column->empty() && std::find(names.begin(), names.end(), *column) == names.end())
+            {
+              std::string list;
+              for (const auto &name : names)
+                list += (list.empty() ? "" : ", ") + name;
+              throw InputError(entry, "no CSV column '" + *column + "' (columns: " + list + ")");
+            }
+      }
+  }
+
+  std::vector<std::string>
+  MonitorParameters::csv_columns() const
+  {
+    std::vector<std::string> names = {"step", "load_factor", "newton_iterations", "linear_iterations",
+                                      "plastic_points"};
+    for (const auto &point : points)
+      for (const char *c : {"ux", "uy", "uz"})
+        names.push_back(point.name + "_" + c);
+    for (const auto id : reaction_ids)
+      for (const char *c : {"x", "y", "z"})
+        names.push_back("R" + std::to_string(id) + "_" + c);
+    return names;
+  }
+
+  void
+  Parameters::declare(dealii::ParameterHandler &prm)
+  {
+    problem.declare(prm);
+    load_stepping.declare(prm);
+    newton.declare(prm);
+    monitor.declare(prm);
+    mesh.declare(prm);
+    materials.declare(prm);
+    boundary.declare(prm);
+    op.declare(prm);
+    solver.declare(prm);
+    output.declare(prm);
+  }
+
+  void
+  Parameters::read(dealii::ParameterHandler &prm, const std::string &file)
+  {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(file, ec))
+      throw InputError("", "cannot open parameter file '" + file + "': no such file");
+    if (!fs::is_regular_file(file, ec))
+      throw InputError("", "parameter file '" + file + "' is not a regular file");
+    std::string text;
+    {
+      std::ifstream in(file);
+      if (!in)
+        throw InputError("", "cannot open parameter file '" + file + "'");
+      std::stringstream buffer;
+      buffer << in.rdbuf();
+      text = buffer.str();
+    }
+    // An empty file (or one of comments only) would silently run the default
+    // problem: that is almost certainly not what was meant.
+    bool sets_an_entry = false;
+    {
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);)
+        {
+          const std::string t = trim(line);
+          if (t.rfind("set ", 0) == 0 || t.rfind("set\t", 0) == 0)
+            sets_an_entry = true;
+        }
+    }
+    check_includes(file, {});
+    if (!sets_an_entry)
+      throw InputError("", "parameter file '" + file +
+                             "' sets no entry (start from the output of 'plastix --print-parameters')");
+    try
+      {
+        prm.parse_input(file, "", false, true);
+      }
+    catch (const dealii::ExceptionBase &error)
+      {
+        std::ostringstream message;
+        error.print_info(message);
+        throw InputError("", "in parameter file '" + file + "': " + one_line(message.str()));
+      }
+    check_finite_numbers(prm);
+    file_text = text;
+    check();
+  }
+
+  void
+  Parameters::check()
+  {
+    mesh.check();
+    op.resolve_cell_kernel(problem.type, mesh);
+    op.resolve_strategy(problem.type, mesh);
+    materials.check();
+    boundary.check();
+    load_stepping.check();
+    monitor.check();
+    if (problem.type == ProblemType::elastoplastic)
+      {
+        bool yields = materials.default_material.yield_stress > 0;
+        for (const auto &[id, m] : materials.per_material_id)
+          yields = yields || m.yield_stress > 0;
+        if (!yields)
+          throw InputError("Materials/Yield stress",
+                           "Problem type is elastoplastic but no material has a positive yield stress");
+      }
+    if (op.strategy == backend::Strategy::ebe_tiled && op.thread_mapping == backend::ThreadMapping::node)
+      throw InputError("Operator/Thread mapping",
+                       "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
+    if (solver.multigrid_level_precision == LevelPrecision::single_precision && !solver.is_conjugate_gradients())
+      throw InputError("Linear solver/Multigrid level precision",
+                       "single needs Type = cg or belos cg (" + enum_name(solver.type) +
+                         " assumes a preconditioner that is linear to double precision): use double or auto");
+    if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
+      throw InputError("Linear solver/Preconditioner",
+                       "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
+    check_output();
+    check_memory_estimate(*this);
+  }
+
+  void
+  Parameters::check_output() const
+  {
+    namespace fs = std::filesystem;
+    if (output.base_name.empty())
+      throw InputError("Output/Base name", "must not be empty");
+    for (const auto &[entry, name] : {std::pair<std::string, std::string>("Output/Base name", output.base_name),
+                                     std::pair<std::string, std::string>("Output/Summary file", output.summary_file)})
+      {
+        if (!name.empty() && (name.find('/') != std::string::npos || name == "." || name == ".."))
+          throw InputError(entry, "'" + name + "' must be a plain file name (files go into 'Output/Directory')");
+        // Room for the suffixes (_NNNN.<rank>.vtu) within a file name's 255 bytes.
+        if (name.size() > 200)
+          throw InputError(entry, "is " + std::to_string(name.size()) + " characters long (at most 200)");
+      }
+    const fs::path  directory = output.directory.empty() ? fs::path(".") : fs::path(output.directory);
+    std::error_code ec;
+    if (fs::exists(directory, ec) && !fs::is_directory(directory, ec))
+      throw InputError("Output/Directory", "'" + directory.string() + "' exists and is not a directory");
+    // The nearest existing folder must be writable (the directory is created in it).
+    fs::path existing = directory;
+    while (!existing.empty() && !fs::exists(existing, ec))
+      existing = existing.parent_path();
+    if (existing.empty())
+      existing = ".";
+    if (!fs::is_directory(existing, ec) || access(existing.c_str(), W_OK | X_OK) != 0)
+      throw InputError("Output/Directory", "cannot create output directory '" + directory.string() + "' ('" +
+                                             existing.string() + "' is not a writable folder)");
+    if (!output.summary_file.empty() && fs::is_directory(directory / output.summary_file, ec))
+      throw InputError("Output/Summary file",
+                       "'" + (directory / output.summary_file).string() + "' is a directory");
+  }
+} // namespace plastix

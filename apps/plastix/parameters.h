@@ -1,0 +1,442 @@
+// Run parameters of the plastix application, read from a .prm file with
+// deal.II's ParameterHandler. Each struct declares and reads one subsection
+// (the ExaDG/Lethe pattern).
+#ifndef PLASTIX_APP_PARAMETERS_H
+#define PLASTIX_APP_PARAMETERS_H
+
+#include <deal.II/base/parameter_handler.h>
+#include <deal.II/base/point.h>
+#include <deal.II/base/types.h>
+
+#include <plastix/core/enum_patterns.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/newton.h>
+#include <plastix/solvers/solver_types.h>
+
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * Bad input: a parameter value that cannot be used, a missing file, an
+   * impossible material. The message names the parameter (subsection/entry)
+   * and the reason; applications print it and exit with a non-zero status.
+   */
+  class InputError : public std::runtime_error
+  {
+  public:
+    /** @p entry is "Subsection/Entry name", @p reason what is wrong with it. */
+    InputError(const std::string &entry, const std::string &reason)
+      : std::runtime_error(entry.empty() ? reason : entry + ": " + reason)
+    {}
+  };
+
+  /** The geometries of 'Mesh/Geometry' (MeshParameters::declare() describes each). */
+  enum class GeometryType
+  {
+    box,
+    cantilever,
+    l_shaped,
+    l_bracket,
+    plate_with_holes,
+    cutout_cantilever,
+    cylinder,
+    sphere,
+    /** A gmsh or Abaqus file. */
+    file
+  };
+
+  template <>
+  struct EnumNames<GeometryType>
+  {
+    static constexpr const char *what = "geometry";
+    static std::vector<std::pair<GeometryType, std::string>>
+    table()
+    {
+      return {{GeometryType::box, "box"},
+              {GeometryType::cantilever, "cantilever"},
+              {GeometryType::l_shaped, "L-shaped"},
+              {GeometryType::l_bracket, "L-bracket"},
+              {GeometryType::plate_with_holes, "plate with holes"},
+              {GeometryType::cutout_cantilever, "cut-out cantilever"},
+              {GeometryType::cylinder, "cylinder"},
+              {GeometryType::sphere, "sphere"},
+              {GeometryType::file, "file"}};
+    }
+  };
+
+  /** Elastic or elastoplastic run ('Problem/Type'). */
+  enum class ProblemType
+  {
+    /** One linear solve. */
+    elastic,
+    /** J2 plasticity with Newton-Raphson over load steps. */
+    elastoplastic
+  };
+
+  template <>
+  struct EnumNames<ProblemType>
+  {
+    static constexpr const char *what = "problem type";
+    static std::vector<std::pair<ProblemType, std::string>>
+    table()
+    {
+      return {{ProblemType::elastic, "elastic"}, {ProblemType::elastoplastic, "elastoplastic"}};
+    }
+  };
+} // namespace plastix
+
+PLASTIX_ENUM_PATTERN(plastix::GeometryType)
+PLASTIX_ENUM_PATTERN(plastix::ProblemType)
+
+namespace plastix
+{
+  /** Subsection "Mesh". */
+  struct MeshParameters
+  {
+    /** The geometry (see declare() for each). */
+    GeometryType geometry = GeometryType::box;
+    /** Lower and upper corner of box-like geometries. */
+    dealii::Point<3> lower_corner{0., 0., 0.};
+    dealii::Point<3> upper_corner{1., 1., 1.};
+    /** Coarse cells per direction. */
+    std::vector<unsigned int> subdivisions{4, 4, 4};
+    /** Uniform refinements after creation. */
+    unsigned int global_refinements = 0;
+    /** Random displacement of interior vertices, as a fraction of the shortest adjacent edge (deal.II distort_random). */
+    double distortion = 0.;
+    /** Mesh file (gmsh .msh or Abaqus .inp) for geometry = file. */
+    std::string file;
+    /** Factor applied to the coordinates of a mesh file. */
+    double scale = 1.;
+    /** Radii of the cylinder and sphere geometries. */
+    double inner_radius = 1., outer_radius = 2.;
+    /** Axial length of the cylinder geometry. */
+    double cylinder_length = 0.25;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Check values that ParameterHandler's patterns cannot check. */
+    void
+    check() const;
+  };
+
+  /** One material: elastic constants and, for plasticity, the yield data. */
+  struct MaterialDescription
+  {
+    double young_modulus       = 200e9;
+    double poisson_ratio       = 0.3;
+    double yield_stress        = 0.;
+    double isotropic_hardening = 0.;
+    double kinematic_hardening = 0.;
+  };
+
+  /** Subsection "Materials". */
+  struct MaterialParameters
+  {
+    /** The material of every material id not listed in per_material_id. */
+    MaterialDescription default_material;
+    /** Text of "Per material id" (parsed in check()). */
+    std::string per_material_id_text;
+    /** Materials by material id, parsed from per_material_id_text. */
+    std::map<dealii::types::material_id, MaterialDescription> per_material_id;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the per-material-id list and check that every material is physical. */
+    void
+    check();
+  };
+
+  /** A prescribed displacement on one boundary id. */
+  struct DirichletCondition
+  {
+    dealii::types::boundary_id boundary_id = 0;
+    /** Which components are prescribed. */
+    std::array<bool, 3> components{{false, false, false}};
+    /** The prescribed values of those components (at load factor 1). */
+    std::array<double, 3> values{{0., 0., 0.}};
+  };
+
+  /** A surface load on one boundary id. */
+  struct TractionCondition
+  {
+    dealii::types::boundary_id boundary_id = 0;
+    /** Traction vector (force per area, at load factor 1). */
+    std::array<double, 3> traction{{0., 0., 0.}};
+    /** Pressure (force per area along the inward normal, at load factor 1); added to the traction. */
+    double pressure = 0.;
+  };
+
+  /** Subsection "Boundary conditions". */
+  struct BoundaryParameters
+  {
+    /** The entry "Dirichlet" as given ("id: components = values; ..."). */
+    std::string dirichlet_text = "0: xyz = 0, 0, 0";
+    /** The entry "Traction" as given. */
+    std::string traction_text;
+    /** The entry "Pressure" as given. */
+    std::string pressure_text;
+    /** Body force per volume. */
+    dealii::Point<3> body_force{0., 0., 0.};
+
+    /** The Dirichlet conditions parsed by check(). */
+    std::vector<DirichletCondition> dirichlet;
+    /** The tractions and pressures parsed by check(). */
+    std::vector<TractionCondition> tractions;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the condition lists. */
+    void
+    check();
+    /** The boundaries and components of the Dirichlet conditions, for the preconditioners. */
+    DirichletBoundaries
+    dirichlet_boundaries() const;
+  };
+
+  /** Subsection "Operator". */
+  struct OperatorParameters
+  {
+    /** Scatter strategy; Parameters::check() replaces auto by resolve_strategy()'s choice. */
+    AutoOr<backend::Strategy> strategy;
+    /** Cell kernel; Parameters::check() replaces auto by resolve_cell_kernel()'s choice. */
+    AutoOr<backend::CellKernel> cell_kernel;
+    /** Threads per cell (automatic: resolved by the backend). */
+    backend::ThreadMapping thread_mapping = backend::ThreadMapping::automatic;
+    /** Cell kernel was auto (cell_kernel holds what it chose). */
+    bool cell_kernel_automatic = false;
+    /** Strategy was auto (strategy holds what it chose). */
+    bool strategy_automatic = false;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /**
+     * Cell kernel = auto: the kernel measured fastest (doc/benchmarks.md)
+     * for this build's device, the problem type and the mesh: element
+     * matrix for elastic runs on meshes of congruent cells (generated
+     * boxes and voxel geometries without distortion: one shared matrix);
+     * otherwise geometry on the fly on GPUs and stored geometry on the host.
+     */
+    void
+    resolve_cell_kernel(ProblemType problem_type, const MeshParameters &mesh);
+    /**
+     * Strategy = auto (after resolve_cell_kernel()): ebe tiled for elastic
+     * runs with the element-matrix kernel on meshes of congruent cells (one
+     * matrix read from scratch memory: 1.4-1.5x ebe atomic on an H100,
+     * doc/benchmarks.md), ebe atomic otherwise (ebe tiled is slower with
+     * the quadrature kernels and with a matrix per cell) and whenever the
+     * thread mapping is node.
+     */
+    void
+    resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
+    /**
+     * The operator choices for MechanicsOperator::reinit() (a cell kernel
+     * still auto: stored geometry; a strategy still auto: ebe atomic).
+     */
+    MechanicsOperator::AdditionalData
+    get_additional_data() const;
+    /** "ebe atomic / element matrix (auto)" etc. */
+    std::string
+    description() const;
+  };
+
+  /** Subsection "Linear solver": the LinearSolverData of the run's solves. */
+  struct SolverParameters : LinearSolverData
+  {
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** Subsection "Output". */
+  struct OutputParameters
+  {
+    std::string directory = "output";
+    std::string base_name = "solution";
+    bool        write_vtu = true;
+    /** One-line summary appended to this file (empty: none). */
+    std::string summary_file;
+    /**
+     * Write a checkpoint (Directory/checkpoint) after every this many
+     * converged load steps of an elastoplastic run; 0: by wall time only.
+     */
+    unsigned int checkpoint_interval = 0;
+    /**
+     * Also write one after a converged load step when this many seconds
+     * have passed since the run started or since the last checkpoint; 0:
+     * by step count only (both 0: no checkpoints except where 'Load
+     * stepping/Steps per run' stops a run).
+     */
+    double checkpoint_wall_time = 600.;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** Subsection "Problem". */
+  struct ProblemParameters
+  {
+    /** Elastic or elastoplastic. */
+    ProblemType type = ProblemType::elastic;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** Subsection "Load stepping": load factors of the elastoplastic run. */
+  struct LoadSteppingParameters
+  {
+    /** Load factor at the end of the run (multiplies loads and prescribed displacements). */
+    double final_load_factor = 1.;
+    /** Number of equal load steps up to the final factor. */
+    unsigned int n_steps = 1;
+    /** Explicit increasing list of load factors (overrides the two entries above). */
+    std::string load_factors_text;
+    /** Smallest load-factor increment a cut step may reach before the run fails. */
+    double minimum_increment = 1e-6;
+    /** Most times a step may be halved. */
+    unsigned int max_cuts = 12;
+    /**
+     * Stop cleanly after this many converged load steps of this run (0: run
+     * to the end), e.g. to fit a batch job's time limit; with checkpoints on,
+     * 'plastix --restart' continues.
+     */
+    unsigned int steps_per_run = 0;
+
+    /** The load factors, parsed in check(). */
+    std::vector<double> load_factors;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    void
+    check();
+  };
+
+  /** Subsection "Newton": the settings of NewtonRaphson. */
+  struct NewtonParameters : public NewtonData
+  {
+    void
+    declare(dealii::ParameterHandler &prm);
+  };
+
+  /** A point whose displacement is recorded each load step. */
+  struct MonitorPoint
+  {
+    std::string      name;
+    dealii::Point<3> location;
+  };
+
+  /** Subsection "Monitor": curves written as CSV (and PNG) per load step. */
+  struct MonitorParameters
+  {
+    /** 'name: x, y, z; ...' */
+    std::string points_text;
+    /** Boundary ids whose reaction forces are recorded, e.g. '0, 4'. */
+    std::string reactions_text = "";
+    /** CSV column on the x axis of the plot ('' = the first displacement or reaction column). */
+    std::string plot_x_column;
+    /** CSV column on the y axis of the plot. */
+    std::string plot_y_column = "load_factor";
+    /** Units in the axis labels of the plot (labels only: plastix has no unit system). */
+    std::string length_unit = "m", force_unit = "N";
+    /** Write the gnuplot script and, if gnuplot is installed, the PNG. */
+    bool write_plot = true;
+
+    std::vector<MonitorPoint>               points;
+    std::vector<dealii::types::boundary_id> reaction_ids;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the points and reaction ids; check that the plot columns are in csv_columns(). */
+    void
+    check();
+
+    /** Names of the CSV columns: step, load factor, iteration counts, then the monitored values. */
+    std::vector<std::string>
+    csv_columns() const;
+  };
+
+  /** All parameters of a run. */
+  struct Parameters
+  {
+    ProblemParameters      problem;
+    MeshParameters         mesh;
+    MaterialParameters materials;
+    BoundaryParameters boundary;
+    OperatorParameters op;
+    SolverParameters   solver;
+    OutputParameters   output;
+    LoadSteppingParameters load_stepping;
+    NewtonParameters       newton;
+    MonitorParameters      monitor;
+
+    /** The text of the parameter file read by read() (a checkpoint keeps it). */
+    std::string file_text;
+
+    /** Declare every subsection in @p prm (values are bound to the members). */
+    void
+    declare(dealii::ParameterHandler &prm);
+
+    /**
+     * Read @p file into the members. Throws InputError with the file name,
+     * line and entry for a missing file, an unknown entry or a value that
+     * does not fit the entry's pattern, and for values check() rejects.
+     */
+    void
+    read(dealii::ParameterHandler &prm, const std::string &file);
+
+    /**
+     * Checks beyond the patterns (physical materials, parsable lists, output
+     * names, the memory the mesh would need), all before any mesh is built.
+     */
+    void
+    check();
+
+    /**
+     * The output names: a plain base name and summary file name, an output
+     * directory that is (or can be created as) a writable folder, a summary
+     * file that is not a folder.
+     */
+    void
+    check_output() const;
+  };
+
+  /**
+   * Throw InputError if the parameter file @p file includes (deal.II's
+   * 'include' statement) a file that is missing or includes itself, directly
+   * or through others (@p chain: the files that include it).
+   */
+  void
+  check_includes(const std::string &file, std::vector<std::string> chain);
+
+  /** @p text with every run of white space (newlines too) replaced by one blank, trimmed. */
+  std::string
+  one_line(const std::string &text);
+
+  /**
+   * Throw InputError naming the entry if any value of @p prm holds a token
+   * that reads as a number but is not finite (nan, inf, 1e400, ...).
+   */
+  void
+  check_finite_numbers(const dealii::ParameterHandler &prm);
+
+  /**
+   * Compare the memory the requested mesh would need (estimated from its
+   * number of cells before anything is allocated) with the memory of the
+   * host and of the device; throw InputError naming the mesh entries and
+   * the sizes if it does not fit. Defined in input_checks.cc.
+   */
+  void
+  check_memory_estimate(const Parameters &parameters);
+
+  /** Parse "x, y, z" into three doubles; throws InputError naming @p entry. */
+  std::array<double, 3>
+  parse_vector(const std::string &text, const std::string &entry);
+} // namespace plastix
+
+#endif

@@ -1,0 +1,61 @@
+// Run summary line and stage timer.
+#include "run_summary.h"
+
+#include <iomanip>
+#include <sstream>
+
+namespace plastix
+{
+  void
+  RunSummary::add_time(const std::string &name, const double seconds)
+  {
+    for (auto &[stage, t] : stage_seconds)
+      if (stage == name)
+        {
+          t += seconds;
+          return;
+        }
+    stage_seconds.emplace_back(name, seconds);
+  }
+
+  std::string
+  RunSummary::line() const
+  {
+    std::ostringstream s;
+    s << std::setprecision(4) << "plastix: " << n_ranks << " rank(s), " << device << ", " << n_dofs << " DoFs, "
+      << n_cells << " cells, " << operator_description << ", " << solver;
+    if (newton_iterations > 0)
+      s << ", " << n_steps << " load steps (" << n_cuts << " cuts), " << newton_iterations << " Newton iterations, "
+        << linear_iterations << " linear iterations, " << yielded_points << " yielded Gauss points";
+    else
+      s << " " << linear_iterations << " iterations";
+    s << ", residual " << final_residual << " (relative " << relative_residual << "), max |u| " << max_displacement
+      << ", time [s]:";
+    double total = 0;
+    for (const auto &[stage, seconds] : stage_seconds)
+      {
+        s << " " << stage << " " << seconds;
+        total += seconds;
+      }
+    s << ", total " << total;
+    return s.str();
+  }
+
+  StageTimer::StageTimer(MPI_Comm communicator, RunSummary &summary)
+    : communicator(communicator)
+    , summary(summary)
+  {}
+
+  void
+  StageTimer::start()
+  {
+    MPI_Barrier(communicator);
+    timer.restart();
+  }
+
+  void
+  StageTimer::stop(const std::string &name)
+  {
+    summary.add_time(name, dealii::Utilities::MPI::max(timer.wall_time(), communicator));
+  }
+} // namespace plastix

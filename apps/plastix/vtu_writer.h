@@ -1,0 +1,65 @@
+// VTU/PVTU output with genuine cell data: deal.II 9.4's DataOut writes every
+// field as point data of per-cell patches, so plastix writes its own files.
+#ifndef PLASTIX_APP_VTU_WRITER_H
+#define PLASTIX_APP_VTU_WRITER_H
+
+#include <deal.II/base/mpi.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace plastix
+{
+  /** Values per locally owned cell (in the order of the locally owned active cells), by name. */
+  using CellFields = std::vector<std::pair<std::string, std::vector<double>>>;
+
+  /**
+   * Write the displacement @p displacement and the cell quantities
+   * @p cell_fields of the locally owned cells of @p dof_handler (an
+   * FESystem(FE_Q(1), 3)) as one VTU file per rank plus a PVTU record
+   * written by rank 0, in the format ParaView expects:
+   *
+   * - an UnstructuredGrid of the locally owned cells (VTK_HEXAHEDRON) whose
+   *   points are the distinct vertices of these cells, shared between the
+   *   cells of the piece;
+   * - <PointData>: "displacement" (Float64, 3 components) from the vertex
+   *   DoFs;
+   * - <CellData>: every field of @p cell_fields (Float64), then
+   *   "material_id" and "rank" (Int32).
+   *
+   * Every DataArray is binary: base64 of the zlib-compressed data behind a
+   * UInt32 header {number of blocks, block size, size of the last block,
+   * compressed size of each block} (VTK's vtkZLibDataCompressor encoding, as
+   * deal.II writes it). The file names follow
+   * DataOutInterface::write_vtu_with_pvtu_record():
+   * "<base_name>_<counter, 4 digits>.<rank>.vtu" (the rank with as many
+   * digits as the largest rank needs) and "<base_name>_<counter, 4
+   * digits>.pvtu".
+   *
+   * Collective over @p communicator (ends with a barrier).
+   *
+   * @param directory Folder the files are written to (must exist).
+   * @param dof_handler The DoFs of the displacement.
+   * @param displacement The displacement with the locally relevant ghost
+   *   values updated.
+   * @param cell_fields Per field one value per locally owned active cell, in
+   *   the order of dof_handler.active_cell_iterators().
+   * @param base_name The file name without counter and extension.
+   * @param counter The output number (e.g. the load step).
+   * @param communicator The communicator of the triangulation.
+   * @return The name of the PVTU record (without @p directory).
+   */
+  std::string
+  write_vtu_with_cell_data(const std::string                                        &directory,
+                           const dealii::DoFHandler<3>                              &dof_handler,
+                           const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
+                           const CellFields                                         &cell_fields,
+                           const std::string                                        &base_name,
+                           unsigned int                                              counter,
+                           MPI_Comm                                                  communicator);
+} // namespace plastix
+
+#endif

@@ -1,0 +1,546 @@
+// plastix-kernel-bench: throughput of the backend operator on generated box
+// meshes, without deal.II (so it runs on a GPU machine that has no deal.II).
+//
+//   plastix-kernel-bench [--sizes 32,64,128] [--distortion 0.2] [--repeats 20]
+//                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled"] [--tile-cells 64,128]
+//                        [--kernels "stored geometry,geometry on the fly,element matrix"]
+//                        [--mappings auto,cell,node] [--csr-max-dofs N]
+//
+// With --plastic-fractions f1,f2 (e.g. 0,0.1,0.3) the J2 kernels are timed
+// too: for a displacement u_z = a z^2/2 on the unit cube (steel, sigma_y =
+// 450 MPa, H = 66 GPa) that yields the fraction f of the Gauss points: the
+// stress update (radial return + internal force), the internal force alone,
+// and the consistent-tangent operator.
+//
+// With --csr-max-dofs N (default 0: off) the assembled CSR matrix of the same
+// operator is timed for meshes up to N DoFs: a portable Kokkos SpMV and, in
+// CUDA builds, cuSPARSE (cusparseSpMV).
+//
+// With --precision double,single the operator rows are repeated on float
+// vectors (the level operators of the mixed-precision multigrid: arithmetic
+// in single precision, operator data double); they are checked against the
+// double result to 1e-5.
+//
+// With --transfer the multigrid transfer between the box and its coarsening
+// (n/2 cells per direction) is timed too: one prolongation plus one
+// restriction, matrix-free (backend::Q1Transfer, double and float) against
+// the stored prolongation and restriction matrices (Kokkos CSR SpMV, what
+// plastix used before), with the time of one operator application (ebe
+// atomic, element matrix) for scale; the two are checked against each other.
+//
+// For every size, strategy and cell kernel: median time of one operator
+// application, GDoF/s, effective GB/s (MechanicsOperator::bytes_per_apply)
+// and its fraction of the STREAM triad measured in the same run; results of
+// all variants are checked against the first one.
+#include "box_mesh.h"
+#include "csr_matrix.h"
+#if defined(PLASTIX_WITH_CUSPARSE)
+#  include "cusparse_spmv.h"
+#endif
+#include <plastix/backend/device.h>
+#include <plastix/backend/device_array.h>
+#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/plasticity.h>
+#include <plastix/backend/q1_transfer.h>
+#include <plastix/backend/vector_operations.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace plastix::backend;
+
+namespace
+{
+  std::vector<std::string>
+  split(const std::string &s, const char separator)
+  {
+    std::vector<std::string> parts;
+    std::stringstream        stream(s);
+    std::string              item;
+    while (std::getline(stream, item, separator))
+      if (!item.empty())
+        parts.push_back(item);
+    return parts;
+  }
+
+  template <typename F>
+  double
+  median_seconds(const int repeats, const F &f)
+  {
+    f();
+    f();
+    fence();
+    std::vector<double> t;
+    for (int r = 0; r < repeats; ++r)
+      {
+        const auto start = std::chrono::steady_clock::now();
+        f();
+        fence();
+        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      }
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+  }
+  /** One operator configuration to time, with the names it was asked for by. */
+  struct Configuration
+  {
+    std::string      strategy, kernel;
+    OperatorSettings settings;
+  };
+
+  /**
+   * Every strategy x cell kernel x thread mapping asked for; DbD has one
+   * mapping (thread per node), ebe tiled one (thread per cell) and one
+   * configuration per tile size.
+   */
+  std::vector<Configuration>
+  configurations(const std::vector<std::string>  &strategies,
+                 const std::vector<std::string>  &kernels,
+                 const std::vector<std::string>  &mappings,
+                 const std::vector<unsigned int> &tile_sizes)
+  {
+    std::vector<Configuration> result;
+    for (const auto &strategy : strategies)
+      for (const auto &kernel : kernels)
+        for (const auto &mapping : mappings)
+          {
+            OperatorSettings settings;
+            settings.strategy       = parse_strategy(strategy);
+            settings.cell_kernel    = parse_cell_kernel(kernel);
+            settings.thread_mapping = parse_thread_mapping(mapping);
+            if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled) &&
+                mapping != mappings.front())
+              continue;
+            if (settings.strategy == Strategy::ebe_tiled)
+              {
+                settings.thread_mapping = ThreadMapping::cell;
+                for (const unsigned int n : tile_sizes)
+                  {
+                    settings.cells_per_tile = n;
+                    result.push_back({strategy, kernel, settings});
+                  }
+              }
+            else
+              result.push_back({strategy, kernel, settings});
+          }
+    return result;
+  }
+
+  /** Relative l2 difference of two host vectors. */
+  template <typename A, typename B>
+  double
+  relative_difference(const std::vector<A> &result, const std::vector<B> &reference)
+  {
+    double diff = 0, norm = 0;
+    for (std::size_t i = 0; i < reference.size(); ++i)
+      {
+        diff += (result[i] - reference[i]) * (result[i] - reference[i]);
+        norm += static_cast<double>(reference[i]) * reference[i];
+      }
+    return std::sqrt(diff / norm);
+  }
+
+  /**
+   * The transfer between the lexicographic box meshes of n_c and 2 n_c cells
+   * per direction (unit cube, DoFs on x = 0 constrained on both levels):
+   * the Q1Transfer data and the prolongation as a host CSR matrix (rows:
+   * fine DoFs; constrained rows and columns left out).
+   */
+  void
+  box_transfer(const int n_c, TransferData &data, CsrMatrixHost &P)
+  {
+    const int  n_f  = 2 * n_c;
+    const auto node = [](const int n, const int i, const int j, const int k) {
+      return static_cast<LocalIndex>(i + (n + 1) * (j + (n + 1) * k));
+    };
+    data.n_coarse_nodes = (n_c + 1) * (n_c + 1) * (n_c + 1);
+    data.n_fine_nodes   = (n_f + 1) * (n_f + 1) * (n_f + 1);
+    data.coarse_constrained.assign(3 * data.n_coarse_nodes, 0);
+    data.fine_constrained.assign(3 * data.n_fine_nodes, 0);
+    for (int k = 0; k <= n_c; ++k)
+      for (int j = 0; j <= n_c; ++j)
+        for (int c = 0; c < 3; ++c)
+          data.coarse_constrained[3 * node(n_c, 0, j, k) + c] = 1;
+    for (int k = 0; k <= n_f; ++k)
+      for (int j = 0; j <= n_f; ++j)
+        for (int c = 0; c < 3; ++c)
+          data.fine_constrained[3 * node(n_f, 0, j, k) + c] = 1;
+    std::vector<int> cells_of_node(data.n_fine_nodes, 0);
+    for (int K = 0; K < n_c; ++K)
+      for (int J = 0; J < n_c; ++J)
+        for (int I = 0; I < n_c; ++I)
+          {
+            for (int a = 0; a < 8; ++a)
+              data.coarse_cell_nodes.push_back(node(n_c, I + (a & 1), J + ((a >> 1) & 1), K + (a >> 2)));
+            for (int q = 0; q < 27; ++q)
+              {
+                const LocalIndex f = node(n_f, 2 * I + q % 3, 2 * J + (q / 3) % 3, 2 * K + q / 9);
+                data.fine_cell_nodes.push_back(f);
+                ++cells_of_node[f];
+              }
+          }
+    data.fine_node_weights.resize(data.n_fine_nodes);
+    for (LocalIndex f = 0; f < data.n_fine_nodes; ++f)
+      data.fine_node_weights[f] = 1. / cells_of_node[f];
+    // The prolongation row of each fine node from the first coarse cell that has it.
+    std::vector<std::vector<std::pair<std::int32_t, double>>> rows(3 * data.n_fine_nodes);
+    std::vector<char>                                         done(data.n_fine_nodes, 0);
+    for (std::size_t cell = 0; cell < data.n_cells(); ++cell)
+      for (int q = 0; q < 27; ++q)
+        {
+          const LocalIndex f = data.fine_cell_nodes[27 * cell + q];
+          if (done[f])
+            continue;
+          done[f] = 1;
+          for (int a = 0; a < 8; ++a)
+            {
+              double w = 1;
+              for (int d = 0, p = q; d < 3; ++d, p /= 3)
+                w *= p % 3 == 1 ? 0.5 : (p % 3 == 2 * ((a >> d) & 1) ? 1. : 0.);
+              if (w == 0)
+                continue;
+              for (int c = 0; c < 3; ++c)
+                {
+                  const LocalIndex coarse = data.coarse_cell_nodes[8 * cell + a];
+                  if (!data.fine_constrained[3 * f + c] && !data.coarse_constrained[3 * coarse + c])
+                    rows[3 * f + c].emplace_back(3 * coarse + c, w);
+                }
+            }
+        }
+    P.n_rows = rows.size();
+    P.row_offsets.assign(1, 0);
+    for (const auto &row : rows)
+      {
+        for (const auto &[column, value] : row)
+          {
+            P.columns.push_back(column);
+            P.values.push_back(value);
+          }
+        P.row_offsets.push_back(P.columns.size());
+      }
+  }
+
+  /** The transpose of @p P (n_columns columns). */
+  CsrMatrixHost
+  transpose(const CsrMatrixHost &P, const std::size_t n_columns)
+  {
+    CsrMatrixHost R;
+    R.n_rows = n_columns;
+    R.row_offsets.assign(n_columns + 1, 0);
+    for (const auto column : P.columns)
+      ++R.row_offsets[column + 1];
+    for (std::size_t i = 0; i < n_columns; ++i)
+      R.row_offsets[i + 1] += R.row_offsets[i];
+    R.columns.resize(P.columns.size());
+    R.values.resize(P.values.size());
+    std::vector<std::int32_t> fill(R.row_offsets.begin(), R.row_offsets.end() - 1);
+    for (LocalIndex i = 0; i < P.n_rows; ++i)
+      for (std::int32_t k = P.row_offsets[i]; k < P.row_offsets[i + 1]; ++k)
+        {
+          const std::int32_t position = fill[P.columns[k]]++;
+          R.columns[position]         = i;
+          R.values[position]          = P.values[k];
+        }
+    return R;
+  }
+
+  /** The threads column: node, cell, or cell and the tile size. */
+  std::string
+  threads_column(const OperatorSettings &settings, const MechanicsOperator &op)
+  {
+    if (settings.strategy == Strategy::dbd)
+      return "node";
+    if (settings.strategy == Strategy::ebe_tiled)
+      return "cell, tiles of " + std::to_string(settings.cells_per_tile);
+    return to_string(op.settings().thread_mapping);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  std::vector<int>         sizes      = {16, 32, 64};
+  double                   distortion = 0.0;
+  int                      repeats    = 20;
+  std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled"};
+  std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
+  std::vector<std::string> mappings   = {"auto"};
+  std::vector<unsigned int> tile_sizes = {128};
+  std::size_t              csr_max_dofs = 0;
+  std::vector<double>      plastic_fractions;
+  bool                     single_precision = false;
+  bool                     transfer         = false;
+  for (int i = 1; i < argc; ++i)
+    {
+      const std::string arg  = argv[i];
+      const bool        more = i + 1 < argc;
+      if (arg == "--sizes" && more)
+        {
+          sizes.clear();
+          for (const auto &s : split(argv[++i], ','))
+            sizes.push_back(std::stoi(s));
+        }
+      else if (arg == "--distortion" && more)
+        distortion = std::stod(argv[++i]);
+      else if (arg == "--repeats" && more)
+        repeats = std::stoi(argv[++i]);
+      else if (arg == "--strategies" && more)
+        strategies = split(argv[++i], ',');
+      else if (arg == "--kernels" && more)
+        kernels = split(argv[++i], ',');
+      else if (arg == "--mappings" && more)
+        mappings = split(argv[++i], ',');
+      else if (arg == "--tile-cells" && more)
+        {
+          tile_sizes.clear();
+          for (const auto &t : split(argv[++i], ','))
+            tile_sizes.push_back(static_cast<unsigned int>(std::stoul(t)));
+        }
+      else if (arg == "--csr-max-dofs" && more)
+        csr_max_dofs = std::stoull(argv[++i]);
+      else if (arg == "--precision" && more)
+        {
+          for (const auto &p : split(argv[++i], ','))
+            if (p == "single")
+              single_precision = true;
+            else if (p != "double")
+              {
+                std::cerr << "plastix-kernel-bench: --precision takes double and/or single\n";
+                return 1;
+              }
+        }
+      else if (arg == "--transfer")
+        transfer = true;
+      else if (arg == "--plastic-fractions" && more)
+        for (const auto &f : split(argv[++i], ','))
+          plastic_fractions.push_back(std::stod(f));
+      else
+        {
+          std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
+                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] "
+                       "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2] "
+                       "[--precision double,single] [--transfer]\n";
+          return 1;
+        }
+    }
+
+  initialize();
+  int status = 0;
+  try
+    {
+      std::cout << "# plastix-kernel-bench, " << device_description() << "\n";
+      std::cout << "# distortion " << distortion << ", median of " << repeats << " runs\n";
+      std::cout << "| cells/dir | DoFs | strategy | cell kernel | threads | precision | ms | GDoF/s | GB/s | % triad | B/DoF | rel. diff |\n"
+                << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+      for (const int n : sizes)
+        {
+          BoxMeshDescription desc;
+          desc.n_cells[0] = desc.n_cells[1] = desc.n_cells[2] = n;
+          desc.distortion = distortion;
+          const MeshData    mesh   = make_box_mesh(desc);
+          const std::size_t n_dofs = mesh.n_dofs();
+
+          std::vector<double> host_src(n_dofs);
+          for (std::size_t i = 0; i < n_dofs; ++i)
+            host_src[i] = std::sin(0.37 * i + 0.1) + 0.01 * (i % 7);
+          DeviceArray<double> src(host_src, "src"), dst(n_dofs, "dst"), tmp(n_dofs, "triad");
+
+          // Triad over three arrays of the same size as the vectors, at least 32M entries so the cache does not help.
+          const std::size_t   n_triad = std::max<std::size_t>(n_dofs, 1u << 25);
+          DeviceArray<double> ta(n_triad, "a"), tb(n_triad, "b"), tc(n_triad, "c");
+          vector_operations::set(n_triad, 1., tb.data());
+          vector_operations::set(n_triad, 2., tc.data());
+          const double triad_s = median_seconds(repeats, [&] {
+            vector_operations::triad(n_triad, 3., tb.data(), tc.data(), ta.data());
+          });
+          const double triad_gbs = 24. * n_triad / triad_s / 1e9;
+          std::cout << "| " << n << " | " << n_dofs << " | triad | " << n_triad << " entries | | double | "
+                    << triad_s * 1e3 << " | | " << triad_gbs << " | 100 | | |\n";
+          std::vector<float>       host_src_float(host_src.begin(), host_src.end());
+          const DeviceArray<float> src_float(host_src_float, "src (float)");
+          DeviceArray<float>       dst_float(n_dofs, "dst (float)");
+
+          std::vector<double> reference;
+          for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes))
+              {
+                MechanicsOperator op(mesh, settings);
+                auto report = [&](const char *precision, const double s, const double rel, const double bytes) {
+                  char line[512];
+                  std::snprintf(line, sizeof(line),
+                                "| %d | %zu | %s | %s | %s | %s | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |", n,
+                                n_dofs, strategy.c_str(), kernel.c_str(), threads_column(settings, op).c_str(),
+                                precision, s * 1e3, n_dofs / s / 1e9, bytes / s / 1e9,
+                                100. * bytes / s / 1e9 / triad_gbs, bytes / n_dofs, rel);
+                  std::cout << line << std::endl;
+                };
+                const double s      = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+                const auto   result = dst.to_host();
+                if (reference.empty())
+                  reference = result;
+                const double rel = relative_difference(result, reference);
+                if (!(rel < 1e-10))
+                  status = 2;
+                report("double", s, rel, op.bytes_per_apply());
+                if (single_precision)
+                  {
+                    const double s_float =
+                      median_seconds(repeats, [&] { op.apply(src_float.data(), dst_float.data()); });
+                    const double rel_float = relative_difference(dst_float.to_host(), reference);
+                    if (!(rel_float < 1e-5))
+                      status = 2;
+                    report("single", s_float, rel_float, op.bytes_per_apply(sizeof(float)));
+                  }
+              }
+
+          // J2 plasticity kernels at prescribed fractions of plastic Gauss points.
+          for (const double fraction : plastic_fractions)
+            {
+              MeshData   plastic_mesh            = mesh;
+              Material  &m                       = plastic_mesh.materials[0];
+              m.yield_stress                     = 450e6;
+              m.isotropic_hardening              = 66e9;
+              const double        yield_strain   = m.yield_stress / (2. * m.mu);
+              const double        a              = yield_strain / (1. - std::min(fraction, 0.95)) * (fraction > 0 ? 1. : 0.5);
+              std::vector<double> host_u(n_dofs, 0.);
+              for (LocalIndex node = 0; node < plastic_mesh.n_nodes; ++node)
+                {
+                  const double z    = plastic_mesh.node_coordinates[3 * node + 2];
+                  host_u[3 * node + 2] = 0.5 * a * z * z;
+                }
+              const DeviceArray<double> u(host_u, "u");
+              DeviceArray<double>       f_int(n_dofs, "f_int");
+              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes))
+                    {
+                      MechanicsOperator op(plastic_mesh, settings);
+                      PlasticityState   state(op);
+                      StressUpdateStatistics statistics;
+                      const double update_s = median_seconds(repeats, [&] { statistics = state.update(u.data(), f_int.data()); });
+                      const double force_s  = median_seconds(repeats, [&] { state.internal_force(f_int.data()); });
+                      op.set_plasticity_state(&state);
+                      const double tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
+                      const double tangent_s       = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+                      op.set_plasticity_state(nullptr);
+                      const double plastic = statistics.n_plastic_points / (8. * plastic_mesh.n_cells());
+                      char         line[512];
+                      std::snprintf(line, sizeof(line),
+                                    "| %d | %zu | %s | %s | %s | plastic %.1f%% | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
+                                    "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s) |",
+                                    n, n_dofs, strategy.c_str(), kernel.c_str(),
+                                    threads_column(settings, op).c_str(),
+                                    100. * plastic, update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3,
+                                    n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent_s * 1e3, n_dofs / tangent_s / 1e9);
+                      std::cout << line << std::endl;
+                    }
+            }
+
+          if (transfer && n % 2 == 0)
+            {
+              TransferData  data;
+              CsrMatrixHost P;
+              box_transfer(n / 2, data, P);
+              const std::size_t n_coarse = 3 * static_cast<std::size_t>(data.n_coarse_nodes);
+              const CsrMatrixHost R      = transpose(P, n_coarse);
+              const Q1Transfer    matrix_free(data);
+              const DeviceCsrMatrix prolongation(P), restriction(R);
+              std::vector<double>   host_coarse(n_coarse);
+              for (std::size_t i = 0; i < n_coarse; ++i)
+                host_coarse[i] = std::cos(0.21 * i);
+              const DeviceArray<double> coarse(host_coarse, "coarse");
+              DeviceArray<double>       coarse_out(n_coarse, "coarse out");
+              const std::vector<float>  host_coarse_float(host_coarse.begin(), host_coarse.end());
+              const DeviceArray<float>  coarse_float(host_coarse_float, "coarse (float)");
+              DeviceArray<float>        coarse_out_float(n_coarse, "coarse out (float)");
+
+              // Agreement: P c and R f of both forms.
+              prolongation.vmult(coarse.data(), dst.data());
+              restriction.vmult(src.data(), coarse_out.data());
+              const auto csr_fine = dst.to_host(), csr_coarse = coarse_out.to_host();
+              matrix_free.prolongate(coarse.data(), dst.data());
+              matrix_free.restrict_to_coarse(src.data(), coarse_out.data());
+              const double rel = std::max(relative_difference(dst.to_host(), csr_fine),
+                                          relative_difference(coarse_out.to_host(), csr_coarse));
+              if (!(rel < 1e-12))
+                status = 2;
+
+              MechanicsOperator op(mesh, OperatorSettings{Strategy::ebe_atomic, CellKernel::element_matrix});
+              const double      apply_s = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+              const double      csr_s   = median_seconds(repeats, [&] {
+                prolongation.vmult(coarse.data(), dst.data());
+                restriction.vmult(src.data(), coarse_out.data());
+              });
+              const double mf_s = median_seconds(repeats, [&] {
+                matrix_free.prolongate(coarse.data(), dst.data());
+                matrix_free.restrict_to_coarse(src.data(), coarse_out.data());
+              });
+              const double mf_float_s = median_seconds(repeats, [&] {
+                matrix_free.prolongate(coarse_float.data(), dst_float.data());
+                matrix_free.restrict_to_coarse(src_float.data(), coarse_out_float.data());
+              });
+              const double csr_bytes = 2 * (12. * P.n_nonzeros() + 4. * (n_dofs + n_coarse)) +
+                                       8. * (n_dofs + n_coarse) * 2;
+              char line[768];
+              std::snprintf(line, sizeof(line),
+                            "| %d | %zu | transfer to %d^3 (prolongation + restriction) | | | | apply (ebe atomic, "
+                            "element matrix) %.4g ms; CSR %.4g ms (%.1f B/fine DoF, %.4g GB/s); matrix-free %.4g ms "
+                            "(%.1f B/fine DoF, %.4g GB/s), float %.4g ms; %.2f / %.2f / %.2f applies | | | | | %.1e |",
+                            n, n_dofs, n / 2, apply_s * 1e3, csr_s * 1e3, csr_bytes / n_dofs, csr_bytes / csr_s / 1e9,
+                            mf_s * 1e3, double(matrix_free.bytes_per_pair(8)) / n_dofs,
+                            matrix_free.bytes_per_pair(8) / mf_s / 1e9, mf_float_s * 1e3, csr_s / apply_s,
+                            mf_s / apply_s, mf_float_s / apply_s, rel);
+              std::cout << line << std::endl;
+            }
+
+          if (n_dofs <= csr_max_dofs)
+            {
+              const CsrMatrixHost csr        = assemble_csr_matrix(mesh);
+              const double        csr_bytes  = 12. * csr.n_nonzeros() + 4. * (n_dofs + 1) + 16. * n_dofs;
+              auto                report_csr = [&](const char *name, const double s, const std::size_t memory) {
+                const auto result = dst.to_host();
+                double     diff = 0, norm = 0;
+                for (std::size_t i = 0; i < n_dofs; ++i)
+                  {
+                    diff += (result[i] - reference[i]) * (result[i] - reference[i]);
+                    norm += reference[i] * reference[i];
+                  }
+                const double rel = std::sqrt(diff / norm);
+                if (!(rel < 1e-10))
+                  status = 2;
+                char line[512];
+                std::snprintf(line, sizeof(line),
+                              "| %d | %zu | assembled CSR (%zu nnz, %.0f MiB) | %s | row | double | %.4g | %.3g | %.4g | %.1f | %.1f | %.1e |",
+                              n, n_dofs, csr.n_nonzeros(), memory / 1048576., name, s * 1e3, n_dofs / s / 1e9,
+                              csr_bytes / s / 1e9, 100. * csr_bytes / s / 1e9 / triad_gbs, csr_bytes / n_dofs, rel);
+                std::cout << line << std::endl;
+              };
+              {
+                const DeviceCsrMatrix matrix(csr);
+                const double          s = median_seconds(repeats, [&] { matrix.vmult(src.data(), dst.data()); });
+                report_csr("Kokkos SpMV", s, matrix.memory_consumption());
+              }
+#if defined(PLASTIX_WITH_CUSPARSE)
+              {
+                const CusparseSpmv matrix(csr);
+                const double       s = median_seconds(repeats, [&] { matrix.vmult(src.data(), dst.data()); });
+                report_csr("cuSPARSE SpMV", s, matrix.memory_consumption());
+              }
+#endif
+            }
+        }
+    }
+  catch (const std::exception &error)
+    {
+      std::cerr << "plastix-kernel-bench: error: " << error.what() << std::endl;
+      status = 1;
+    }
+  finalize();
+  if (status == 2)
+    std::cerr << "plastix-kernel-bench: variants disagree (rel. diff > 1e-10)" << std::endl;
+  return status;
+}

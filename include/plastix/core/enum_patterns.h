@@ -1,0 +1,186 @@
+// Choices as enums bound to the .prm: one name table per enum (EnumNames)
+// and deal.II's Patterns::Tools::Convert for it, so that
+// ParameterHandler::add_parameter() reads and writes the enum directly with a
+// Patterns::Selection of the names (the pattern of ExaDG's enum_patterns.h,
+// without magic_enum: the .prm names have blanks and capitals).
+#ifndef PLASTIX_CORE_ENUM_PATTERNS_H
+#define PLASTIX_CORE_ENUM_PATTERNS_H
+
+#include <deal.II/base/patterns.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * The .prm names of the values of @p Enum. Specialise it with
+   * @code
+   * template <>
+   * struct EnumNames<MyEnum>
+   * {
+   *   static constexpr const char *what = "my choice";     // for messages
+   *   static std::vector<std::pair<MyEnum, std::string>> table();
+   * };
+   * @endcode
+   * and make it a .prm type with PLASTIX_ENUM_PATTERN(MyEnum) at global
+   * scope. Every value appears once; the first value with a name is what
+   * enum_name() prints.
+   */
+  template <typename Enum>
+  struct EnumNames;
+
+  /** The .prm name of @p value (std::logic_error if the table lacks it). */
+  template <typename Enum>
+  std::string
+  enum_name(const Enum value)
+  {
+    for (const auto &[v, name] : EnumNames<Enum>::table())
+      if (v == value)
+        return name;
+    throw std::logic_error(std::string("plastix: no name for a value of the enum of ") + EnumNames<Enum>::what);
+  }
+
+  /** The names of @p Enum joined by @p separator ("|" gives a Patterns::Selection). */
+  template <typename Enum>
+  std::string
+  enum_names(const std::string &separator = "|")
+  {
+    std::string text;
+    for (const auto &entry : EnumNames<Enum>::table())
+      text += (text.empty() ? "" : separator) + entry.second;
+    return text;
+  }
+
+  /**
+   * The value of @p Enum called @p name; std::invalid_argument naming the
+   * value and the accepted names otherwise.
+   */
+  template <typename Enum>
+  Enum
+  parse_enum(const std::string &name)
+  {
+    for (const auto &[value, value_name] : EnumNames<Enum>::table())
+      if (value_name == name)
+        return value;
+    throw std::invalid_argument(std::string("unknown ") + EnumNames<Enum>::what + " '" + name +
+                                "' (expected: " + enum_names<Enum>(", ") + ")");
+  }
+
+  /**
+   * A choice that may be left to plastix ("auto" in the .prm): automatic,
+   * or the given value. Bound to the .prm like an enum (the names of @p
+   * Enum plus "auto").
+   */
+  template <typename Enum>
+  struct AutoOr
+  {
+    /** auto. */
+    AutoOr() = default;
+
+    /** The given value. */
+    AutoOr(const Enum value)
+      : automatic(false)
+      , value(value)
+    {}
+
+    /** Whether the .prm said auto. */
+    bool automatic = true;
+    /** The value (meaningless while automatic). */
+    Enum value{};
+
+    /** "auto" or the name of the value. */
+    std::string
+    name() const
+    {
+      return automatic ? std::string("auto") : enum_name(value);
+    }
+
+    /** Whether this is the (not automatic) value @p other. */
+    bool
+    operator==(const Enum other) const
+    {
+      return !automatic && value == other;
+    }
+
+    /** Negation of operator==. */
+    bool
+    operator!=(const Enum other) const
+    {
+      return !(*this == other);
+    }
+  };
+
+  namespace internal
+  {
+    /** Patterns::Tools::Convert for an enum with EnumNames. */
+    template <typename Enum>
+    struct ConvertEnum
+    {
+      static std::unique_ptr<dealii::Patterns::PatternBase>
+      to_pattern()
+      {
+        return std::make_unique<dealii::Patterns::Selection>(enum_names<Enum>());
+      }
+
+      static std::string
+      to_string(const Enum &value, const dealii::Patterns::PatternBase & = *to_pattern())
+      {
+        return enum_name(value);
+      }
+
+      static Enum
+      to_value(const std::string &text, const dealii::Patterns::PatternBase & = *to_pattern())
+      {
+        return parse_enum<Enum>(text);
+      }
+    };
+  } // namespace internal
+} // namespace plastix
+
+namespace dealii::Patterns::Tools
+{
+  /** "auto" or one of the names of @p Enum. */
+  template <typename Enum>
+  struct Convert<plastix::AutoOr<Enum>>
+  {
+    static std::unique_ptr<Patterns::PatternBase>
+    to_pattern()
+    {
+      return std::make_unique<Patterns::Selection>("auto|" + plastix::enum_names<Enum>());
+    }
+
+    static std::string
+    to_string(const plastix::AutoOr<Enum> &choice, const Patterns::PatternBase & = *to_pattern())
+    {
+      return choice.name();
+    }
+
+    static plastix::AutoOr<Enum>
+    to_value(const std::string &text, const Patterns::PatternBase & = *to_pattern())
+    {
+      if (text == "auto")
+        return {};
+      return plastix::AutoOr<Enum>(plastix::parse_enum<Enum>(text));
+    }
+  };
+} // namespace dealii::Patterns::Tools
+
+/**
+ * Make @p Enum (with an EnumNames specialisation) a type that
+ * ParameterHandler::add_parameter() binds: an explicit specialisation of
+ * Patterns::Tools::Convert, which takes precedence over deal.II 9.5+'s own
+ * conversion of enums by their C++ identifiers. Use at global scope.
+ */
+#define PLASTIX_ENUM_PATTERN(Enum)                                          \
+  namespace dealii::Patterns::Tools                                         \
+  {                                                                         \
+    template <>                                                             \
+    struct Convert<Enum> : public plastix::internal::ConvertEnum<Enum>      \
+    {};                                                                     \
+  }
+
+#endif

@@ -1,0 +1,306 @@
+// deal.II-facing matrix-free operator of small-strain solid mechanics on the
+// device, usable wherever deal.II expects a matrix (SolverCG, LinearOperator,
+// PreconditionChebyshev).
+#ifndef PLASTIX_CORE_MECHANICS_OPERATOR_H
+#define PLASTIX_CORE_MECHANICS_OPERATOR_H
+
+#include <deal.II/base/subscriptor.h>
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/mapping.h>
+#include <deal.II/lac/affine_constraints.h>
+
+#include <plastix/backend/device_array.h>
+#include <plastix/backend/mechanics_operator.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/enum_patterns.h>
+#include <plastix/material/material.h>
+
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * The matrix-free operator of small-strain solid mechanics for a
+   * DoFHandler with FESystem(FE_Q(1), 3) on hexahedra, 2x2x2 Gauss points,
+   * resident on the device (plastix backend).
+   *
+   * As deal.II's MatrixFree operators do, it acts on the homogeneous problem
+   * of the given AffineConstraints: rows and columns of constrained DoFs are
+   * zero except a unit diagonal; their prescribed values enter through
+   * lift_inhomogeneities(). Only Dirichlet-type constraints (a line without
+   * entries) are supported.
+   *
+   * Serial and parallel (parallel::distributed::Triangulation) meshes work
+   * alike: vectors are DeviceVectors over the locally owned DoFs plus the
+   * ghost DoFs of the locally owned cells, and vmult() exchanges ghosts.
+   */
+  class MechanicsOperator : public dealii::Subscriptor
+  {
+  public:
+    using size_type  = dealii::types::global_dof_index;
+    using value_type = double;
+
+    /** Choices of the device operator. */
+    struct AdditionalData
+    {
+      /** Constructor with the defaults: EbE atomic, stored geometry. */
+      AdditionalData(backend::Strategy      strategy       = backend::Strategy::ebe_atomic,
+                     backend::CellKernel    cell_kernel    = backend::CellKernel::stored_geometry,
+                     backend::ThreadMapping thread_mapping = backend::ThreadMapping::automatic)
+        : strategy(strategy)
+        , cell_kernel(cell_kernel)
+        , thread_mapping(thread_mapping)
+      {}
+
+      /** EbE with atomics, EbE coloured, or DbD. */
+      backend::Strategy strategy;
+      /** Stored geometry, geometry on the fly, or element matrices. */
+      backend::CellKernel cell_kernel;
+      /** Threads per cell of the EbE strategies (automatic: 8 on GPUs, 1 on CPUs). */
+      backend::ThreadMapping thread_mapping;
+    };
+
+    MechanicsOperator();
+    ~MechanicsOperator() override;
+
+    /**
+     * Build the device data for the locally owned cells of @p dof_handler.
+     * @p mapping must be the trilinear (degree 1) mapping: plastix computes
+     * the geometry from the cell vertices. @p constraints must hold the
+     * lines of all DoFs of the locally owned cells (build it on the locally
+     * relevant DoFs). Every material id of the mesh needs an entry in
+     * @p materials.
+     */
+    void
+    reinit(const dealii::Mapping<3>                &mapping,
+           const dealii::DoFHandler<3>             &dof_handler,
+           const dealii::AffineConstraints<double> &constraints,
+           const MaterialTable                     &materials,
+           const AdditionalData                    &additional_data = AdditionalData());
+
+    /** As above with the trilinear mapping. */
+    void
+    reinit(const dealii::DoFHandler<3>             &dof_handler,
+           const dealii::AffineConstraints<double> &constraints,
+           const MaterialTable                     &materials,
+           const AdditionalData                    &additional_data = AdditionalData());
+
+    /**
+     * Build the device data of multigrid level @p level of @p dof_handler:
+     * the level cells owned by this rank (is_locally_owned_on_level()) and
+     * the level DoFs (get_mg_dof_indices(); locally_owned_mg_dofs(level)
+     * plus the level DoFs of the owned level cells as ghosts). The DoFHandler
+     * needs level DoFs (distribute_mg_dofs(); a parallel::distributed mesh
+     * built with construct_multigrid_hierarchy). @p level_constraints holds
+     * the Dirichlet lines of this level in level numbering (e.g. the
+     * boundary indices of MGConstrainedDoFs); level cells use the material
+     * of their own material id (children inherit it when refined). The
+     * operator then acts on level vectors exactly as reinit() does on active
+     * ones; cell_average_strain() and plasticity refer to the level cells.
+     */
+    void
+    reinit_level(const dealii::Mapping<3>                &mapping,
+                 const dealii::DoFHandler<3>             &dof_handler,
+                 const dealii::AffineConstraints<double> &level_constraints,
+                 const MaterialTable                     &materials,
+                 unsigned int                             level,
+                 const AdditionalData                    &additional_data = AdditionalData());
+
+    /**
+     * dst = A src. On single-precision vectors (Number = float) the
+     * operator is evaluated in single precision, its data (geometry, element
+     * matrices, tangent) rounded on the fly: the level operators of a
+     * mixed-precision multigrid V-cycle.
+     */
+    template <typename Number>
+    void
+    vmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
+
+    /** dst = A^T src = A src (the operator is symmetric). */
+    template <typename Number>
+    void
+    Tvmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
+
+    /** dst += A src. */
+    template <typename Number>
+    void
+    vmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
+
+    /** dst += A^T src. */
+    template <typename Number>
+    void
+    Tvmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
+
+    /** Global number of rows. */
+    size_type
+    m() const;
+
+    /** Global number of columns. */
+    size_type
+    n() const;
+
+    /**
+     * Matrix entry (i, i): the diagonal (computed on first use). Off-diagonal
+     * entries are not available matrix-free and throw. For deal.II code that
+     * asks a matrix for its diagonal.
+     */
+    double
+    el(size_type i, size_type j) const;
+
+    /** Give @p vector (double or float) the layout of the operator (zeroed). */
+    template <typename Number>
+    void
+    initialize_dof_vector(device::Vector<Number> &vector) const;
+
+    /** The diagonal of the operator (1 on constrained DoFs). */
+    void
+    compute_diagonal(DeviceVector &diagonal) const;
+
+    /**
+     * The inverse diagonal, as a Jacobi preconditioner uses it (computed in
+     * double precision, rounded for a float vector).
+     */
+    template <typename Number>
+    void
+    compute_inverse_diagonal(device::Vector<Number> &inverse_diagonal) const;
+
+    /**
+     * Move the prescribed values g of the constraints to the right-hand side
+     * of A0 u = rhs: rhs -= A g on unconstrained rows, rhs = g on constrained
+     * rows. The solution of the homogeneous operator then carries the
+     * prescribed values. @p scale multiplies g (load stepping).
+     */
+    void
+    lift_inhomogeneities(DeviceVector &rhs, double scale = 1.) const;
+
+    /** Set u = scale g on the constrained DoFs. */
+    void
+    set_constrained_values(DeviceVector &u, double scale = 1.) const;
+
+    /** Set u = 0 on the constrained DoFs. */
+    void
+    set_constrained_zero(DeviceVector &u) const;
+
+    /**
+     * Cell-averaged strain of the locally owned cells (6 values each: xx,
+     * yy, zz, yz, xz, xy), in the order of the locally owned active cells.
+     * @p u needs no valid ghosts (they are updated here).
+     */
+    std::vector<double>
+    cell_average_strain(const DeviceVector &u) const;
+
+    /**
+     * Make the operator the consistent tangent of @p state (nullptr:
+     * elasticity again). Used by plastix::PlasticityState.
+     */
+    void
+    attach_plasticity_state(const backend::PlasticityState *state);
+
+    /**
+     * The tangent changed (after a stress update): refresh element matrices
+     * of plastic cells and forget the cached diagonal.
+     */
+    void
+    tangent_changed();
+
+    /** The layout of the vectors. */
+    const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
+    get_partitioner() const;
+
+    /** The device operator. */
+    const backend::MechanicsOperator &
+    backend_operator() const;
+
+    /** Number of locally owned cells. */
+    unsigned int
+    n_locally_owned_cells() const;
+
+    /** Device memory of the operator data (bytes, this rank). */
+    std::size_t
+    memory_consumption() const;
+
+    /** One line: strategy, kernel, data size. */
+    std::string
+    description() const;
+
+  private:
+    /** reinit() (@p level = numbers::invalid_unsigned_int) and reinit_level(). */
+    void
+    setup(const dealii::Mapping<3>                &mapping,
+          const dealii::DoFHandler<3>             &dof_handler,
+          const dealii::AffineConstraints<double> &constraints,
+          const MaterialTable                     &materials,
+          unsigned int                             level,
+          const AdditionalData                    &additional_data);
+
+    std::unique_ptr<backend::MechanicsOperator>                  device_operator;
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner>   partitioner;
+    backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
+    backend::DeviceArray<double>                                 constrained_owned_values;
+    mutable DeviceVector                                         temporary;
+    mutable device::Vector<float>                                temporary_float;
+    mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
+  };
+  namespace internal
+  {
+    /** (value, backend::to_string(value)) for each of @p values: the backend holds the names. */
+    template <typename Enum>
+    std::vector<std::pair<Enum, std::string>>
+    backend_enum_table(const std::initializer_list<Enum> values)
+    {
+      std::vector<std::pair<Enum, std::string>> table;
+      for (const Enum value : values)
+        table.emplace_back(value, backend::to_string(value));
+      return table;
+    }
+  } // namespace internal
+
+  template <>
+  struct EnumNames<backend::Strategy>
+  {
+    static constexpr const char *what = "operator strategy";
+    static std::vector<std::pair<backend::Strategy, std::string>>
+    table()
+    {
+      using backend::Strategy;
+      return internal::backend_enum_table(
+        {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled});
+    }
+  };
+
+  template <>
+  struct EnumNames<backend::CellKernel>
+  {
+    static constexpr const char *what = "cell kernel";
+    static std::vector<std::pair<backend::CellKernel, std::string>>
+    table()
+    {
+      using backend::CellKernel;
+      return internal::backend_enum_table(
+        {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix});
+    }
+  };
+
+  template <>
+  struct EnumNames<backend::ThreadMapping>
+  {
+    static constexpr const char *what = "thread mapping";
+    static std::vector<std::pair<backend::ThreadMapping, std::string>>
+    table()
+    {
+      using backend::ThreadMapping;
+      return internal::backend_enum_table({ThreadMapping::automatic, ThreadMapping::cell, ThreadMapping::node});
+    }
+  };
+} // namespace plastix
+
+PLASTIX_ENUM_PATTERN(plastix::backend::Strategy)
+PLASTIX_ENUM_PATTERN(plastix::backend::CellKernel)
+PLASTIX_ENUM_PATTERN(plastix::backend::ThreadMapping)
+
+#endif

@@ -1,0 +1,44 @@
+// The materials of plastix: isotropic linear elasticity with von Mises (J2)
+// plasticity and linear isotropic and kinematic hardening, by deal.II
+// material id. The device point kernels (elastic law, radial return,
+// consistent tangent) live in the backend; plastix/material/plasticity.h
+// holds the Gauss-point history of a plastic run.
+#ifndef PLASTIX_MATERIAL_MATERIAL_H
+#define PLASTIX_MATERIAL_MATERIAL_H
+
+#include <deal.II/base/types.h>
+
+#include <plastix/backend/material.h>
+
+#include <map>
+
+namespace plastix
+{
+  /** Material constants by deal.II material id. */
+  using MaterialTable = std::map<dealii::types::material_id, backend::Material>;
+
+  /**
+   * Lame constants and plasticity data of an isotropic material from Young's
+   * modulus @p E and Poisson's ratio @p nu. A @p yield_stress of 0 (the
+   * default) or +infinity makes the material purely elastic, also when a
+   * PlasticityState is attached. Throws std::invalid_argument naming the bad
+   * value if E is not positive and finite, nu is outside (-1, 0.5), the
+   * yield stress is negative or NaN, or a hardening modulus is negative or
+   * not finite.
+   */
+  backend::Material
+  make_material(double E,
+                double nu,
+                double yield_stress         = 0,
+                double isotropic_hardening  = 0,
+                double kinematic_hardening  = 0);
+
+  /**
+   * The material of material id @p id in @p materials; throws
+   * dealii::ExcMessage naming the id if the table has none.
+   */
+  const backend::Material &
+  material_of(const MaterialTable &materials, dealii::types::material_id id);
+} // namespace plastix
+
+#endif

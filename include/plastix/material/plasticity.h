@@ -1,0 +1,100 @@
+// deal.II-facing J2 plasticity state on the device.
+#ifndef PLASTIX_MATERIAL_PLASTICITY_H
+#define PLASTIX_MATERIAL_PLASTICITY_H
+
+#include <plastix/backend/plasticity.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+
+#include <memory>
+#include <vector>
+
+namespace plastix
+{
+  /** Global counts of a stress update (summed over ranks). */
+  struct StressUpdateStatistics
+  {
+    unsigned long long n_plastic_points = 0;
+    unsigned long long n_plastic_cells  = 0;
+  };
+
+  /**
+   * The J2 plasticity history of every Gauss point of a MechanicsOperator,
+   * on the device (backend::PlasticityState). While it exists, the operator
+   * is the consistent tangent at the state of the last update() (elastic
+   * where points are elastic); on destruction the operator is elastic again.
+   */
+  class PlasticityState
+  {
+  public:
+    /** Zero history for the cells of @p op; attaches itself to @p op. */
+    explicit PlasticityState(MechanicsOperator &op);
+
+    /** Detaches from the operator. */
+    ~PlasticityState();
+
+    PlasticityState(const PlasticityState &) = delete;
+    PlasticityState &
+    operator=(const PlasticityState &) = delete;
+
+    /**
+     * Radial return for the total displacement @p u (ghosts are updated
+     * here) from the committed history; the tangent of the operator follows.
+     * @p internal_force receives f_int = sum B^T sigma on all DoFs
+     * (constrained ones hold the reactions).
+     */
+    StressUpdateStatistics
+    update(const DeviceVector &u, DeviceVector &internal_force);
+
+    /**
+     * Make the operator the consistent tangent of this state (@p tangent =
+     * true, the default after construction) or linear elasticity (false),
+     * e.g. for the predictor of a load step that reverses the loading.
+     */
+    void
+    use_tangent(bool tangent);
+
+    /** Accept the trial state (converged load step). */
+    void
+    commit();
+
+    /** Return to the committed state (failed load step). */
+    void
+    reset_trial();
+
+    /**
+     * Averages over the Gauss points of each locally owned cell (order of the
+     * locally owned active cells), 10 values per cell: stress xx, yy, zz, yz,
+     * xz, xy; von Mises stress; equivalent plastic strain; fraction of
+     * plastic points; hydrostatic stress.
+     */
+    std::vector<double>
+    cell_averages() const;
+
+    /**
+     * The committed history of the locally owned cells (order of the locally
+     * owned active cells), backend::PlasticityState::history_values_per_cell
+     * values per cell: what a checkpoint stores.
+     */
+    std::vector<double>
+    committed_history() const;
+
+    /** Set the committed and trial history from values laid out as committed_history() returns them. */
+    void
+    set_committed_history(const std::vector<double> &history);
+
+    /** Gauss points (all ranks) with positive committed equivalent plastic strain. */
+    unsigned long long
+    n_yielded_points() const;
+
+    /** The device state. */
+    const backend::PlasticityState &
+    backend_state() const;
+
+  private:
+    MechanicsOperator                        &op;
+    std::unique_ptr<backend::PlasticityState> state;
+  };
+} // namespace plastix
+
+#endif

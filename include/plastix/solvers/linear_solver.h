@@ -1,0 +1,245 @@
+// Krylov solvers and preconditioners for the device operator, chosen in the
+// .prm file; the iteration runs on DeviceVectors (no host copies).
+#ifndef PLASTIX_SOLVERS_LINEAR_SOLVER_H
+#define PLASTIX_SOLVERS_LINEAR_SOLVER_H
+
+#include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/diagonal_matrix.h>
+#include <deal.II/lac/precondition.h>
+#include <deal.II/lac/solver_control.h>
+
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/solvers/solver_types.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  class MultigridPreconditioner;
+  enum class LevelPrecision;
+  class AmgPreconditioner;
+
+  /** A linear solve that did not reach its tolerance; the message says how far it got. */
+  class SolverError : public std::runtime_error
+  {
+  public:
+    using std::runtime_error::runtime_error;
+  };
+
+  /**
+   * Settings of a LinearSolver: the Krylov method, the preconditioner and
+   * their parameters (the .prm subsection 'Linear solver' of the plastix
+   * application fills them).
+   */
+  struct LinearSolverData
+  {
+    /** Krylov method: deal.II CG or GMRES, or Trilinos Belos CG, GMRES or MINRES, on device vectors. */
+    SolverType type = SolverType::cg;
+    /**
+     * The preconditioner; automatic: multigrid on a mesh with levels, else
+     * chebyshev (LinearSolver::automatic_preconditioner()).
+     */
+    PreconditionerType preconditioner = PreconditionerType::automatic;
+    /** Stop when the residual is below relative_tolerance |b| ... */
+    double relative_tolerance = 1e-8;
+    /** ... or below this absolute value, whichever is larger. */
+    double absolute_tolerance = 0.;
+    /** Most iterations; more is a SolverError. */
+    unsigned int max_iterations = 10000;
+    /** Degree of the Chebyshev-Jacobi preconditioner (PreconditionerType::chebyshev). */
+    unsigned int chebyshev_degree = 4;
+    /** Krylov vectors of GMRES before a restart. */
+    unsigned int gmres_restart = 50;
+    /** When the Newton solves rebuild the preconditioner. */
+    PreconditionerReuse reuse_preconditioner = PreconditionerReuse::never;
+    /** Degree of the Chebyshev-Jacobi smoother of the multigrid levels. */
+    unsigned int multigrid_smoother_degree = 4;
+    /** Eigenvalue range [lambda_max / range, lambda_max] the multigrid smoother damps. */
+    double multigrid_smoothing_range = 15.;
+    /** Solver of the coarsest multigrid level. */
+    CoarseSolverType multigrid_coarse_solver = CoarseSolverType::automatic;
+    /**
+     * Number type of the V-cycle; auto: single under the CG solvers, double
+     * under GMRES and MINRES (LinearSolver::level_precision()).
+     */
+    AutoOr<LevelPrecision> multigrid_level_precision;
+    /** Relative residual reduction of the cg coarse solver, target error reduction of the chebyshev one. */
+    double multigrid_coarse_tolerance = 1e-2;
+    /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */
+    unsigned int multigrid_direct_solver_limit = 5000;
+    /** ML aggregation threshold (amg, and the multigrid coarse amg). */
+    double amg_aggregation_threshold = 1e-4;
+    /** ML smoother sweeps per level. */
+    unsigned int amg_smoother_sweeps = 2;
+    /** The ML smoother. */
+    AmgSmoother amg_smoother = AmgSmoother::chebyshev;
+    /** Rigid-body modes as the ML near-null space (else ML's translations). */
+    bool amg_rigid_body_modes = true;
+
+    /**
+     * Whether the Krylov method is conjugate gradients (cg, belos cg): the
+     * methods whose residual recurrence tolerates a single-precision V-cycle,
+     * which is not linear to double precision (GMRES and MINRES need one
+     * that is).
+     */
+    bool
+    is_conjugate_gradients() const;
+  };
+
+  /** What a solve did. */
+  struct SolverStatistics
+  {
+    unsigned int iterations        = 0;
+    double       initial_residual  = 0;
+    double       final_residual    = 0;
+    /**
+     * Seconds spent by the last initialize() (building or refreshing the
+     * preconditioner: diagonal, eigenvalue estimates, multigrid hierarchy,
+     * AMG; 0 if it reused the preconditioner).
+     */
+    double setup_time = 0;
+    /** Seconds spent iterating. */
+    double solve_time = 0;
+  };
+
+  /**
+   * Solves A x = b with the operator of the plastix device backend.
+   *
+   * Solvers ('Linear solver/Type'): deal.II SolverCG or SolverGMRES (right
+   * preconditioning), or Trilinos Belos CG, GMRES or MINRES on
+   * DeviceVectors (plastix::solve_with_belos()). Preconditioners
+   * ('Linear solver/Preconditioner'): none, Jacobi (the inverse
+   * matrix-free diagonal), Chebyshev-Jacobi (deal.II
+   * PreconditionChebyshev), matrix-free geometric multigrid
+   * (MultigridPreconditioner: device level operators, smoothers and
+   * transfers) or Trilinos ML AMG on the assembled elastic matrix
+   * (AmgPreconditioner, on the host).
+   *
+   * Multigrid and AMG need the DoFHandler, the materials and the Dirichlet
+   * boundaries, so they are set up by the initialize() variants that take
+   * them; multigrid and AMG precondition with the elastic operator on the
+   * coarser levels (multigrid) or altogether (AMG).
+   *
+   * Reuse ('Linear solver/Reuse preconditioner'): initialize() is called
+   * before every solve; whether it rebuilds the operator-dependent parts
+   * (Jacobi diagonal, Chebyshev eigenvalue estimate, the finest multigrid
+   * smoother) depends on the setting: never (rebuild on every call), load
+   * step (only on calls with new_load_step = true) or always (build once,
+   * for the operator of the first call). A new operator (another object or
+   * a re-initialized one) always triggers a full set-up.
+   */
+  class LinearSolver
+  {
+  public:
+    /** Choose solver and preconditioner. */
+    explicit LinearSolver(const LinearSolverData &data);
+
+    ~LinearSolver();
+
+    /**
+     * (Re)build the preconditioner for @p op; call when the operator
+     * changed. For none, jacobi and chebyshev only; multigrid and amg throw
+     * std::invalid_argument (use one of the overloads below).
+     */
+    void
+    initialize(const MechanicsOperator &op, bool new_load_step = true);
+
+    /**
+     * As above, for any preconditioner: @p op acts on the active DoFs of
+     * @p dof_handler with the materials @p materials; @p dirichlet gives the
+     * boundaries with prescribed displacements and their components (zero
+     * constraints on the multigrid levels and in the AMG matrix). @p level_operator_data
+     * chooses the device operator of the coarser multigrid levels. All
+     * references must stay valid while this solver is used.
+     */
+    void
+    initialize(const MechanicsOperator                 &op,
+               const dealii::DoFHandler<3>             &dof_handler,
+               const MaterialTable                     &materials,
+               const DirichletBoundaries               &dirichlet,
+               bool                                     new_load_step       = true,
+               const MechanicsOperator::AdditionalData &level_operator_data = MechanicsOperator::AdditionalData());
+
+    /**
+     * Solve op x = b starting from x. The tolerance is max(relative |b|,
+     * absolute) unless @p tolerance_override > 0. Throws SolverError if the
+     * iteration does not converge within the maximum number of iterations.
+     */
+    SolverStatistics
+    solve(DeviceVector &x, const DeviceVector &b, double tolerance_override = 0.);
+
+    /**
+     * "cg + jacobi", "belos minres + multigrid (coarse chebyshev)" etc.;
+     * "(auto)" marks a preconditioner chosen by Preconditioner = auto.
+     */
+    std::string
+    name() const;
+
+    /**
+     * The preconditioner in one line (for multigrid: levels, DoFs per level,
+     * smoother, coarse solver and the set-up time of each part).
+     */
+    std::string
+    preconditioner_description() const;
+
+    /**
+     * The preconditioner Preconditioner = auto gives on @p dof_handler:
+     * multigrid if its mesh has the multigrid hierarchy (a serial
+     * triangulation, or a distributed one with construct_multigrid_hierarchy),
+     * at least two levels and all active cells on the finest, otherwise
+     * chebyshev.
+     */
+    static PreconditionerType
+    automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler);
+
+    /**
+     * The number type of the multigrid levels that @p parameters ask for:
+     * Multigrid level precision = double or single as given; auto: single
+     * under Type = cg and belos cg, double under the GMRES and MINRES types
+     * (they need a preconditioner that is linear to double precision).
+     */
+    static LevelPrecision
+    level_precision(const LinearSolverData &data);
+
+    /** How often initialize() built or refreshed the preconditioner (reuse statistics). */
+    unsigned int
+    n_preconditioner_setups() const;
+
+    /** The multigrid preconditioner (nullptr unless Preconditioner = multigrid and initialized). */
+    const MultigridPreconditioner *
+    get_multigrid() const;
+
+  private:
+    /**
+     * Build or refresh the parts that depend on the operator's current
+     * values; a failed eigenvalue estimate becomes a SolverError.
+     */
+    void
+    refresh_operator_dependent_parts();
+
+    /** The SolverError of a preconditioner set-up whose eigenvalue estimate failed. */
+    SolverError
+    setup_failure(const dealii::SolverControl::NoConvergence &error) const;
+
+    LinearSolverData                                           parameters;
+    /** Preconditioner = auto: parameters.preconditioner is what it chose. */
+    bool automatic = false;
+    const MechanicsOperator                                   *op = nullptr;
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
+    const dealii::DoFHandler<3>                               *dof_handler = nullptr;
+    using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
+    using Chebyshev = dealii::PreconditionChebyshev<MechanicsOperator, DeviceVector, Jacobi>;
+    std::shared_ptr<Jacobi>                  jacobi;
+    std::unique_ptr<Chebyshev>               chebyshev;
+    std::unique_ptr<MultigridPreconditioner> multigrid;
+    std::unique_ptr<AmgPreconditioner>       amg;
+    double                                   setup_time = 0;
+    unsigned int                             n_setups   = 0;
+  };
+} // namespace plastix
+
+#endif

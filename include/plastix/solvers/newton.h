@@ -1,0 +1,134 @@
+// Newton-Raphson for small-strain J2 plasticity on the device: one load step
+// at a time, with the consistent tangent, inexact linear solves and the
+// prescribed displacements held exactly. The application's load stepping
+// (ElastoplasticProblem) runs on it; a user program with its own mesh and
+// loads can too (examples/plasticity).
+#ifndef PLASTIX_SOLVERS_NEWTON_H
+#define PLASTIX_SOLVERS_NEWTON_H
+
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/material/plasticity.h>
+
+#include <functional>
+#include <string>
+
+namespace plastix
+{
+  class LinearSolver;
+
+  /** Settings of NewtonRaphson (the 'Newton' subsection of the application's .prm). */
+  struct NewtonData
+  {
+    /** Newton iterations per load step before the step counts as failed. */
+    unsigned int max_iterations = 25;
+    /** Converged when |R| <= tolerance * max(|f_ext|, |reactions|, the largest such force so far) ... */
+    double residual_tolerance = 1e-8;
+    /** ... and |du| <= tolerance * |u|. */
+    double displacement_tolerance = 1e-8;
+    /** Largest relative tolerance of the linear solves (inexact Newton forcing term). */
+    double max_forcing_term = 1e-2;
+    /** Smallest relative tolerance of the linear solves. */
+    double min_forcing_term = 1e-10;
+    /** A step fails if the residual grows by more than this factor. */
+    double divergence_factor = 1e6;
+  };
+
+  /** Outcome of the Newton iteration of one load step. */
+  struct NewtonResult
+  {
+    /** The tolerances were met. */
+    bool converged = false;
+    /** Newton iterations done. */
+    unsigned int iterations = 0;
+    /** Linear solver iterations of all of them (the predictor included). */
+    unsigned int linear_iterations = 0;
+    /** |R| of the last iteration (unconstrained rows). */
+    double residual = 0;
+    /** residual / reference. */
+    double relative_residual = 0;
+    /** The force the residual is measured against. */
+    double reference = 0;
+    /** Why the step failed (empty if it converged). */
+    std::string failure;
+    /** Plastic Gauss points of the last stress update. */
+    StressUpdateStatistics plastic;
+  };
+
+  /**
+   * Newton-Raphson for the equilibrium f_int(u) = lambda f_ext of J2
+   * plasticity with the consistent tangent, from one converged load factor
+   * to the next. The prescribed displacements of the operator's constraints
+   * (at load factor 1) are scaled by the load factor and hold exactly in
+   * every iteration. A step: an elastic-tangent predictor where the load
+   * reverses, the tangent predictor otherwise (prescribed increments lifted
+   * through the tangent), then Newton iterations with an Eisenstat-Walker
+   * forcing term for the linear solves, until |R| <= residual_tolerance *
+   * reference and |du| <= displacement_tolerance * |u|. A failed step
+   * (no convergence, divergence, a non-finite residual, a linear solver
+   * error) is reported, not thrown: the caller resets u and the state and
+   * retries with a smaller increment.
+   *
+   * The caller owns the loop over load steps: after a converged step it
+   * commits the state (PlasticityState::commit()) and calls accept().
+   */
+  class NewtonRaphson
+  {
+  public:
+    /**
+     * @p op: the operator whose tangent @p state sets; @p external_force:
+     * the external force at load factor 1 (op's layout; kept by reference);
+     * @p linear_solver: solves with the current tangent (kept by reference);
+     * @p initialize_linear_solver(new_load_step): re-initializes it after the
+     * tangent changed, e.g. `[&](bool s) { solver.initialize(op, s); }` or
+     * with the DoFHandler, materials and Dirichlet boundaries for multigrid.
+     * u starts at zero (the stress-free state).
+     */
+    NewtonRaphson(MechanicsOperator                &op,
+                  PlasticityState                  &state,
+                  const DeviceVector               &external_force,
+                  LinearSolver                     &linear_solver,
+                  std::function<void(bool)>         initialize_linear_solver,
+                  const NewtonData                 &data = NewtonData());
+
+    /**
+     * Equilibrium at load factor @p lambda_new from the converged state at
+     * @p lambda_old (u and the committed history). @p step_number only
+     * labels the lines printed when @p verbose.
+     */
+    NewtonResult
+    step(double lambda_old, double lambda_new, unsigned int step_number = 0, bool verbose = false);
+
+    /**
+     * Accept a converged step from @p lambda_old: its load factor (load
+     * reversals are detected against it) and its force reference count
+     * from now on.
+     */
+    void
+    accept(double lambda_old, double reference);
+
+    /** The displacement (converged after a converged step). */
+    DeviceVector u;
+    /** The internal force at u. */
+    DeviceVector f_int;
+    /** Load factor before the last converged step (detects reversals). */
+    double lambda_previous = 0;
+    /** Largest force reference of the converged steps. */
+    double force_scale = 0;
+
+  private:
+    /** Norms of the residual (unconstrained rows) and of the reference force at u with the current f_int. */
+    void
+    compute_residual(double load_factor, double &residual_norm, double &reference);
+
+    MechanicsOperator        &op;
+    PlasticityState          &state;
+    const DeviceVector       &external_force;
+    LinearSolver             &linear_solver;
+    std::function<void(bool)> initialize_linear_solver;
+    NewtonData                data;
+    DeviceVector              du, residual, work;
+  };
+} // namespace plastix
+
+#endif

@@ -1,0 +1,328 @@
+// Krylov solvers on DeviceVectors.
+#include <deal.II/base/timer.h>
+#include <deal.II/distributed/tria_base.h>
+#include <deal.II/lac/affine_constraints.templates.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/lac/solver_control.h>
+#include <deal.II/lac/solver_gmres.h>
+
+#include <plastix/solvers/belos_solver.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/preconditioners.h>
+
+#include <sstream>
+
+namespace plastix
+{
+  bool
+  LinearSolverData::is_conjugate_gradients() const
+  {
+    return type == SolverType::cg || type == SolverType::belos_cg;
+  }
+
+  LinearSolver::LinearSolver(const LinearSolverData &data)
+    : parameters(data)
+    , automatic(parameters.preconditioner == PreconditionerType::automatic)
+  {}
+
+  LevelPrecision
+  LinearSolver::level_precision(const LinearSolverData &parameters)
+  {
+    if (!parameters.multigrid_level_precision.automatic)
+      return parameters.multigrid_level_precision.value;
+    return parameters.is_conjugate_gradients() ? LevelPrecision::single_precision : LevelPrecision::double_precision;
+  }
+
+  PreconditionerType
+  LinearSolver::automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler)
+  {
+    if (dof_handler == nullptr)
+      return PreconditionerType::chebyshev;
+    const auto &tria     = dof_handler->get_triangulation();
+    // A serial triangulation always keeps its levels; a distributed one only
+    // with construct_multigrid_hierarchy.
+    const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
+    if ((parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed()) || tria.n_global_levels() < 2)
+      return PreconditionerType::chebyshev;
+    return all_active_cells_on_finest_level(tria) ? PreconditionerType::multigrid : PreconditionerType::chebyshev;
+  }
+
+  LinearSolver::~LinearSolver() = default;
+
+  void
+  LinearSolver::initialize(const MechanicsOperator &new_op, const bool new_load_step)
+  {
+    if (automatic)
+      parameters.preconditioner = automatic_preconditioner(nullptr);
+    if (parameters.preconditioner == PreconditionerType::multigrid || parameters.preconditioner == PreconditionerType::amg)
+      throw std::invalid_argument("LinearSolver: preconditioner '" + enum_name(parameters.preconditioner) +
+                                  "' needs the DoFHandler, materials and Dirichlet boundaries: use "
+                                  "initialize(op, dof_handler, materials, dirichlet_boundaries)");
+    if (automatic)
+      parameters.preconditioner = automatic_preconditioner(nullptr);
+    dealii::Timer timer;
+    const bool    new_operator = op != &new_op || op_layout != new_op.get_partitioner();
+    op                         = &new_op;
+    op_layout                  = new_op.get_partitioner();
+    dof_handler                = nullptr;
+    const bool refresh         = new_operator || parameters.reuse_preconditioner == PreconditionerReuse::never ||
+                         (parameters.reuse_preconditioner == PreconditionerReuse::load_step && new_load_step);
+    if (refresh)
+      refresh_operator_dependent_parts();
+    setup_time = refresh ? timer.wall_time() : 0.;
+  }
+
+  void
+  LinearSolver::initialize(const MechanicsOperator                 &new_op,
+                           const dealii::DoFHandler<3>             &new_dof_handler,
+                           const MaterialTable                     &materials,
+                           const DirichletBoundaries               &dirichlet,
+                           const bool                               new_load_step,
+                           const MechanicsOperator::AdditionalData &level_operator_data)
+  {
+    dealii::Timer timer;
+    const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
+    if (automatic && new_operator)
+      parameters.preconditioner = automatic_preconditioner(&new_dof_handler);
+    op                      = &new_op;
+    op_layout               = new_op.get_partitioner();
+    dof_handler             = &new_dof_handler;
+    if (new_operator)
+      {
+        // The structure: multigrid hierarchy (it also sets up its finest
+        // smoother) or the AMG of the elastic matrix; then the diagonal.
+        multigrid.reset();
+        amg.reset();
+        if (parameters.preconditioner == PreconditionerType::multigrid)
+          {
+            MultigridData data;
+            data.smoother_degree                   = parameters.multigrid_smoother_degree;
+            data.smoothing_range                   = parameters.multigrid_smoothing_range;
+            data.coarse_solver                     = parameters.multigrid_coarse_solver;
+            data.level_precision                   = level_precision(parameters);
+            data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
+            data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
+            data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;
+            data.coarse_amg.smoother_sweeps        = parameters.amg_smoother_sweeps;
+            data.coarse_amg.smoother_type          = parameters.amg_smoother;
+            data.coarse_amg.rigid_body_modes       = parameters.amg_rigid_body_modes;
+            data.level_operator                    = level_operator_data;
+            multigrid = std::make_unique<MultigridPreconditioner>();
+            try
+              {
+                multigrid->initialize(new_op, new_dof_handler, materials, dirichlet, data);
+              }
+            catch (const dealii::SolverControl::NoConvergence &error)
+              {
+                throw setup_failure(error);
+              }
+          }
+        else if (parameters.preconditioner == PreconditionerType::amg)
+          {
+            AmgData data;
+            data.aggregation_threshold = parameters.amg_aggregation_threshold;
+            data.smoother_sweeps       = parameters.amg_smoother_sweeps;
+            data.smoother_type         = parameters.amg_smoother;
+            data.rigid_body_modes      = parameters.amg_rigid_body_modes;
+            amg                        = std::make_unique<AmgPreconditioner>();
+            amg->initialize(new_dof_handler, materials, dirichlet, data);
+          }
+        if (!multigrid)
+          refresh_operator_dependent_parts();
+        else
+          ++n_setups;
+        setup_time = timer.wall_time();
+        return;
+      }
+    const bool refresh =
+      parameters.reuse_preconditioner == PreconditionerReuse::never ||
+      (parameters.reuse_preconditioner == PreconditionerReuse::load_step && new_load_step);
+    if (refresh)
+      refresh_operator_dependent_parts();
+    setup_time = refresh ? timer.wall_time() : 0.;
+  }
+
+  SolverError
+  LinearSolver::setup_failure(const dealii::SolverControl::NoConvergence &error) const
+  {
+    std::ostringstream message;
+    message << name() << ": the set-up of the preconditioner failed: the CG iteration that estimates the "
+            << "eigenvalues stopped at residual " << error.last_residual << " after " << error.last_step
+            << " iterations (a non-finite or badly scaled operator?)";
+    return SolverError(message.str());
+  }
+
+  void
+  LinearSolver::refresh_operator_dependent_parts()
+  {
+    // A failed eigenvalue estimate (Chebyshev, multigrid smoother) is a solver error.
+    try
+      {
+        ++n_setups;
+        chebyshev.reset();
+        jacobi.reset();
+        if (parameters.preconditioner == PreconditionerType::jacobi ||
+            parameters.preconditioner == PreconditionerType::chebyshev)
+          {
+            jacobi = std::make_shared<Jacobi>();
+            op->compute_inverse_diagonal(jacobi->get_vector());
+          }
+        if (parameters.preconditioner == PreconditionerType::chebyshev)
+          {
+            typename Chebyshev::AdditionalData data;
+            data.degree              = parameters.chebyshev_degree;
+            data.smoothing_range     = 20.;
+            data.eig_cg_n_iterations = 20;
+            data.preconditioner      = jacobi;
+            chebyshev                = std::make_unique<Chebyshev>();
+            chebyshev->initialize(*op, data);
+            // Estimate the eigenvalues now so that the setup time is counted here.
+            DeviceVector x, b;
+            op->initialize_dof_vector(x);
+            op->initialize_dof_vector(b);
+            b = 1.;
+            chebyshev->vmult(x, b);
+          }
+        // The coarser multigrid levels and AMG are elastic: only the finest
+        // smoother follows the operator.
+        if (multigrid)
+          multigrid->update_fine_level();
+      }
+    catch (const dealii::SolverControl::NoConvergence &error)
+      {
+        throw setup_failure(error);
+      }
+  }
+
+  SolverStatistics
+  LinearSolver::solve(DeviceVector &x, const DeviceVector &b, const double tolerance_override)
+  {
+    AssertThrow(op != nullptr, dealii::ExcMessage("LinearSolver::solve before initialize"));
+    SolverStatistics statistics;
+    statistics.setup_time = setup_time;
+    const double b_norm   = b.l2_norm();
+    const double tolerance =
+      tolerance_override > 0 ? tolerance_override :
+                               std::max(parameters.relative_tolerance * b_norm, parameters.absolute_tolerance);
+    dealii::Timer timer;
+
+    auto failure = [&](const double residual, const unsigned int iterations) {
+      std::ostringstream message;
+      message << name() << " did not converge: residual " << residual << " after " << iterations
+              << " iterations, target " << tolerance << " (|b| = " << b_norm
+              << "); raise 'Linear solver/Maximum iterations' or use a stronger preconditioner";
+      return SolverError(message.str());
+    };
+
+    if (parameters.type == SolverType::belos_cg || parameters.type == SolverType::belos_gmres ||
+        parameters.type == SolverType::belos_minres)
+      {
+        BelosSolverData data;
+        data.type           = parameters.type == SolverType::belos_cg    ? BelosSolverType::cg :
+                              parameters.type == SolverType::belos_gmres ? BelosSolverType::gmres :
+                                                                           BelosSolverType::minres;
+        data.tolerance      = tolerance;
+        data.max_iterations = parameters.max_iterations;
+        data.gmres_restart  = parameters.gmres_restart;
+        const DeviceOperator A = DeviceOperator::from(*op);
+        std::unique_ptr<DeviceOperator> M;
+        if (chebyshev)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*chebyshev));
+        else if (jacobi)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*jacobi));
+        else if (multigrid)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*multigrid));
+        else if (amg)
+          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*amg));
+        const BelosStatistics result = solve_with_belos(A, M.get(), x, b, data);
+        if (!result.converged)
+          throw failure(result.final_residual, result.iterations);
+        statistics.solve_time       = timer.wall_time();
+        statistics.iterations       = result.iterations;
+        statistics.initial_residual = result.initial_residual;
+        statistics.final_residual   = result.final_residual;
+        return statistics;
+      }
+
+    dealii::SolverControl control(parameters.max_iterations, tolerance, false, false);
+    control.enable_history_data();
+    try
+      {
+        auto run = [&](auto &solver) {
+          if (chebyshev)
+            solver.solve(*op, x, b, *chebyshev);
+          else if (jacobi)
+            solver.solve(*op, x, b, *jacobi);
+          else if (multigrid)
+            solver.solve(*op, x, b, *multigrid);
+          else if (amg)
+            solver.solve(*op, x, b, *amg);
+          else
+            solver.solve(*op, x, b, dealii::PreconditionIdentity());
+        };
+        if (parameters.type == SolverType::cg)
+          {
+            dealii::SolverCG<DeviceVector> solver(control);
+            run(solver);
+          }
+        else
+          {
+            typename dealii::SolverGMRES<DeviceVector>::AdditionalData gmres_data(parameters.gmres_restart);
+            // Right preconditioning: GMRES then monitors the true residual
+            // |b - A x| that the tolerance refers to; with deal.II's default
+            // (left) it would monitor |P^-1 (b - A x)|, which the Jacobi
+            // scaling (1/diag ~ 1/E) makes tiny long before convergence.
+            gmres_data.right_preconditioning = true;
+            dealii::SolverGMRES<DeviceVector> solver(control, gmres_data);
+            run(solver);
+          }
+      }
+    catch (const dealii::SolverControl::NoConvergence &error)
+      {
+        throw failure(error.last_residual, error.last_step);
+      }
+    statistics.solve_time       = timer.wall_time();
+    statistics.iterations       = control.last_step();
+    statistics.final_residual   = control.last_value();
+    statistics.initial_residual = control.get_history_data().empty() ? 0. : control.get_history_data().front();
+    return statistics;
+  }
+
+  std::string
+  LinearSolver::name() const
+  {
+    std::string text = enum_name(parameters.type) + " + " + enum_name(parameters.preconditioner);
+    if (multigrid)
+      text += " (coarse " + to_string(multigrid->coarse_solver()) +
+              (multigrid->level_precision() == LevelPrecision::single_precision ? ", single" : "") + ")";
+    if (automatic)
+      text += " (auto)";
+    return text;
+  }
+
+  std::string
+  LinearSolver::preconditioner_description() const
+  {
+    if (multigrid)
+      return "multigrid, " + multigrid->description();
+    if (chebyshev)
+      return "chebyshev, degree " + std::to_string(parameters.chebyshev_degree) + " around the inverse diagonal";
+    if (jacobi)
+      return "jacobi (inverse matrix-free diagonal)";
+    if (amg)
+      return "amg (Trilinos ML on the assembled elastic matrix, host)";
+    return enum_name(parameters.preconditioner);
+  }
+
+  unsigned int
+  LinearSolver::n_preconditioner_setups() const
+  {
+    return n_setups;
+  }
+
+  const MultigridPreconditioner *
+  LinearSolver::get_multigrid() const
+  {
+    return multigrid.get();
+  }
+} // namespace plastix

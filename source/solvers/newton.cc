@@ -1,0 +1,149 @@
+// Newton-Raphson for J2 plasticity on the device (newton.h).
+#include <plastix/core/interruption.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/newton.h>
+
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+
+namespace plastix
+{
+  NewtonRaphson::NewtonRaphson(MechanicsOperator        &op,
+                               PlasticityState          &state,
+                               const DeviceVector       &external_force,
+                               LinearSolver             &linear_solver,
+                               std::function<void(bool)> initialize_linear_solver,
+                               const NewtonData         &data)
+    : op(op)
+    , state(state)
+    , external_force(external_force)
+    , linear_solver(linear_solver)
+    , initialize_linear_solver(std::move(initialize_linear_solver))
+    , data(data)
+  {
+    for (DeviceVector *v : {&u, &du, &f_int, &residual, &work})
+      op.initialize_dof_vector(*v);
+  }
+
+  void
+  NewtonRaphson::compute_residual(const double load_factor, double &residual_norm, double &reference)
+  {
+    residual.equ(load_factor, external_force);
+    residual.add(-1., f_int);
+    op.set_constrained_zero(residual);
+    residual_norm = residual.l2_norm();
+    work.equ(1., f_int);
+    op.set_constrained_zero(work);
+    const double reaction = std::sqrt(std::max(0., f_int.norm_sqr() - work.norm_sqr()));
+    work.equ(load_factor, external_force);
+    op.set_constrained_zero(work);
+    // The largest force of the run so far keeps a scale when the load
+    // returns to zero (unloading), where the current one vanishes.
+    reference = std::max({work.l2_norm(), reaction, force_scale, 1e-300});
+  }
+
+
+  NewtonResult
+  NewtonRaphson::step(const double lambda_old, const double lambda_new, const unsigned int step_number, const bool verbose)
+  {
+    const auto  &np = data;
+    NewtonResult result;
+    try
+      {
+        // Predictor: tangent at the converged state, prescribed values
+        // raised by the increment through the tangent (lifting). When the
+        // load reverses, plastic points unload elastically: the elastic
+        // operator predicts that, the softened tangent would overshoot.
+        const bool reversal = (lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0;
+        if (reversal)
+          state.use_tangent(false);
+        residual.equ(lambda_new, external_force);
+        residual.add(-1., f_int);
+        op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+        initialize_linear_solver(true);
+        du = 0.;
+        const double rhs_norm = residual.l2_norm();
+        result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+        // The lifting assumed du = (lambda_new - lambda_old) g on the
+        // prescribed DoFs; an inexact solve only approaches that, so it is
+        // set exactly (the prescribed values hold in every iteration).
+        op.set_constrained_values(du, lambda_new - lambda_old);
+        u.add(1., du);
+        op.set_constrained_values(u, lambda_new);
+        if (reversal)
+          {
+            state.use_tangent(true);
+            initialize_linear_solver(true);
+          }
+
+        double first_residual = 0, previous_residual = 0;
+        for (unsigned int k = 1; k <= np.max_iterations; ++k)
+          {
+            if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
+              throw Interrupted("during load step " + std::to_string(step_number));
+            result.plastic = state.update(u, f_int);
+            double residual_norm, reference;
+            compute_residual(lambda_new, residual_norm, reference);
+            result.iterations        = k;
+            result.residual          = residual_norm;
+            result.relative_residual = residual_norm / reference;
+            result.reference         = reference;
+            const double du_norm = du.l2_norm(), u_norm = u.l2_norm();
+            if (verbose)
+              std::cout << "  step " << step_number << " (load factor " << lambda_new << ") Newton " << k
+                        << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
+                        << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat
+                        << ", plastic points " << result.plastic.n_plastic_points << std::endl;
+            if (!std::isfinite(residual_norm))
+              {
+                result.failure = "the residual is not finite";
+                return result;
+              }
+            if (result.relative_residual <= np.residual_tolerance && du_norm <= np.displacement_tolerance * u_norm)
+              {
+                result.converged = true;
+                return result;
+              }
+            if (k == 1)
+              first_residual = residual_norm;
+            else if (residual_norm > np.divergence_factor * first_residual)
+              {
+                result.failure = "the residual grew by more than the divergence factor";
+                return result;
+              }
+            if (k == np.max_iterations)
+              break;
+            // Inexact Newton: forcing term shrinking with the square of the
+            // residual reduction (Eisenstat-Walker), no tighter than the
+            // Newton tolerance needs.
+            double eta = np.max_forcing_term;
+            if (k > 1)
+              eta = std::min(eta, 0.9 * std::pow(residual_norm / previous_residual, 2));
+            eta = std::max(eta, np.min_forcing_term);
+            const double tolerance = std::max(eta * residual_norm, 0.1 * np.residual_tolerance * reference);
+            previous_residual      = residual_norm;
+            initialize_linear_solver(false);
+            du = 0.;
+            result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
+            // Corrections leave the prescribed values as they are.
+            op.set_constrained_zero(du);
+            u.add(1., du);
+          }
+        result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
+      }
+    catch (const SolverError &error)
+      {
+        state.use_tangent(true);
+        result.failure = std::string("linear solver failed: ") + error.what();
+      }
+    return result;
+  }
+
+  void
+  NewtonRaphson::accept(const double lambda_old, const double reference)
+  {
+    lambda_previous = lambda_old;
+    force_scale     = std::max(force_scale, reference);
+  }
+} // namespace plastix

@@ -1,0 +1,779 @@
+// Geometric multigrid on device-resident level operators, and ML AMG.
+#include <deal.II/base/index_set.h>
+#include <deal.II/base/mpi.h>
+#include <deal.II/base/quadrature_lib.h>
+#include <deal.II/base/utilities.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/lac/affine_constraints.templates.h>
+#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/sparsity_tools.h>
+#include <deal.II/multigrid/mg_constrained_dofs.h>
+#include <deal.II/multigrid/mg_coarse.h>
+#include <deal.II/multigrid/mg_matrix.h>
+#include <deal.II/multigrid/mg_smoother.h>
+#include <deal.II/multigrid/mg_tools.h>
+#include <deal.II/multigrid/multigrid.h>
+#include <deal.II/multigrid/multigrid.templates.h>
+#include <deal.II/base/timer.h>
+#include <deal.II/lac/solver_cg.h>
+#include <deal.II/lac/solver_control.h>
+
+#include <plastix/backend/device.h>
+#include <plastix/core/elastic_matrix.h>
+#include <plastix/solvers/mg_transfer.h>
+#include <plastix/solvers/preconditioners.h>
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <type_traits>
+
+namespace plastix
+{
+  namespace
+  {
+    /** Which cell DoF is component c of vertex v (FESystem(FE_Q(1), 3)). */
+    struct CellDofTable
+    {
+      explicit CellDofTable(const dealii::FiniteElement<3> &fe)
+      {
+        for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+          {
+            const auto [component, vertex] = fe.system_to_component_index(i);
+            index[vertex][component]       = i;
+          }
+      }
+      unsigned int index[8][3];
+    };
+
+    /**
+     * x, y, z of the vertex of each locally owned DoF (3 values per owned
+     * row), from the owned cells of @p level (numbers::invalid_unsigned_int:
+     * the active cells).
+     */
+    std::vector<double>
+    owned_dof_coordinates(const dealii::DoFHandler<3> &dof_handler, const unsigned int level)
+    {
+      const bool              on_level = level != dealii::numbers::invalid_unsigned_int;
+      const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
+      const CellDofTable      table(dof_handler.get_fe());
+      std::vector<double>     coordinates(3 * owned.n_elements(), 0.);
+      std::vector<dealii::types::global_dof_index> dofs(dof_handler.get_fe().n_dofs_per_cell());
+      auto visit = [&](const auto &cell) {
+        if (on_level)
+          cell->get_mg_dof_indices(dofs);
+        else
+          cell->get_dof_indices(dofs);
+        for (unsigned int v = 0; v < 8; ++v)
+          for (unsigned int c = 0; c < 3; ++c)
+            if (owned.is_element(dofs[table.index[v][c]]))
+              {
+                const auto row = owned.index_within_set(dofs[table.index[v][c]]);
+                for (unsigned int d = 0; d < 3; ++d)
+                  coordinates[3 * row + d] = cell->vertex(v)[d];
+              }
+      };
+      if (on_level)
+        {
+          for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+            if (cell->is_locally_owned_on_level())
+              visit(cell);
+        }
+      else
+        for (const auto &cell : dof_handler.active_cell_iterators())
+          if (cell->is_locally_owned())
+            visit(cell);
+      return coordinates;
+    }
+
+    /** Copy the owned entries of a DeviceVector into a Trilinos vector of the same layout. */
+    void
+    copy_to_trilinos(const DeviceVector &src, dealii::TrilinosWrappers::MPI::Vector &dst)
+    {
+      AssertThrow(dst.locally_owned_size() == src.locally_owned_size(),
+                  dealii::ExcMessage("plastix: host and device vector layouts differ"));
+      backend::copy_to_host(dst.begin(), src.device_data(), src.locally_owned_size() * sizeof(double));
+    }
+
+    /** Copy the owned entries of a Trilinos vector into a DeviceVector of the same layout. */
+    void
+    copy_from_trilinos(const dealii::TrilinosWrappers::MPI::Vector &src, DeviceVector &dst)
+    {
+      AssertThrow(dst.locally_owned_size() == src.locally_owned_size(),
+                  dealii::ExcMessage("plastix: host and device vector layouts differ"));
+      backend::copy_to_device(dst.device_data(), src.begin(), dst.locally_owned_size() * sizeof(double));
+    }
+  } // namespace
+
+  // ------------------------------------------------------------------ AMG
+
+  AmgPreconditioner::AmgPreconditioner() = default;
+
+  AmgPreconditioner::~AmgPreconditioner() = default;
+
+  void
+  AmgPreconditioner::initialize(const dealii::DoFHandler<3>           &dof_handler,
+                                const MaterialTable                   &materials,
+                                const DirichletBoundaries             &dirichlet,
+                                const AmgData                         &data)
+  {
+    // Homogeneous Dirichlet rows/columns, as in the device operator.
+    dealii::IndexSet relevant;
+    dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+    dealii::AffineConstraints<double> constraints(relevant);
+    for (const auto &[boundary_id, components] : dirichlet)
+      dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
+    constraints.close();
+    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix);
+    initialize(own_matrix, owned_dof_coordinates(dof_handler, dealii::numbers::invalid_unsigned_int), data);
+  }
+
+  void
+  AmgPreconditioner::initialize(const dealii::TrilinosWrappers::SparseMatrix &new_matrix,
+                                const std::vector<double>                    &coordinates,
+                                const AmgData                                &data)
+  {
+    matrix = &new_matrix;
+    const dealii::IndexSet owned = matrix->locally_owned_range_indices();
+    AssertThrow(coordinates.size() == 3 * owned.n_elements(),
+                dealii::ExcMessage("AmgPreconditioner: need 3 coordinates per owned row"));
+
+    dealii::TrilinosWrappers::PreconditionAMG::AdditionalData amg_data;
+    amg_data.elliptic              = true;
+    amg_data.higher_order_elements = false;
+    amg_data.n_cycles              = 1;
+    amg_data.aggregation_threshold = data.aggregation_threshold;
+    amg_data.smoother_sweeps       = data.smoother_sweeps;
+    amg_data.smoother_type =
+      data.smoother_type == AmgSmoother::chebyshev ? "Chebyshev" : "symmetric Gauss-Seidel";
+    amg_data.coarse_type = "Amesos-KLU";
+
+    Teuchos::ParameterList              parameters;
+    std::unique_ptr<Epetra_MultiVector> distributed_modes;
+    amg_data.set_parameters(parameters, distributed_modes, *matrix);
+    // Three unknowns per node: ML aggregates nodes, not single DoFs.
+    parameters.set("PDE equations", 3);
+    if (data.rigid_body_modes)
+      {
+        // Six rigid-body modes, coordinates relative to the global centroid
+        // (each rank must use the same origin). Row k is component k % 3
+        // (MechanicsOperator's numbering: x, y, z of a vertex consecutive).
+        const std::size_t n = owned.n_elements();
+        double            sum[4] = {0, 0, 0, static_cast<double>(n / 3)};
+        for (std::size_t k = 0; k < n; k += 3)
+          for (unsigned int d = 0; d < 3; ++d)
+            sum[d] += coordinates[3 * k + d];
+        dealii::Utilities::MPI::sum(dealii::ArrayView<const double>(sum, 4), matrix->get_mpi_communicator(),
+                                    dealii::ArrayView<double>(sum, 4));
+        const double centroid[3] = {sum[0] / std::max(sum[3], 1.), sum[1] / std::max(sum[3], 1.),
+                                    sum[2] / std::max(sum[3], 1.)};
+        null_space.assign(6 * n, 0.);
+        for (std::size_t k = 0; k < n; ++k)
+          {
+            const unsigned int c = k % 3;
+            const double       x = coordinates[3 * k] - centroid[0], y = coordinates[3 * k + 1] - centroid[1],
+                         z = coordinates[3 * k + 2] - centroid[2];
+            null_space[c * n + k] = 1.;
+            // Rotations about z, x, y: (-y, x, 0), (0, -z, y), (z, 0, -x).
+            const double rz[3] = {-y, x, 0.}, rx[3] = {0., -z, y}, ry[3] = {z, 0., -x};
+            null_space[3 * n + k] = rz[c];
+            null_space[4 * n + k] = rx[c];
+            null_space[5 * n + k] = ry[c];
+          }
+        parameters.set("null space: type", "pre-computed");
+        parameters.set("null space: dimension", 6);
+        parameters.set("null space: vectors", null_space.data());
+        parameters.set("null space: add default vectors", false);
+      }
+    amg.initialize(*matrix, parameters);
+    host_src.reinit(owned, matrix->get_mpi_communicator());
+    host_dst.reinit(owned, matrix->get_mpi_communicator());
+  }
+
+  void
+  AmgPreconditioner::vmult(dealii::TrilinosWrappers::MPI::Vector       &dst,
+                           const dealii::TrilinosWrappers::MPI::Vector &src) const
+  {
+    amg.vmult(dst, src);
+  }
+
+  void
+  AmgPreconditioner::vmult(DeviceVector &dst, const DeviceVector &src) const
+  {
+    copy_to_trilinos(src, host_src);
+    amg.vmult(host_dst, host_src);
+    if (dst.get_partitioner() != src.get_partitioner())
+      dst.reinit(src, true);
+    copy_from_trilinos(host_dst, dst);
+  }
+
+  const dealii::TrilinosWrappers::SparseMatrix &
+  AmgPreconditioner::get_matrix() const
+  {
+    AssertThrow(matrix != nullptr, dealii::ExcMessage("AmgPreconditioner not initialized"));
+    return *matrix;
+  }
+
+  // ------------------------------------------------------------ Multigrid
+
+  bool
+  all_active_cells_on_finest_level(const dealii::Triangulation<3> &tria)
+  {
+    const unsigned int finest       = tria.n_global_levels() - 1;
+    unsigned long long owned_finest = 0;
+    for (const auto &cell : tria.active_cell_iterators())
+      if (cell->is_locally_owned() && static_cast<unsigned int>(cell->level()) == finest)
+        ++owned_finest;
+    return dealii::Utilities::MPI::sum(owned_finest, tria.get_communicator()) == tria.n_global_active_cells();
+  }
+
+  namespace
+  {
+    template <typename Number>
+    using JacobiOf = dealii::DiagonalMatrix<device::Vector<Number>>;
+    template <typename Number>
+    using ChebyshevOf = dealii::PreconditionChebyshev<MechanicsOperator, device::Vector<Number>, JacobiOf<Number>>;
+
+    /**
+     * The level-0 solver for deal.II's Multigrid: on the device (a Chebyshev
+     * polynomial or CG around the level-0 operator) or on the host (KLU or
+     * ML AMG of the assembled level-0 matrix, one round trip per call).
+     * Always in double precision: a single-precision V-cycle converts its
+     * small level-0 vectors (a high-degree Chebyshev polynomial in single
+     * precision loses the symmetry of the V-cycle to round-off).
+     */
+    template <typename Number>
+    class CoarseSolver : public dealii::MGCoarseGridBase<device::Vector<Number>>
+    {
+    public:
+      using VectorType = device::Vector<Number>;
+      using Jacobi     = JacobiOf<double>;
+      using Chebyshev  = ChebyshevOf<double>;
+
+      CoarseSolver(const CoarseSolverType         type,
+                   const MechanicsOperator       &level_operator,
+                   const dealii::DoFHandler<3>   &level_dofs,
+                   const dealii::IndexSet        &boundary,
+                   const MaterialTable           &materials,
+                   const MultigridData           &data)
+        : type(type)
+        , level_operator(level_operator)
+        , tolerance(data.coarse_tolerance)
+        , max_iterations(data.coarse_max_iterations)
+      {
+        if constexpr (!std::is_same<Number, double>::value)
+          {
+            level_operator.initialize_dof_vector(source);
+            level_operator.initialize_dof_vector(solution);
+          }
+        if (type == CoarseSolverType::cg || type == CoarseSolverType::chebyshev)
+          {
+            typename Chebyshev::AdditionalData chebyshev_data;
+            chebyshev_data.preconditioner = std::make_shared<Jacobi>();
+            level_operator.compute_inverse_diagonal(chebyshev_data.preconditioner->get_vector());
+            if (type == CoarseSolverType::cg)
+              {
+                chebyshev_data.degree              = data.smoother_degree;
+                chebyshev_data.smoothing_range     = data.smoothing_range;
+                chebyshev_data.eig_cg_n_iterations = data.eigenvalue_iterations;
+              }
+            else
+              {
+                // Chebyshev as a solver: deal.II picks the degree that reduces
+                // the error by the tolerance from the estimated extreme
+                // eigenvalues, which needs enough CG iterations to find the
+                // smallest one.
+                chebyshev_data.degree              = dealii::numbers::invalid_unsigned_int;
+                chebyshev_data.smoothing_range     = data.coarse_tolerance;
+                chebyshev_data.eig_cg_n_iterations = 100;
+                chebyshev_data.eigenvalue_algorithm =
+                  Chebyshev::AdditionalData::EigenvalueAlgorithm::lanczos;
+              }
+            chebyshev.initialize(level_operator, chebyshev_data);
+            DeviceVector ones;
+            level_operator.initialize_dof_vector(ones);
+            ones            = 1.;
+            const auto info = chebyshev.estimate_eigenvalues(ones);
+            chebyshev_degree = info.degree;
+          }
+        else
+          setup_host_solver(level_dofs, boundary, materials, data);
+      }
+
+      void
+      operator()(const unsigned int, VectorType &dst, const VectorType &src) const override
+      {
+        if (dst.get_partitioner() != src.get_partitioner())
+          dst.reinit(src, true);
+        if constexpr (std::is_same<Number, double>::value)
+          solve(dst, src);
+        else
+          {
+            source.copy_converted(1., src);
+            solve(solution, source);
+            dst.copy_converted(1., solution);
+          }
+      }
+
+      /** "chebyshev (degree 57)" etc. */
+      std::string
+      description() const
+      {
+        if (type == CoarseSolverType::chebyshev)
+          return "chebyshev (degree " + std::to_string(chebyshev_degree) + ")";
+        if (type == CoarseSolverType::cg)
+          {
+            std::ostringstream text;
+            text << "cg (chebyshev, relative tolerance " << tolerance << ")";
+            return text.str();
+          }
+        return to_string(type);
+      }
+
+    private:
+      /** dst = the coarse solve of src, in double precision. */
+      void
+      solve(DeviceVector &dst, const DeviceVector &src) const
+      {
+        switch (type)
+          {
+            case CoarseSolverType::chebyshev:
+              chebyshev.vmult(dst, src);
+              return;
+            case CoarseSolverType::cg:
+              {
+                dealii::ReductionControl       control(max_iterations, 1e-300, tolerance, false, false);
+                dealii::SolverCG<DeviceVector> solver(control);
+                dst = 0.;
+                try
+                  {
+                    solver.solve(level_operator, dst, src, chebyshev);
+                  }
+                catch (const dealii::SolverControl::NoConvergence &)
+                  {
+                    // A preconditioner needs no exact coarse solve: keep the iterate.
+                  }
+                return;
+              }
+            default:
+              // The small level-0 vector through the host.
+              copy_to_trilinos(src, host_src);
+              if (direct)
+                direct->solve(host_dst, host_src);
+              else
+                amg->vmult(host_dst, host_src);
+              copy_from_trilinos(host_dst, dst);
+          }
+      }
+
+      /** Assemble the level-0 matrix on the host and set up KLU or ML on it. */
+      void
+      setup_host_solver(const dealii::DoFHandler<3> &level_dofs,
+                        const dealii::IndexSet      &boundary,
+                        const MaterialTable         &materials,
+                        const MultigridData         &data)
+      {
+        // Level-0 stiffness matrix, assembled like the device operator
+        // (QGauss(2), trilinear mapping, symmetric gradients), Dirichlet
+        // rows/columns zero with a positive diagonal.
+        const unsigned int      level        = 0;
+        const MPI_Comm          communicator = level_dofs.get_communicator();
+        const dealii::IndexSet &owned        = level_dofs.locally_owned_mg_dofs(level);
+        dealii::IndexSet        relevant;
+        dealii::DoFTools::extract_locally_relevant_level_dofs(level_dofs, level, relevant);
+        dealii::AffineConstraints<double> constraints(relevant);
+        for (const auto i : boundary)
+          if (relevant.is_element(i))
+            constraints.add_line(i);
+        constraints.close();
+        dealii::DynamicSparsityPattern dsp(relevant);
+        dealii::MGTools::make_sparsity_pattern(level_dofs, dsp, level);
+        dealii::SparsityTools::distribute_sparsity_pattern(dsp, owned, communicator, relevant);
+        matrix.reinit(owned, owned, dsp, communicator);
+
+        const auto                              &fe = level_dofs.get_fe();
+        const dealii::MappingQ<3>                mapping(1);
+        const dealii::QGauss<3>                  quadrature(2);
+        dealii::FEValues<3>                      fe_values(mapping, fe, quadrature,
+                                      dealii::update_gradients | dealii::update_JxW_values);
+        const dealii::FEValuesExtractors::Vector displacement(0);
+        const unsigned int                       n = fe.n_dofs_per_cell();
+        dealii::FullMatrix<double>               cell_matrix(n, n);
+        std::vector<dealii::types::global_dof_index> dofs(n);
+        std::vector<dealii::SymmetricTensor<2, 3>>   eps(n);
+        std::vector<double>                          divergence(n);
+        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(level))
+          {
+            if (!cell->is_locally_owned_on_level())
+              continue;
+            fe_values.reinit(cell);
+            const auto &m = materials.at(cell->material_id());
+            cell_matrix   = 0;
+            for (unsigned int q = 0; q < quadrature.size(); ++q)
+              {
+                for (unsigned int i = 0; i < n; ++i)
+                  {
+                    eps[i]        = fe_values[displacement].symmetric_gradient(i, q);
+                    divergence[i] = dealii::trace(eps[i]);
+                  }
+                for (unsigned int i = 0; i < n; ++i)
+                  for (unsigned int j = 0; j < n; ++j)
+                    cell_matrix(i, j) +=
+                      (m.lambda * divergence[i] * divergence[j] + 2. * m.mu * (eps[i] * eps[j])) * fe_values.JxW(q);
+              }
+            cell->get_mg_dof_indices(dofs);
+            constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
+          }
+        matrix.compress(dealii::VectorOperation::add);
+        host_src.reinit(owned, communicator);
+        host_dst.reinit(owned, communicator);
+
+        if (type == CoarseSolverType::direct)
+          {
+            control = std::make_unique<dealii::SolverControl>(1, 0);
+            direct  = std::make_unique<dealii::TrilinosWrappers::SolverDirect>(*control);
+            direct->initialize(matrix);
+          }
+        else
+          {
+            amg = std::make_unique<AmgPreconditioner>();
+            amg->initialize(matrix, owned_dof_coordinates(level_dofs, level), data.coarse_amg);
+          }
+      }
+
+      const CoarseSolverType   type;
+      const MechanicsOperator &level_operator;
+      const double             tolerance;
+      const unsigned int       max_iterations;
+      Chebyshev                chebyshev;
+      unsigned int             chebyshev_degree = 0;
+      dealii::TrilinosWrappers::SparseMatrix                  matrix;
+      std::unique_ptr<dealii::SolverControl>                  control;
+      std::unique_ptr<dealii::TrilinosWrappers::SolverDirect> direct;
+      std::unique_ptr<AmgPreconditioner>                      amg;
+      mutable dealii::TrilinosWrappers::MPI::Vector           host_src, host_dst;
+      /** Double-precision copies of a single-precision V-cycle's level-0 vectors. */
+      mutable DeviceVector source, solution;
+    };
+
+    /** The parts of the V-cycle that depend on its number type, behind one interface. */
+    class VCycle
+    {
+    public:
+      virtual ~VCycle() = default;
+
+      /** dst = V-cycle(src) on the double-precision vectors of the outer solver. */
+      virtual void
+      vmult(DeviceVector &dst, const DeviceVector &src) const = 0;
+
+      /** (Re)compute the inverse diagonal and eigenvalue estimate of the smoother of level @p l. */
+      virtual void
+      setup_smoother(unsigned int l) = 0;
+
+      /** The coarse solver in words. */
+      virtual std::string
+      coarse_description() const = 0;
+
+      /** Seconds of the set-up of the transfers, the smoothers and the coarse solver. */
+      double time_transfer = 0, time_smoothers = 0, time_coarse = 0;
+    };
+
+    /**
+     * deal.II's Multigrid and PreconditionMG over the given level operators
+     * on device vectors of @p Number: transfers, Chebyshev-Jacobi smoothers
+     * and the coarse solver.
+     */
+    template <typename Number>
+    class VCycleOf : public VCycle
+    {
+    public:
+      using VectorType = device::Vector<Number>;
+      using Jacobi     = JacobiOf<Number>;
+      using Chebyshev  = ChebyshevOf<Number>;
+      using Smoother   = dealii::MGSmootherPrecondition<MechanicsOperator, Chebyshev, VectorType>;
+
+      VCycleOf(const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>        &operators,
+               const dealii::DoFHandler<3>                                                  &active_dofs,
+               const dealii::DoFHandler<3>                                                  &level_dofs,
+               const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &layouts,
+               const std::vector<dealii::IndexSet>                                          &level_boundary,
+               const dealii::IndexSet                                                       &fine_boundary,
+               const CoarseSolverType                                                        coarse_type,
+               const MaterialTable                                                          &materials,
+               const MultigridData                                                          &data)
+        : operators(operators)
+      {
+        const unsigned int finest = operators.max_level();
+        matrix.initialize(operators);
+
+        dealii::Timer timer;
+        transfer.initialize(active_dofs, level_dofs, layouts, level_boundary, fine_boundary);
+        time_transfer = timer.wall_time();
+
+        // Chebyshev-Jacobi smoothers (deal.II's MGSmootherPrecondition); the
+        // inverse diagonals are computed in setup_smoother().
+        timer.restart();
+        smoother_data.resize(0, finest);
+        for (unsigned int l = 0; l <= finest; ++l)
+          {
+            smoother_data[l].degree              = data.smoother_degree;
+            smoother_data[l].smoothing_range     = data.smoothing_range;
+            smoother_data[l].eig_cg_n_iterations = data.eigenvalue_iterations;
+            smoother_data[l].preconditioner      = std::make_shared<Jacobi>();
+          }
+        smoother.initialize_matrices(operators);
+        for (unsigned int l = 0; l <= finest; ++l)
+          setup_smoother(l);
+        time_smoothers = timer.wall_time();
+
+        timer.restart();
+        coarse = std::make_unique<CoarseSolver<Number>>(coarse_type, *operators[0], level_dofs, level_boundary[0],
+                                                        materials, data);
+        time_coarse = timer.wall_time();
+
+        multigrid      = std::make_unique<dealii::Multigrid<VectorType>>(matrix, *coarse, transfer, smoother,
+                                                                    smoother, 0, finest);
+        preconditioner = std::make_unique<dealii::PreconditionMG<3, VectorType, MGTransferDevice<Number>>>(
+          active_dofs, *multigrid, transfer);
+      }
+
+      void
+      vmult(DeviceVector &dst, const DeviceVector &src) const override
+      {
+        // In single precision the residual enters the levels scaled by a
+        // power of two to magnitude 1 (max entry in [1/2, 1)), and the result
+        // leaves scaled back: float's range (1e-38 to 3e38) then covers any
+        // units, where a residual of, say, 1e-41 would otherwise lose every
+        // digit (the double-precision V-cycle needs no scaling).
+        if constexpr (std::is_same_v<Number, float>)
+          {
+            const double norm     = src.linfty_norm();
+            int          exponent = 0;
+            if (norm > 0. && std::isfinite(norm))
+              std::frexp(norm, &exponent);
+            transfer.set_input_scaling(std::ldexp(1., -std::clamp(exponent, -1022, 1023)));
+          }
+        preconditioner->vmult(dst, src);
+      }
+
+      void
+      setup_smoother(const unsigned int l) override
+      {
+        auto inverse_diagonal = std::make_shared<Jacobi>();
+        operators[l]->compute_inverse_diagonal(inverse_diagonal->get_vector());
+        smoother_data[l].preconditioner = inverse_diagonal;
+        smoother.smoothers[l].initialize(*operators[l], smoother_data[l]);
+        if (l == 0)
+          return;
+        // Estimate the eigenvalues now, so that the set-up cost is paid here
+        // and not in the first V-cycle.
+        VectorType ones;
+        operators[l]->initialize_dof_vector(ones);
+        ones = Number(1);
+        smoother.smoothers[l].estimate_eigenvalues(ones);
+      }
+
+      std::string
+      coarse_description() const override
+      {
+        return coarse->description();
+      }
+
+    private:
+      const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>               &operators;
+      dealii::MGLevelObject<typename Chebyshev::AdditionalData>                            smoother_data;
+      MGTransferDevice<Number>                                                             transfer;
+      dealii::mg::Matrix<VectorType>                                                       matrix;
+      Smoother                                                                             smoother;
+      std::unique_ptr<CoarseSolver<Number>>                                                coarse;
+      std::unique_ptr<dealii::Multigrid<VectorType>>                                       multigrid;
+      std::unique_ptr<dealii::PreconditionMG<3, VectorType, MGTransferDevice<Number>>> preconditioner;
+    };
+  } // namespace
+
+  /** The level operators and DoFs, and the V-cycle of the chosen precision around them. */
+  struct MultigridPreconditioner::Implementation
+  {
+    MultigridData                                                   data;
+    std::unique_ptr<dealii::DoFHandler<3>>                          own_level_dofs;
+    const dealii::DoFHandler<3>                                    *level_dofs  = nullptr;
+    const dealii::DoFHandler<3>                                    *active_dofs = nullptr;
+    dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>> operators;
+    CoarseSolverType                                                coarse_type = CoarseSolverType::automatic;
+    std::unique_ptr<VCycle>                                         cycle;
+    /** Seconds of the set-up stages: level DoFs, level operators (the others are the V-cycle's). */
+    double time_dofs = 0, time_operators = 0;
+  };
+
+  MultigridPreconditioner::MultigridPreconditioner() = default;
+
+  MultigridPreconditioner::~MultigridPreconditioner() = default;
+
+  void
+  MultigridPreconditioner::initialize(const MechanicsOperator               &fine_operator,
+                                      const dealii::DoFHandler<3>           &dof_handler,
+                                      const MaterialTable                   &materials,
+                                      const DirichletBoundaries             &dirichlet,
+                                      const MultigridData                   &data)
+  {
+    implementation = std::make_unique<Implementation>();
+    Implementation &im = *implementation;
+    im.data            = data;
+    im.active_dofs     = &dof_handler;
+
+    const auto    &tria         = dof_handler.get_triangulation();
+    const auto    *parallel     = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
+    if (parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed())
+      throw std::invalid_argument(
+        "plastix multigrid: the triangulation has no multigrid hierarchy (build the "
+        "parallel::distributed::Triangulation with construct_multigrid_hierarchy)");
+    const unsigned int n_levels = tria.n_global_levels();
+    if (n_levels < 2)
+      throw std::invalid_argument("plastix multigrid: the mesh has a single level; it needs at least one "
+                                  "global refinement ('Mesh/Global refinements' >= 1)");
+    const unsigned int finest = n_levels - 1;
+    if (!all_active_cells_on_finest_level(tria))
+      throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
+                                  "(a uniformly refined mesh)");
+
+    // Level DoFs: the caller's DoFHandler if it has them, else an own one
+    // on the same mesh (its active numbering is not used).
+    dealii::Timer timer;
+    if (dof_handler.has_level_dofs())
+      im.level_dofs = &dof_handler;
+    else
+      {
+        im.own_level_dofs = std::make_unique<dealii::DoFHandler<3>>(tria);
+        im.own_level_dofs->distribute_dofs(dof_handler.get_fe());
+        im.own_level_dofs->distribute_mg_dofs();
+        im.level_dofs = im.own_level_dofs.get();
+      }
+
+    // Zero Dirichlet constraints of every level, and the active boundary DoFs
+    // of the finest level.
+    dealii::MGConstrainedDoFs mg_constrained;
+    mg_constrained.initialize(*im.level_dofs);
+    dealii::IndexSet fine_boundary(dof_handler.n_dofs());
+    for (const auto &[boundary_id, components] : dirichlet)
+      {
+        mg_constrained.make_zero_boundary_constraints(*im.level_dofs, {boundary_id}, components);
+        fine_boundary.add_indices(dealii::DoFTools::extract_boundary_dofs(dof_handler, components, {boundary_id}));
+      }
+    std::vector<dealii::IndexSet> level_boundary(n_levels);
+    for (unsigned int l = 0; l < finest; ++l)
+      level_boundary[l] = mg_constrained.get_boundary_indices(l);
+    im.time_dofs = timer.wall_time();
+
+    // Level operators: elastic device operators below the finest level, the
+    // caller's operator (not owned) on the finest. They keep their data in
+    // double precision and apply in the V-cycle's precision.
+    timer.restart();
+    const dealii::MappingQ<3> mapping(1);
+    im.operators.resize(0, finest);
+    std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> layouts(n_levels);
+    for (unsigned int l = 0; l < finest; ++l)
+      {
+        dealii::IndexSet relevant;
+        dealii::DoFTools::extract_locally_relevant_level_dofs(*im.level_dofs, l, relevant);
+        dealii::AffineConstraints<double> constraints(relevant);
+        for (const auto i : level_boundary[l])
+          if (relevant.is_element(i))
+            constraints.add_line(i);
+        constraints.close();
+        auto level_operator = std::make_shared<MechanicsOperator>();
+        level_operator->reinit_level(mapping, *im.level_dofs, constraints, materials, l, data.level_operator);
+        im.operators[l] = level_operator;
+        layouts[l]      = level_operator->get_partitioner();
+      }
+    im.operators[finest] = std::shared_ptr<const MechanicsOperator>(&fine_operator, [](const MechanicsOperator *) {});
+    layouts[finest]      = fine_operator.get_partitioner();
+    im.time_operators    = timer.wall_time();
+
+    im.coarse_type = data.coarse_solver;
+    if (im.coarse_type == CoarseSolverType::automatic)
+      im.coarse_type =
+        im.operators[0]->m() <= data.direct_solver_limit ? CoarseSolverType::direct : CoarseSolverType::cg;
+    if (data.level_precision == LevelPrecision::single_precision)
+      im.cycle = std::make_unique<VCycleOf<float>>(im.operators, dof_handler, *im.level_dofs, layouts, level_boundary,
+                                                   fine_boundary, im.coarse_type, materials, data);
+    else
+      im.cycle = std::make_unique<VCycleOf<double>>(im.operators, dof_handler, *im.level_dofs, layouts,
+                                                    level_boundary, fine_boundary, im.coarse_type, materials, data);
+  }
+
+  void
+  MultigridPreconditioner::update_fine_level()
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    implementation->cycle->setup_smoother(implementation->operators.max_level());
+  }
+
+  void
+  MultigridPreconditioner::vmult(DeviceVector &dst, const DeviceVector &src) const
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    implementation->cycle->vmult(dst, src);
+  }
+
+  unsigned int
+  MultigridPreconditioner::n_levels() const
+  {
+    return implementation ? implementation->operators.n_levels() : 0;
+  }
+
+  std::vector<dealii::types::global_dof_index>
+  MultigridPreconditioner::n_dofs_per_level() const
+  {
+    std::vector<dealii::types::global_dof_index> n;
+    if (implementation)
+      for (unsigned int l = 0; l <= implementation->operators.max_level(); ++l)
+        n.push_back(implementation->operators[l]->m());
+    return n;
+  }
+
+  CoarseSolverType
+  MultigridPreconditioner::coarse_solver() const
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    return implementation->coarse_type;
+  }
+
+  LevelPrecision
+  MultigridPreconditioner::level_precision() const
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    return implementation->data.level_precision;
+  }
+
+  std::string
+  MultigridPreconditioner::description() const
+  {
+    if (!implementation)
+      return "multigrid (not initialized)";
+    const Implementation &im = *implementation;
+    std::ostringstream    text;
+    text << n_levels() << " levels (DoFs";
+    for (const auto n : n_dofs_per_level())
+      text << ' ' << n;
+    text << "), " << to_string(im.data.level_precision) << " precision, Chebyshev(" << im.data.smoother_degree
+         << ") smoother, coarse " << im.cycle->coarse_description();
+    if (im.data.coarse_solver == CoarseSolverType::automatic)
+      text << " (auto: level 0 has " << im.operators[0]->m() << (im.coarse_type == CoarseSolverType::direct ? " <= " : " > ")
+           << im.data.direct_solver_limit << " DoFs)";
+    text << std::setprecision(3) << "; set-up [s]: level DoFs " << im.time_dofs << ", operators " << im.time_operators
+         << ", transfers " << im.cycle->time_transfer << ", smoothers " << im.cycle->time_smoothers << ", coarse "
+         << im.cycle->time_coarse;
+    return text.str();
+  }
+} // namespace plastix
+
+// deal.II's V-cycle on device vectors.
+template class dealii::Multigrid<plastix::device::Vector<double>>;
+template class dealii::Multigrid<plastix::device::Vector<float>>;
