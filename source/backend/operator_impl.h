@@ -8,6 +8,7 @@
 #include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
 
+#include "material/elastic_law.h"
 #include "q1_kernels.h"
 
 #include <vector>

@@ -1,170 +1,17 @@
-// Internal data of PlasticityState, the J2 return map and the material laws
-// of the tangent and the internal force (Kokkos).
+// Internal data of PlasticityState: the Gauss-point history, tangent and
+// stress of J2 plasticity (material/j2_plasticity.h) on the device (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_PLASTICITY_IMPL_H
 #define PLASTIX_SOURCE_BACKEND_PLASTICITY_IMPL_H
 
 #include <plastix/backend/plasticity.h>
 
+#include "material/j2_plasticity.h"
 #include "operator_impl.h"
 
 namespace plastix
 {
   namespace backend
   {
-    namespace internal
-    {
-      /** Fields of the history per Gauss point: plastic strain (6), alpha (1), back stress (6). */
-      constexpr int history_fields = 13;
-      /** Fields of the tangent per Gauss point: a, b, n (6). */
-      constexpr int tangent_fields = 8;
-      /** Fields of the stress per Gauss point. */
-      constexpr int stress_fields = 6;
-
-
-      /** Double contraction of symmetric tensors in the 6-entry storage. */
-      template <typename Number>
-      KOKKOS_INLINE_FUNCTION Number
-      contract_symmetric(const Number a[6], const Number b[6])
-      {
-        return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + Number(2) * (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
-      }
-
-      /** Result of the return map at one point. */
-      struct ReturnMapResult
-      {
-        double stress[6];
-        double plastic_strain[6];
-        double alpha;
-        double back_stress[6];
-        /** Tangent: D = K I(x)I + a I_dev + b n(x)n. */
-        double a, b, n[6];
-        bool   plastic;
-        double dgamma;
-      };
-
-      /** Backward-Euler radial return of J2 plasticity with linear mixed hardening. */
-      KOKKOS_INLINE_FUNCTION void
-      j2_return_map(const Material &m,
-                    const double    eps[6],
-                    const double    plastic_strain_n[6],
-                    const double    alpha_n,
-                    const double    back_stress_n[6],
-                    ReturnMapResult &r)
-      {
-        const double G  = m.mu;
-        const double K  = m.lambda + 2. / 3. * m.mu;
-        const double tr = eps[0] + eps[1] + eps[2];
-        double       eta[6];
-        for (int k = 0; k < 6; ++k)
-          {
-            const double dev = eps[k] - plastic_strain_n[k] - (k < 3 ? tr / 3. : 0.);
-            eta[k]           = 2. * G * dev - back_stress_n[k];
-          }
-        const double norm_eta = square_root(contract_symmetric(eta, eta));
-        const double q_tr     = 1.2247448713915890491 * norm_eta; // sqrt(3/2)
-        const double f        = q_tr - (m.yield_stress + m.isotropic_hardening * alpha_n);
-        r.plastic             = m.yield_stress > 0 && f > 0;
-        if (!r.plastic)
-          {
-            for (int k = 0; k < 6; ++k)
-              {
-                r.plastic_strain[k] = plastic_strain_n[k];
-                r.back_stress[k]    = back_stress_n[k];
-                r.stress[k]         = eta[k] + back_stress_n[k] + (k < 3 ? K * tr : 0.);
-                r.n[k]              = 0;
-              }
-            r.alpha  = alpha_n;
-            r.a      = 2. * G;
-            r.b      = 0;
-            r.dgamma = 0;
-            return;
-          }
-        const double H_total = m.isotropic_hardening + m.kinematic_hardening;
-        const double dgamma  = f / (3. * G + H_total);
-        const double s32     = 1.2247448713915890491;  // sqrt(3/2)
-        const double s23     = 0.81649658092772603273; // sqrt(2/3)
-        for (int k = 0; k < 6; ++k)
-          {
-            const double n      = eta[k] / norm_eta;
-            const double s_tr   = eta[k] + back_stress_n[k];
-            r.n[k]              = n;
-            r.plastic_strain[k] = plastic_strain_n[k] + s32 * dgamma * n;
-            r.back_stress[k]    = back_stress_n[k] + s23 * m.kinematic_hardening * dgamma * n;
-            r.stress[k]         = s_tr - 2. * G * s32 * dgamma * n + (k < 3 ? K * tr : 0.);
-          }
-        r.alpha  = alpha_n + dgamma;
-        r.a      = 2. * G * (1. - 3. * G * dgamma / q_tr);
-        r.b      = 6. * G * G * (dgamma / q_tr - 1. / (3. * G + H_total));
-        r.dgamma = dgamma;
-      }
-
-      /** Tangent stress increment: K tr(e) I + a dev(e) + b (n:e) n. */
-      template <typename Number>
-      KOKKOS_INLINE_FUNCTION void
-      tangent_stress(const Number K,
-                     const Number a,
-                     const Number b,
-                     const Number n[6],
-                     const Number eps[6],
-                     Number       sig[6])
-      {
-        const Number tr   = eps[0] + eps[1] + eps[2];
-        const Number ndot = contract_symmetric(n, eps);
-        for (int k = 0; k < 6; ++k)
-          sig[k] = a * (eps[k] - (k < 3 ? tr / Number(3) : Number(0))) + b * ndot * n[k] +
-                   (k < 3 ? K * tr : Number(0));
-      }
-
-      /**
-       * The consistent tangent as a material law of the quadrature operator:
-       * elastic in cells without plastic points (no per-point data read),
-       * the stored a, b, n otherwise.
-       */
-      template <typename Number = double>
-      struct TangentLaw
-      {
-        using value_type = Number;
-
-        const Material      *materials     = nullptr;
-        const std::uint16_t *cell_material = nullptr;
-        const std::uint8_t  *cell_plastic  = nullptr;
-        Strided<const double> tangent;
-
-        KOKKOS_INLINE_FUNCTION void
-        stress(const Index64 cell, const int q, const Number eps[6], Number sig[6]) const
-        {
-          const Material &m = materials[cell_material[cell]];
-          const Number    K = static_cast<Number>(m.lambda + 2. / 3. * m.mu);
-          if (!cell_plastic[cell])
-            {
-              const Number zero[6] = {0, 0, 0, 0, 0, 0};
-              tangent_stress(K, static_cast<Number>(2. * m.mu), Number(0), zero, eps, sig);
-              return;
-            }
-          Number n[6];
-          for (int k = 0; k < 6; ++k)
-            n[k] = static_cast<Number>(tangent(cell, (2 + k) * 8 + q));
-          tangent_stress(K, static_cast<Number>(tangent(cell, q)), static_cast<Number>(tangent(cell, 8 + q)), n, eps,
-                         sig);
-        }
-      };
-
-      /** The stored trial stress, whatever the strain: B^T sigma gives the internal force. */
-      struct StoredStressLaw
-      {
-        using value_type = double;
-
-        Strided<const double> stress_data;
-
-        KOKKOS_INLINE_FUNCTION void
-        stress(const Index64 cell, const int q, const double *, double sig[6]) const
-        {
-          for (int k = 0; k < 6; ++k)
-            sig[k] = stress_data(cell, k * 8 + q);
-        }
-      };
-    } // namespace internal
-
     struct PlasticityState::Impl
     {
       const MechanicsOperator *op      = nullptr;

@@ -1,6 +1,7 @@
 // Device functions of the Q1 hexahedron with 2x2x2 Gauss points: reference
-// gradients by sum factorisation, geometry, material laws and the cell
-// operators (quadrature and element matrix). Backend-internal (Kokkos).
+// gradients by sum factorisation, geometry and the cell operators (quadrature
+// and element matrix), which take the material as a law (material/*.h).
+// Backend-internal (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_Q1_KERNELS_H
 #define PLASTIX_SOURCE_BACKEND_Q1_KERNELS_H
 
@@ -375,31 +376,6 @@ namespace plastix
         eps[4]            = half * (G[0][2] + G[2][0]);
         eps[5]            = half * (G[0][1] + G[1][0]);
       }
-
-      /** Linear isotropic elasticity, sigma = lambda tr(eps) I + 2 mu eps, evaluated in @p Number. */
-      template <typename Number = double>
-      struct ElasticLaw
-      {
-        using value_type = Number;
-
-        const Material      *materials     = nullptr;
-        const std::uint16_t *cell_material = nullptr;
-
-        KOKKOS_INLINE_FUNCTION void
-        stress(const Index64 cell, const int, const Number eps[6], Number sig[6]) const
-        {
-          const Material &m      = materials[cell_material[cell]];
-          const Number    lambda = static_cast<Number>(m.lambda);
-          const Number    two_mu = static_cast<Number>(2. * m.mu);
-          const Number    tr     = eps[0] + eps[1] + eps[2];
-          PLASTIX_UNROLL
-          for (int k = 0; k < 3; ++k)
-            sig[k] = lambda * tr + two_mu * eps[k];
-          PLASTIX_UNROLL
-          for (int k = 3; k < 6; ++k)
-            sig[k] = two_mu * eps[k];
-        }
-      };
 
       /**
        * Physical displacement gradient G[c][i] = d u_c / d x_i at Gauss point

@@ -159,7 +159,7 @@ def chain_text(header, chain):
 
 # ----------------------------------------------- the project's include graph
 project_roots = (src + os.sep, work + os.sep)
-backend_internal = {n for n in os.listdir(os.path.join(src, "source", "backend")) if n.endswith(".h")}
+backend_internal = {n for _, _, names in os.walk(os.path.join(src, "source", "backend")) for n in names if n.endswith(".h")}
 
 def direct_includes(path):
     try:
