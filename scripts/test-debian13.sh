@@ -24,9 +24,13 @@ if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
   debootstrap --variant=minbase trixie "$ROOT" "$MIRROR" > /tmp/plastix-debootstrap.log 2>&1 ||
     { tail -20 /tmp/plastix-debootstrap.log; exit 1; }
 fi
+# /sys too: without it hwloc finds no CPU topology and Debian 13's Open MPI 5
+# (PRRTE) fails to start now and then under mpiexec (exit 213, "prte_init()
+# failed"), about one run in five.
 mountpoint -q "$ROOT/proc" || mount -t proc proc "$ROOT/proc"
+mountpoint -q "$ROOT/sys" || mount -t sysfs sysfs "$ROOT/sys"
 mountpoint -q "$ROOT/dev" || mount --bind /dev "$ROOT/dev"
-trap 'umount "$ROOT/dev" "$ROOT/proc" 2> /dev/null || true' EXIT
+trap 'umount "$ROOT/dev" "$ROOT/sys" "$ROOT/proc" 2> /dev/null || true' EXIT
 
 # The same package list as scripts/install-dependencies.sh (which checks for
 # Debian 12's names; Debian 13 has the same ones).

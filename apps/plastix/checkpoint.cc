@@ -295,8 +295,8 @@ namespace plastix
       smallest = std::min(smallest, cell->minimum_vertex_distance());
     const double resolution = 1e-3 * smallest;
     auto         key        = [resolution](const dealii::Point<3> &x) {
-      return std::array<long long, 3>{std::llround(x[0] / resolution), std::llround(x[1] / resolution),
-                                      std::llround(x[2] / resolution)};
+      return std::array<long long, 3>{{std::llround(x[0] / resolution), std::llround(x[1] / resolution),
+                                       std::llround(x[2] / resolution)}};
     };
     std::map<std::array<long long, 3>, std::pair<dealii::DoFHandler<3>::active_cell_iterator, std::size_t>> cells;
     std::size_t                                                                                           k = 0;

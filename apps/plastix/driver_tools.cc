@@ -2,10 +2,13 @@
 #include <deal.II/base/mpi.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <plastix/core/interruption.h>
+
 #include "driver_tools.h"
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 namespace plastix
@@ -23,6 +26,30 @@ namespace plastix
                                     host.local_element(i + 1) * host.local_element(i + 1) +
                                     host.local_element(i + 2) * host.local_element(i + 2));
       return std::sqrt(dealii::Utilities::MPI::max(max_sq, u.get_mpi_communicator()));
+    }
+
+    void
+    set_up_mesh_dofs_operator(Discretization &d, StageTimer &timer, RunSummary &summary, const std::string &mesh_file)
+    {
+      timer.start();
+      if (mesh_file.empty())
+        d.make_mesh();
+      else
+        d.load_mesh(mesh_file);
+      summary.n_cells = d.triangulation->n_global_active_cells();
+      timer.stop("mesh");
+      if (interrupt_requested(d.communicator))
+        throw Interrupted("while the mesh was built; nothing was solved");
+
+      timer.start();
+      d.setup_dofs();
+      summary.n_dofs = d.dof_handler.n_dofs();
+      timer.stop("dofs");
+      if (dealii::Utilities::MPI::this_mpi_process(d.communicator) == 0)
+        std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
+      timer.start();
+      d.setup_operator();
+      summary.operator_description = d.parameters.op.description();
     }
 
     void

@@ -4,6 +4,7 @@
 
 #include <plastix/core/device_vector.h>
 
+#include "discretization.h"
 #include "output.h"
 #include "parameters.h"
 #include "run_summary.h"
@@ -17,6 +18,16 @@ namespace plastix
     /** Largest nodal displacement magnitude (vertex DoFs are consecutive triples). */
     double
     max_nodal_displacement(const DeviceVector &u);
+
+    /**
+     * The stages every run starts with, timed by @p timer into @p summary:
+     * the mesh (generated, or read from @p mesh_file if not empty; a
+     * requested interrupt stops the run there), the DoFs (their parts
+     * printed on rank 0) and the operator. The "operator" stage is still
+     * being timed on return: the driver adds its own set-up and stops it.
+     */
+    void
+    set_up_mesh_dofs_operator(Discretization &d, StageTimer &timer, RunSummary &summary, const std::string &mesh_file = "");
 
     /** Stage the summary file of the output parameters with @p line appended. */
     void

@@ -64,22 +64,7 @@ namespace plastix
     StagedOutput   output(parameters.output.directory, communicator);
     Discretization d(parameters, communicator);
 
-    timer.start();
-    d.make_mesh();
-    summary.n_cells = d.triangulation->n_global_active_cells();
-    timer.stop("mesh");
-    if (interrupt_requested(communicator))
-      throw Interrupted("while the mesh was built; nothing was solved");
-
-    timer.start();
-    d.setup_dofs();
-    summary.n_dofs = d.dof_handler.n_dofs();
-    timer.stop("dofs");
-    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
-      std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
-    timer.start();
-    d.setup_operator();
-    summary.operator_description = parameters.op.description();
+    internal::set_up_mesh_dofs_operator(d, timer, summary);
     timer.stop("operator");
 
     timer.start();

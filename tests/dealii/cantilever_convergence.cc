@@ -34,7 +34,7 @@
 #include "mesh_generation.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <cmath>
 #include <cstdio>
@@ -128,26 +128,22 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  const bool                       root = Utilities::MPI::this_mpi_process(comm) == 0;
-  plastix_test::Checker            checker;
-  checker.root = root;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   try
     {
       const double F = 1e6, L = 10, h = 1, E = 200e9, nu = 0.3;
       const double I = h * h * h * h / 12, area = h * h, G = E / (2 * (1 + nu)), kappa = 5. / 6.;
       const double bending = F * L * L * L / (3 * E * I), shear = F * L / (kappa * G * area);
       const double timoshenko = bending + shear;
-      if (root)
+      if (env.root)
         std::printf("Timoshenko: F L^3/(3 E I) + F L/(kappa G A) = %.6e + %.6e = %.6e m (kappa = 5/6)\n", bending,
                     shear, timoshenko);
 
       std::vector<Result> results;
       for (const unsigned int r : {1u, 2u, 3u, 4u})
-        results.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, comm));
-      if (root)
+        results.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm));
+      if (env.root)
         {
           std::printf("%5s %8s %8s %6s %14s %10s %14s %7s %8s\n", "refs", "cells", "DoFs", "CG it", "tip w [m]",
                       "error", "w - w_prev", "order", "time [s]");
@@ -184,7 +180,7 @@ main(int argc, char **argv)
       checker.check_true("observed order from successive differences " + std::to_string(order) + " in [1.4, 2.6]",
             order > 1.4 && order < 2.6);
       const double extrapolated = results[n - 1].tip + d2 / (std::pow(2., order) - 1);
-      if (root)
+      if (env.root)
         std::printf("  Richardson extrapolation %.7e m, %.3f %% from Timoshenko\n", extrapolated,
                     100 * (extrapolated - timoshenko) / timoshenko);
       checker.check_true("extrapolated deflection within 1 % of Timoshenko", std::abs(extrapolated - timoshenko) / timoshenko < 0.01);
@@ -192,7 +188,7 @@ main(int argc, char **argv)
       // The second level with the other strategies gives the same deflection.
       for (const auto strategy : {plastix::backend::Strategy::ebe_colored, plastix::backend::Strategy::dbd})
         {
-          const Result r = solve(results[1].refinements, strategy, comm);
+          const Result r = solve(results[1].refinements, strategy, env.comm);
           const double d = std::abs(r.tip - results[1].tip) / results[1].tip;
           char        text[160];
           std::snprintf(text, sizeof(text), ": tip deflection (%u refinements) equal to ebe atomic (%.2e relative < 1e-8)",
@@ -202,10 +198,7 @@ main(int argc, char **argv)
     }
   catch (const std::exception &error)
     {
-      std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++checker.failures;
+      env.fail(error);
     }
-  if (root)
-    std::printf("%s\n", checker.failures == 0 ? "PASSED" : "FAILED");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

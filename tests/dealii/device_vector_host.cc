@@ -15,7 +15,7 @@
 #include <plastix/core/runtime.h>
 #include <plastix/material/plasticity.h>
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <array>
 #include <cmath>
@@ -27,13 +27,10 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  plastix_test::Checker            checker;
-  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   {
-    parallel::distributed::Triangulation<3> tria(comm);
+    parallel::distributed::Triangulation<3> tria(env.comm);
     GridGenerator::subdivided_hyper_rectangle(tria, {4, 2, 2}, Point<3>(0, 0, 0), Point<3>(2, 1, 1), true);
     for (const auto &cell : tria.active_cell_iterators())
       cell->set_material_id(0); // colorize numbers the cells too
@@ -58,13 +55,13 @@ main(int argc, char **argv)
     op.initialize_dof_vector(u);
     u.copy_from_host(all);
     // Back through a distributed vector on the DoFHandler's layout (not the operator's partitioner).
-    LinearAlgebra::distributed::Vector<double> host(owned, relevant, comm);
+    LinearAlgebra::distributed::Vector<double> host(owned, relevant, env.comm);
     u.copy_to_host(host);
     double worst = 0;
     for (const auto i : owned)
       worst = std::max(worst, std::abs(host(i) - value(i)));
     checker.check("serial Vector -> device -> distributed vector (DoFHandler layout), largest difference",
-                  Utilities::MPI::max(worst, comm), 0.);
+                  Utilities::MPI::max(worst, env.comm), 0.);
 
     // And into a serial vector: the owned entries land at their global positions.
     for (const auto i : owned)
@@ -76,7 +73,7 @@ main(int argc, char **argv)
     for (const auto i : owned)
       worst = std::max(worst, std::abs(back[i] + value(i)));
     checker.check("distributed vector -> device -> serial Vector (owned entries), largest difference",
-                  Utilities::MPI::max(worst, comm), 0.);
+                  Utilities::MPI::max(worst, env.comm), 0.);
 
     // Vectors that do not fit are refused with a message.
     bool refused = false;
@@ -89,13 +86,13 @@ main(int argc, char **argv)
         refused = true;
       }
     checker.check_true("a serial vector of the wrong size is refused", refused);
-    if (Utilities::MPI::n_mpi_processes(comm) > 1)
+    if (Utilities::MPI::n_mpi_processes(env.comm) > 1)
       {
         // Every DoF owned by rank 0: not the operator's layout on any rank.
         IndexSet on_rank_0(dof_handler.n_dofs());
-        if (Utilities::MPI::this_mpi_process(comm) == 0)
+        if (Utilities::MPI::this_mpi_process(env.comm) == 0)
           on_rank_0.add_range(0, dof_handler.n_dofs());
-        LinearAlgebra::distributed::Vector<double> everything(on_rank_0, comm);
+        LinearAlgebra::distributed::Vector<double> everything(on_rank_0, env.comm);
         refused = false;
         try
           {
@@ -126,13 +123,13 @@ main(int argc, char **argv)
       }
     const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
     for (const auto &[label, args] : std::vector<std::pair<std::string, std::array<double, 5>>>{
-           {"E = inf", {inf, 0.3, 0, 0, 0}},
-           {"E = nan", {nan, 0.3, 0, 0, 0}},
-           {"nu = 0.5", {1., 0.5, 0, 0, 0}},
-           {"yield = nan", {1., 0.3, nan, 0, 0}},
-           {"yield < 0", {1., 0.3, -1, 0, 0}},
-           {"H = inf", {1., 0.3, 1, inf, 0}},
-           {"Hkin = nan", {1., 0.3, 1, 0, nan}}})
+           {"E = inf", {{inf, 0.3, 0, 0, 0}}},
+           {"E = nan", {{nan, 0.3, 0, 0, 0}}},
+           {"nu = 0.5", {{1., 0.5, 0, 0, 0}}},
+           {"yield = nan", {{1., 0.3, nan, 0, 0}}},
+           {"yield < 0", {{1., 0.3, -1, 0, 0}}},
+           {"H = inf", {{1., 0.3, 1, inf, 0}}},
+           {"Hkin = nan", {{1., 0.3, 1, 0, nan}}}})
       {
         refused = false;
         try
@@ -146,7 +143,5 @@ main(int argc, char **argv)
         checker.check_true("make_material refuses " + label, refused);
       }
   }
-  if (checker.root)
-    std::printf("%s\n", checker.failures == 0 ? "all checks passed" : "checks FAILED");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

@@ -31,7 +31,7 @@
 #include "mesh_generation.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <iostream>
 #include <random>
@@ -201,13 +201,8 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  const unsigned int               rank = Utilities::MPI::this_mpi_process(comm);
-  ConditionalOStream               pout(std::cout, rank == 0);
-  plastix_test::Checker            checker;
-  checker.root = rank == 0;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   try
     {
       plastix::Parameters p;
@@ -216,7 +211,7 @@ main(int argc, char **argv)
       p.mesh.global_refinements = 3;
       p.mesh.distortion         = 0.2;
       parallel::distributed::Triangulation<3> triangulation(
-        comm, Triangulation<3>::limit_level_difference_at_vertices,
+        env.comm, Triangulation<3>::limit_level_difference_at_vertices,
         parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
       plastix::create_mesh(p.mesh, triangulation);
       const FESystem<3> fe(FE_Q<3>(1), 3);
@@ -224,7 +219,7 @@ main(int argc, char **argv)
       dof_handler.distribute_dofs(fe);
       dof_handler.distribute_mg_dofs();
       const unsigned int finest = triangulation.n_global_levels() - 1;
-      pout << Utilities::MPI::n_mpi_processes(comm) << " rank(s), " << finest + 1 << " levels, "
+      env.pout << Utilities::MPI::n_mpi_processes(env.comm) << " env.rank(s), " << finest + 1 << " levels, "
            << dof_handler.n_dofs() << " active DoFs\n";
 
       // Vector layouts: level DoFs below the finest, active DoFs on it.
@@ -234,34 +229,31 @@ main(int argc, char **argv)
           IndexSet relevant;
           DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
           layouts[l] =
-            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, comm);
+            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
         }
       IndexSet relevant_active;
       DoFTools::extract_locally_relevant_dofs(dof_handler, relevant_active);
       layouts[finest] =
-        std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, comm);
+        std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, env.comm);
       std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> level_layouts(finest + 1);
       for (unsigned int l = 0; l <= finest; ++l)
         {
           IndexSet relevant;
           DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
           level_layouts[l] =
-            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, comm);
+            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
         }
       const auto pairs = level_to_active(dof_handler);
 
       MGTransferMatrixFree<3, double> reference;
       reference.build(dof_handler);
 
-      check_transfers<double>(dof_handler, layouts, level_layouts, pairs, reference, 1e-13, checker, pout);
-      check_transfers<float>(dof_handler, layouts, level_layouts, pairs, reference, 2e-6, checker, pout);
+      check_transfers<double>(dof_handler, layouts, level_layouts, pairs, reference, 1e-13, checker, env.pout);
+      check_transfers<float>(dof_handler, layouts, level_layouts, pairs, reference, 2e-6, checker, env.pout);
     }
   catch (const std::exception &error)
     {
-      std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++checker.failures;
+      env.fail(error);
     }
-  checker.failures = Utilities::MPI::max(checker.failures, comm);
-  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

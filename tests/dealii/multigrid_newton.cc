@@ -19,7 +19,7 @@
 #include "elastic_problem.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <filesystem>
 #include <iomanip>
@@ -30,14 +30,10 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  plastix_test::Checker            checker;
-  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   const std::string directory =
-    "output-multigrid-newton-np" + std::to_string(Utilities::MPI::n_mpi_processes(comm));
+    "output-multigrid-newton-np" + std::to_string(Utilities::MPI::n_mpi_processes(env.comm));
   try
     {
       struct Run
@@ -83,10 +79,10 @@ main(int argc, char **argv)
           try
             {
               Timer                     timer;
-              plastix::ElastoplasticProblem problem(p, comm);
+              plastix::ElastoplasticProblem problem(p, env.comm);
               const plastix::RunSummary summary = problem.run();
               const double              seconds = timer.wall_time();
-              pout << "  " << std::left << std::setw(38) << what << std::right << ": " << summary.n_steps
+              env.pout << "  " << std::left << std::setw(38) << what << std::right << ": " << summary.n_steps
                    << " steps, " << summary.newton_iterations << " Newton, " << std::setw(5)
                    << summary.linear_iterations << " linear iterations, " << summary.yielded_points
                    << " yielded points, max |u| " << std::setprecision(8) << summary.max_displacement
@@ -115,13 +111,10 @@ main(int argc, char **argv)
     }
   catch (const std::exception &error)
     {
-      std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++checker.failures;
+      env.fail(error);
     }
-  MPI_Barrier(comm);
-  if (Utilities::MPI::this_mpi_process(comm) == 0)
+  MPI_Barrier(env.comm);
+  if (Utilities::MPI::this_mpi_process(env.comm) == 0)
     std::filesystem::remove_all(directory);
-  checker.failures = Utilities::MPI::max(checker.failures, comm);
-  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

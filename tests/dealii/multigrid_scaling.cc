@@ -44,7 +44,7 @@
 #include "mesh_generation.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <iomanip>
 #include <iostream>
@@ -142,12 +142,8 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  plastix_test::Checker            checker;
-  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   try
     {
       plastix::Parameters cube;
@@ -177,16 +173,16 @@ main(int argc, char **argv)
                                                                                                  {"cg", "single"},
                                                                                                  {"chebyshev", "single"}})
             {
-              pout << name << ", coarse " << coarse << ", " << precision << " precision, "
-                   << Utilities::MPI::n_mpi_processes(comm) << " rank(s):\n";
+              env.pout << name << ", coarse " << coarse << ", " << precision << " precision, "
+                   << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s):\n";
               unsigned int first = 0;
               const unsigned int max_refinements = coarse == "auto" ? 4 : 3;
               for (unsigned int refinements = 1; refinements <= max_refinements; ++refinements)
                 {
-                  const Result      r    = run(parameters, refinements, comm, coarse, "multigrid", precision);
+                  const Result      r    = run(parameters, refinements, env.comm, coarse, "multigrid", precision);
                   const std::string what = std::string(name) + ", coarse " + coarse + ", " + precision +
                                            ", refinements " + std::to_string(refinements);
-                  pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
+                  env.pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
                        << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
                        << " s; " << r.hierarchy << "\n";
                   checker.check(what + ": |b - A x| / |b|", r.residual, 1.5e-8);
@@ -196,7 +192,7 @@ main(int argc, char **argv)
                   if (precision == "single")
                     {
                       // The same problem solved in double precision.
-                      const Result reference = run(parameters, refinements, comm, coarse);
+                      const Result reference = run(parameters, refinements, env.comm, coarse);
                       auto         difference = r.solution;
                       difference -= reference.solution;
                       checker.check(what + ": |x_single - x_double| / |x_double|",
@@ -218,11 +214,11 @@ main(int argc, char **argv)
       // scale its input loses every digit and CG stalls (it did: 10000
       // iterations without convergence where double precision took 9).
       {
-        const Result reference = run(cube, 2, comm, "auto", "multigrid", "single");
+        const Result reference = run(cube, 2, env.comm, "auto", "multigrid", "single");
         for (const double scale : {1e-45, 1e-30, 1e30})
           for (const std::string precision : {"single", "double"})
             {
-              const Result       r = run(cube, 2, comm, "auto", "multigrid", precision, scale);
+              const Result       r = run(cube, 2, env.comm, "auto", "multigrid", precision, scale);
               std::ostringstream what;
               what << "cube, load x " << scale << ", " << precision << " (" << r.iterations << " it., unscaled "
                    << reference.iterations << ")";
@@ -239,25 +235,22 @@ main(int argc, char **argv)
 
       // Preconditioner = auto.
       {
-        const Result refined = run(cube, 1, comm, "auto", "auto");
+        const Result refined = run(cube, 1, env.comm, "auto", "auto");
         checker.check_true("auto on a refined mesh, level 0 small: " + refined.name,
                            refined.name == "cg + multigrid (coarse direct) (auto)");
         plastix::Parameters limited = cube;
         limited.solver.multigrid_direct_solver_limit = 20;
-        const Result large_coarse = run(limited, 1, comm, "auto", "auto");
+        const Result large_coarse = run(limited, 1, env.comm, "auto", "auto");
         checker.check_true("auto on a refined mesh, level 0 above the direct solver limit: " + large_coarse.name,
                            large_coarse.name == "cg + multigrid (coarse cg) (auto)");
-        const Result single = run(cube, 0, comm, "auto", "auto");
+        const Result single = run(cube, 0, env.comm, "auto", "auto");
         checker.check_true("auto on a mesh without levels: " + single.name, single.name == "cg + chebyshev (auto)");
         checker.check(std::string("auto on a mesh without levels: |b - A x| / |b|"), single.residual, 1.5e-8);
       }
     }
   catch (const std::exception &error)
     {
-      std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++checker.failures;
+      env.fail(error);
     }
-  checker.failures = Utilities::MPI::max(checker.failures, comm);
-  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

@@ -21,6 +21,7 @@
 #include <plastix/core/runtime.h>
 
 #include "plasticity_test_tools.h"
+#include "test_environment.h"
 
 #include <zlib.h>
 
@@ -201,37 +202,31 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm    = MPI_COMM_WORLD;
-  const bool                       root    = Utilities::MPI::this_mpi_process(comm) == 0;
-  const unsigned int               n_ranks = Utilities::MPI::n_mpi_processes(comm);
-  ConditionalOStream               pout(std::cout, root);
-  plastix_test::Checker            checker;
-  checker.root = root;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   if (argc < 2)
     {
-      pout << "usage: " << argv[0] << " <prm directory> [cube|sphere|cylinder|newton]\n";
+      env.pout << "usage: " << argv[0] << " <prm directory> [cube|sphere|cylinder|newton]\n";
       return 2;
     }
   const std::string prm_dir = argv[1];
   const std::string only    = argc > 2 ? argv[2] : "";
-  const std::string out_dir = "output_plasticity_closed_forms_np" + std::to_string(n_ranks);
-  pout << std::setprecision(10);
+  const std::string out_dir = "output_plasticity_closed_forms_np" + std::to_string(env.n_ranks);
+  env.pout << std::setprecision(10);
 
   // Runs the driver; on an exception prints it and the end of the driver's output, and counts a failure.
   auto run = [&](const plastix::Parameters &p, plastix::RunSummary &summary, std::string *log = nullptr) {
     std::string captured;
     try
       {
-        summary = plastix_test::run_elastoplastic(p, comm, &captured);
+        summary = plastix_test::run_elastoplastic(p, env.comm, &captured);
         if (log)
           *log = captured;
         return true;
       }
     catch (const std::exception &e)
       {
-        pout << captured.substr(captured.size() > 3000 ? captured.size() - 3000 : 0);
+        env.pout << captured.substr(captured.size() > 3000 ? captured.size() - 3000 : 0);
         checker.check_true(std::string("run threw: ") + e.what(), false);
         return false;
       }
@@ -245,7 +240,7 @@ main(int argc, char **argv)
   if (only.empty() || only == "cube")
     {
       Timer timer;
-      pout << "\n=== cube: E 200 GPa, nu 0.3, sigma_y 450 MPa, H 66 GPa, 200/400/600 MPa uniaxial (" << n_ranks
+      env.pout << "\n=== cube: E 200 GPa, nu 0.3, sigma_y 450 MPa, H 66 GPa, 200/400/600 MPa uniaxial (" << env.n_ranks
            << " rank(s))" << std::endl;
       const double E = 200e9, nu = 0.3, sy = 450e6, H = 66e9;
       // eps_z and eps_x at the load levels: elastic, then eps_p = (sigma - sigma_y) / H.
@@ -255,7 +250,7 @@ main(int argc, char **argv)
         ex              = -nu * sigma / E - 0.5 * ep;
       };
       const std::vector<double> stresses = {200e6, 400e6, 600e6};
-      pout << "  closed form: eps_z = 0.001, 0.002, " << 0.003 + 150. / 66000. << "; eps_x = -0.0003, -0.0006, "
+      env.pout << "  closed form: eps_z = 0.001, 0.002, " << 0.003 + 150. / 66000. << "; eps_x = -0.0003, -0.0006, "
            << -0.0009 - 75. / 66000. << std::endl;
       const std::string cube_text = plastix_test::read_text(prm_dir + "/cube_single_element.prm");
 
@@ -273,7 +268,7 @@ main(int argc, char **argv)
                 eps(stresses[k], ez, ex);
                 const double uz = csv.rows[k][csv.column("top_uz")], ux = csv.rows[k][csv.column("top_ux")],
                              uy = csv.rows[k][csv.column("top_uy")];
-                pout << "  single element step " << k + 1 << ": eps_z " << uz << ", eps_x " << ux << std::endl;
+                env.pout << "  single element step " << k + 1 << ": eps_z " << uz << ", eps_x " << ux << std::endl;
                 // 1e-10 relative plus the rounding of the 10-digit CSV.
                 checker.check("  single element step " + std::to_string(k + 1) +
                                 ": |eps_z - closed form| / (1e-10 |eps_z| + CSV rounding)",
@@ -307,7 +302,7 @@ main(int argc, char **argv)
           double ez, ex;
           eps(stresses[n - 1], ez, ex);
           const double expected = std::sqrt(2 * ex * ex + ez * ez);
-          pout << "  single element after " << n << " step(s): max |u| " << std::setprecision(16)
+          env.pout << "  single element after " << n << " step(s): max |u| " << std::setprecision(16)
                << summary.max_displacement << ", closed form " << expected << std::setprecision(10) << std::endl;
           checker.check("  single element after " + std::to_string(n) +
                           " step(s): max |u| = sqrt(2 eps_x^2 + eps_z^2), relative",
@@ -361,7 +356,7 @@ main(int argc, char **argv)
                           std::abs(summary.max_displacement - expected) / expected, 1e-11);
           }
       }
-      pout << "  time " << timer.wall_time() << " s" << std::endl;
+      env.pout << "  time " << timer.wall_time() << " s" << std::endl;
     }
 
   // ---------------------------------------------------------------- sphere
@@ -369,7 +364,7 @@ main(int argc, char **argv)
     {
       Timer timer;
       const double E = 200e3, nu = 0.3, sy = 250, a = 100, b = 200;
-      pout << "\n=== sphere: a 100, b 200, E 200e3, nu 0.3, sigma_y 250, H 0; p = 100, 200, 250, 300 (" << n_ranks
+      env.pout << "\n=== sphere: a 100, b 200, E 200e3, nu 0.3, sigma_y 250, H 0; p = 100, 200, 250, 300 (" << env.n_ranks
            << " rank(s))" << std::endl;
       const double p_e = 2. / 3. * sy * (1 - std::pow(a / b, 3));
       // Plastic radius: p = 2 sigma_y ln(c/a) + 2/3 sigma_y (1 - c^3/b^3) (increasing in c).
@@ -392,13 +387,13 @@ main(int argc, char **argv)
       std::vector<double>       exact;
       for (const double p : pressures)
         exact.push_back(outer_displacement(p));
-      pout << "  first yield p_e = " << p_e << ", limit 2 sigma_y ln(b/a) = " << 2 * sy * std::log(b / a)
+      env.pout << "  first yield p_e = " << p_e << ", limit 2 sigma_y ln(b/a) = " << 2 * sy * std::log(b / a)
            << "; plastic radius c = " << plastic_radius(200) << ", " << plastic_radius(250) << ", "
            << plastic_radius(300) << std::endl;
       // Refinement 4 (12288 cells) only on one rank, to keep the run time in bounds; the
       // outer displacements of refinement 3 must reproduce those of one rank (stored).
       const std::vector<unsigned int> refinements =
-        n_ranks == 1 ? std::vector<unsigned int>{1, 2, 3, 4} : std::vector<unsigned int>{1, 2, 3};
+        env.n_ranks == 1 ? std::vector<unsigned int>{1, 2, 3, 4} : std::vector<unsigned int>{1, 2, 3};
       const double stored_refinement_3[4] = {0.01491644189, 0.03170041735, 0.04602779206, 0.07105260355};
       std::vector<std::vector<double>> errors;
       std::vector<std::vector<double>> values;
@@ -423,10 +418,10 @@ main(int argc, char **argv)
               values.back().push_back(u);
               errors.back().push_back((u - exact[k]) / exact[k]);
             }
-          pout << "  refinement " << r << " (" << summary.n_cells << " cells, " << t.wall_time() << " s): u(b) =";
+          env.pout << "  refinement " << r << " (" << summary.n_cells << " cells, " << t.wall_time() << " s): u(b) =";
           for (const double u : values.back())
-            pout << ' ' << u;
-          pout << std::endl;
+            env.pout << ' ' << u;
+          env.pout << std::endl;
           if (r == 3)
             for (unsigned int k = 0; k < pressures.size(); ++k)
               checker.check("  refinement 3, p = " + std::to_string(static_cast<int>(pressures[k])) +
@@ -458,7 +453,7 @@ main(int argc, char **argv)
                       inside_elastic += radius < c - h;
                     }
                 }
-              pout << "  plastic zone at 300 MPa (VTU, " << centres.size() << " cells): " << n_plastic
+              env.pout << "  plastic zone at 300 MPa (VTU, " << centres.size() << " cells): " << n_plastic
                    << " cells with plastic fraction > 0.5, centre radii up to " << r_max_plastic
                    << "; elastic cells from radius " << r_min_elastic << "; closed-form c = " << c
                    << ", radial cell size h = " << h << std::endl;
@@ -473,14 +468,14 @@ main(int argc, char **argv)
                             std::abs(0.5 * (r_max_plastic + r_min_elastic) - c) / h, 0.5);
             }
         }
-      pout << "  relative error of u(b) (closed form " << exact[0] << ", " << exact[1] << ", " << exact[2] << ", "
+      env.pout << "  relative error of u(b) (closed form " << exact[0] << ", " << exact[1] << ", " << exact[2] << ", "
            << exact[3] << "):\n  refinement      p = 100      p = 200      p = 250      p = 300\n";
       for (unsigned int i = 0; i < refinements.size(); ++i)
         {
-          pout << "  " << std::setw(10) << refinements[i];
+          env.pout << "  " << std::setw(10) << refinements[i];
           for (const double e : errors[i])
-            pout << "  " << std::setw(11) << std::scientific << std::setprecision(3) << e;
-          pout << std::defaultfloat << std::setprecision(10) << "\n";
+            env.pout << "  " << std::setw(11) << std::scientific << std::setprecision(3) << e;
+          env.pout << std::defaultfloat << std::setprecision(10) << "\n";
         }
       const unsigned int n = refinements.size();
       for (unsigned int k = 0; k < pressures.size(); ++k)
@@ -505,7 +500,7 @@ main(int argc, char **argv)
           checker.check("  " + level + "Richardson-extrapolated u(b), relative error",
                         std::abs(extrapolated - exact[k]) / exact[k], four ? 5e-3 : 2e-2);
         }
-      pout << "  time " << timer.wall_time() << " s" << std::endl;
+      env.pout << "  time " << timer.wall_time() << " s" << std::endl;
     }
 
   // -------------------------------------------------------------- cylinder
@@ -514,8 +509,8 @@ main(int argc, char **argv)
       Timer timer;
       const double E = 200e3, nu = 0.3, sy = 250, a = 100, b = 200;
       const double p_L = 2. / std::sqrt(3.) * sy * std::log(b / a);
-      pout << "\n=== cylinder, plane strain: a 100, b 200, E 200e3, nu 0.3, sigma_y 250, H 0; p_L = " << p_L << " ("
-           << n_ranks << " rank(s))" << std::endl;
+      env.pout << "\n=== cylinder, plane strain: a 100, b 200, E 200e3, nu 0.3, sigma_y 250, H 0; p_L = " << p_L << " ("
+           << env.n_ranks << " rank(s))" << std::endl;
       auto lame = [&](const double p, const double r) {
         return (1 + nu) * p * a * a / (E * (b * b - a * a)) * ((1 - 2 * nu) * r + b * b / r);
       };
@@ -539,10 +534,10 @@ main(int argc, char **argv)
           if (!run(p, summary))
             continue;
           const auto csv = csv_of(p);
-          pout << "  refinement " << r << " (" << summary.n_cells << " cells, " << t.wall_time() << " s, "
+          env.pout << "  refinement " << r << " (" << summary.n_cells << " cells, " << t.wall_time() << " s, "
                << summary.n_cuts << " cuts):\n    p/p_L   u(a)          u(b)          plastic points" << std::endl;
           for (const auto &row : csv.rows)
-            pout << "    " << std::setw(5) << row[1] << "   " << std::setw(12) << row[csv.column("inner_ux")] << "  "
+            env.pout << "    " << std::setw(5) << row[1] << "   " << std::setw(12) << row[csv.column("inner_ux")] << "  "
                  << std::setw(12) << row[csv.column("outer_ux")] << "  " << row[csv.column("plastic_points")]
                  << std::endl;
           checker.check_true("  refinement " + std::to_string(r) + ": every load factor converged, no cuts",
@@ -553,7 +548,7 @@ main(int argc, char **argv)
           const double p0 = factors[0] * p_L;
           const double ea = csv.rows[0][csv.column("inner_ux")] / lame(p0, a) - 1,
                        eb = csv.rows[0][csv.column("outer_ux")] / lame(p0, b) - 1;
-          pout << "    elastic (p = " << p0 << "): u(a) error " << ea << ", u(b) error " << eb << std::endl;
+          env.pout << "    elastic (p = " << p0 << "): u(a) error " << ea << ", u(b) error " << eb << std::endl;
           lame_error.push_back(std::max(std::abs(ea), std::abs(eb)));
           checker.check_true("  refinement " + std::to_string(r) + ": elastic at 0.3 p_L",
                              csv.rows[0][csv.column("plastic_points")] == 0);
@@ -565,7 +560,7 @@ main(int argc, char **argv)
           const double k_elastic = p0 / csv.rows[0][csv.column("inner_ux")];
           stiffness.push_back(k_post / k_elastic);
           intercept.push_back(factors[5] * p_L - k_post * csv.rows[5][csv.column("inner_ux")]);
-          pout << "    post-limit stiffness dp/du(a) = " << k_post << " (elastic " << k_elastic << ", ratio "
+          env.pout << "    post-limit stiffness dp/du(a) = " << k_post << " (elastic " << k_elastic << ", ratio "
                << stiffness.back() << "); the branch extrapolates to p = " << intercept.back() << " at u = 0 ("
                << intercept.back() / p_L << " p_L)" << std::endl;
         }
@@ -583,14 +578,14 @@ main(int argc, char **argv)
           checker.check_true("  ... and closer than at refinement 2",
                              std::abs(intercept[1] - p_L) < std::abs(intercept[0] - p_L));
         }
-      pout << "  time " << timer.wall_time() << " s" << std::endl;
+      env.pout << "  time " << timer.wall_time() << " s" << std::endl;
     }
 
   // ---------------------------------------------------------------- Newton
   if (only.empty() || only == "newton")
     {
       Timer timer;
-      pout << "\n=== Newton near the solution: plate with holes (768 cells), exact linear solves (" << n_ranks
+      env.pout << "\n=== Newton near the solution: plate with holes (768 cells), exact linear solves (" << env.n_ranks
            << " rank(s))" << std::endl;
       const auto p = plastix_test::parameters_from_text(
         plastix_test::read_text(prm_dir + "/plate_with_holes.prm") + common_overrides(out_dir + "/newton") +
@@ -611,11 +606,11 @@ main(int argc, char **argv)
           for (unsigned int s = 0; s < histories.size() && s < csv.rows.size(); ++s)
             {
               const auto &r = histories[s];
-              pout << "  step " << s + 1 << " (" << csv.rows[s][csv.column("plastic_points")]
+              env.pout << "  step " << s + 1 << " (" << csv.rows[s][csv.column("plastic_points")]
                    << " plastic points): |R|/F";
               for (const double x : r)
-                pout << ' ' << std::scientific << std::setprecision(2) << x;
-              pout << std::defaultfloat << std::setprecision(10) << std::endl;
+                env.pout << ' ' << std::scientific << std::setprecision(2) << x;
+              env.pout << std::defaultfloat << std::setprecision(10) << std::endl;
               if (csv.rows[s][csv.column("plastic_points")] == 0)
                 continue;
               ++plastic_steps;
@@ -627,7 +622,7 @@ main(int argc, char **argv)
                     ++pairs;
                     worst_c = std::max(worst_c, r[k + 1] / (r[k] * r[k]));
                     order   = std::log(r[k + 1]) / std::log(r[k]);
-                    pout << "    r_k " << std::scientific << std::setprecision(2) << r[k] << " -> r_k+1 " << r[k + 1]
+                    env.pout << "    r_k " << std::scientific << std::setprecision(2) << r[k] << " -> r_k+1 " << r[k + 1]
                          << ": r_k+1 / r_k^2 = " << r[k + 1] / (r[k] * r[k]) << ", log r_k+1 / log r_k = "
                          << std::defaultfloat << std::setprecision(3) << order << std::setprecision(10) << std::endl;
                   }
@@ -643,10 +638,8 @@ main(int argc, char **argv)
           checker.check("  max r_k+1 / r_k^2 over the asymptotic pairs (quadratic: bounded; measured <= 11)", worst_c,
                         100.);
         }
-      pout << "  time " << timer.wall_time() << " s" << std::endl;
+      env.pout << "  time " << timer.wall_time() << " s" << std::endl;
     }
 
-  pout << (checker.failures == 0 ? std::string("\nall checks passed\n") :
-                                   "\n" + std::to_string(checker.failures) + " check(s) FAILED\n");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

@@ -23,6 +23,7 @@
 #include <plastix/core/runtime.h>
 
 #include "plasticity_comparison.h"
+#include "test_environment.h"
 
 #include <iostream>
 #include <sstream>
@@ -32,16 +33,8 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm    = MPI_COMM_WORLD;
-  const bool                       root    = Utilities::MPI::this_mpi_process(comm) == 0;
-  const unsigned int               n_ranks = Utilities::MPI::n_mpi_processes(comm);
-  ConditionalOStream               pout(std::cout, root);
-  std::ostringstream               discard;
-  std::ostream                    &out = root ? std::cout : discard;
-  plastix_test::Checker            checker;
-  checker.root = root;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
 
   // plastix_test::mixed_hardening_beam_prm loaded into the plastic range,
   // unloaded, then loaded in the opposite direction until it yields in
@@ -83,28 +76,28 @@ end
   for (const auto &problem : problems)
     {
       Timer timer;
-      pout << "\n=== " << problem.name << " (" << n_ranks << " rank(s))" << std::endl;
+      env.pout << "\n=== " << problem.name << " (" << env.n_ranks << " rank(s))" << std::endl;
       const std::string         text = base + problem.overrides;
       const plastix::Parameters base_parameters = plastix_test::parameters_from_text(text);
-      plastix::Discretization   d(base_parameters, comm);
+      plastix::Discretization   d(base_parameters, env.comm);
       d.make_mesh();
       d.setup();
       d.assemble_external_force();
-      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, comm);
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, env.comm);
       const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
       const plastix_test::VertexIndex vertex_index(vertices);
       const auto                     &load_factors = parameters.load_stepping.load_factors;
       double                          coordinate_sum = 0;
       for (const auto &v : vertices)
         coordinate_sum += v[0] + v[1] + v[2];
-      pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs()
+      env.pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs()
            << " DoFs, sum of the vertex coordinates " << std::setprecision(17) << coordinate_sum
            << std::setprecision(6) << std::endl;
       // The mesh must not depend on the number of ranks.
       checker.check("  mesh: sum of the vertex coordinates vs the stored value (1 rank), relative",
                     std::abs(coordinate_sum - problem.stored_coordinate_sum) / problem.stored_coordinate_sum, 1e-13);
       const plastix_test::ReferenceSolution reference =
-        plastix_test::solve_reference(parameters, d, vertex_index, checker, out);
+        plastix_test::solve_reference(parameters, d, vertex_index, checker, env.out);
       {
         // The history matters: reversed yielding at the last step.
         checker.check_true("  reference: plastic points at the peak load and again after reversal",
@@ -113,7 +106,7 @@ end
         for (const double v : reference.vertex_values.back())
           norm += v * v;
         norm = std::sqrt(norm);
-        pout << "  reference final vertex displacement norm " << std::setprecision(14) << norm
+        env.pout << "  reference final vertex displacement norm " << std::setprecision(14) << norm
              << std::setprecision(6) << std::endl;
         checker.check("  reference final displacement norm vs the stored value (1 rank), relative",
                       std::abs(norm - problem.stored_norm) / problem.stored_norm, 1e-10);
@@ -129,24 +122,24 @@ end
               if (strategy == "ebe tiled" && mapping == "node") // one thread per cell only
                 continue;
               const std::string name = strategy + " / " + kernel + " / " + mapping;
-              pout << "  " << name << std::endl;
+              env.pout << "  " << name << std::endl;
               // Kernels at the reference states, with this operator.
               plastix::Parameters p = parameters;
               p.op.strategy         = plastix::parse_enum<plastix::backend::Strategy>(strategy);
               p.op.cell_kernel      = plastix::parse_enum<plastix::backend::CellKernel>(kernel);
               p.op.thread_mapping   = plastix::parse_enum<plastix::backend::ThreadMapping>(mapping);
               d.op.reinit(d.dof_handler, d.constraints, d.materials, p.op.get_additional_data());
-              plastix_test::check_kernels(d, reference, checker, false, out, "    kernels: ");
+              plastix_test::check_kernels(d, reference, checker, false, env.out, "    kernels: ");
 
               // The driver.
               std::string dir = name;
               for (auto &ch : dir)
                 if (!std::isalnum(static_cast<unsigned char>(ch)))
                   ch = '_';
-              p.output.directory = "output_plasticity_strategies_np" + std::to_string(n_ranks) + "/" +
+              p.output.directory = "output_plasticity_strategies_np" + std::to_string(env.n_ranks) + "/" +
                                    (problem.name == "voxel beam" ? "voxel_" : "distorted_") + dir;
               const plastix_test::DriverSolution driver =
-                plastix_test::run_driver(p, load_factors, vertex_index, comm, checker, "    ");
+                plastix_test::run_driver(p, load_factors, vertex_index, env.comm, checker, "    ");
               if (!driver.ok)
                 continue;
               double       worst_reference = 0, worst_first = 0;
@@ -165,7 +158,7 @@ end
                 }
               min_newton = std::min(min_newton, newton);
               max_newton = std::max(max_newton, newton);
-              pout << "    driver: " << newton << " Newton iterations, " << driver.summary.linear_iterations
+              env.pout << "    driver: " << newton << " Newton iterations, " << driver.summary.linear_iterations
                    << " linear iterations, " << driver.summary.n_cuts << " cuts" << std::endl;
               checker.check("    driver: displacements vs reference, all steps, max relative l2", worst_reference, 1e-9);
               checker.check_true("    driver: plastic points == reference, all steps", counts);
@@ -180,10 +173,8 @@ end
                               worst_first, 1e-10);
             }
       // Information only: round-off decides the last iteration near the tolerance.
-      pout << "  Newton iterations over all steps: " << min_newton << " to " << max_newton << std::endl;
-      pout << "  time " << timer.wall_time() << " s" << std::endl;
+      env.pout << "  Newton iterations over all steps: " << min_newton << " to " << max_newton << std::endl;
+      env.pout << "  time " << timer.wall_time() << " s" << std::endl;
     }
-  pout << (checker.failures == 0 ? std::string("\nall checks passed\n") :
-                                   "\n" + std::to_string(checker.failures) + " check(s) FAILED\n");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

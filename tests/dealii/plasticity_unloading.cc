@@ -21,6 +21,7 @@
 #include <plastix/core/runtime.h>
 
 #include "plasticity_test_tools.h"
+#include "test_environment.h"
 
 #include <cmath>
 #include <iomanip>
@@ -40,22 +41,16 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm    = MPI_COMM_WORLD;
-  const bool                       root    = Utilities::MPI::this_mpi_process(comm) == 0;
-  const unsigned int               n_ranks = Utilities::MPI::n_mpi_processes(comm);
-  ConditionalOStream               pout(std::cout, root);
-  plastix_test::Checker            checker;
-  checker.root = root;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   if (argc < 2)
     {
-      pout << "usage: " << argv[0] << " <prm directory>\n";
+      env.pout << "usage: " << argv[0] << " <prm directory>\n";
       return 2;
     }
   const std::string cube    = plastix_test::read_text(std::string(argv[1]) + "/cube_single_element.prm");
-  const std::string out_dir = "output_plasticity_unloading_np" + std::to_string(n_ranks);
-  pout << std::setprecision(10);
+  const std::string out_dir = "output_plasticity_unloading_np" + std::to_string(env.n_ranks);
+  env.pout << std::setprecision(10);
   const double E = 200e9, nu = 0.3, sy = 450e6, Hm = 66e9, load = 600e6;
 
   // Runs the driver; returns false (and prints why) if it throws.
@@ -64,12 +59,12 @@ main(int argc, char **argv)
     std::string log;
     try
       {
-        summary = plastix_test::run_elastoplastic(p, comm, &log);
+        summary = plastix_test::run_elastoplastic(p, env.comm, &log);
         return true;
       }
     catch (const std::exception &e)
       {
-        pout << "  the run failed: " << e.what() << std::endl;
+        env.pout << "  the run failed: " << e.what() << std::endl;
         return false;
       }
   };
@@ -110,7 +105,7 @@ main(int argc, char **argv)
             continue;
           }
         const double uz = (*row)[csv.column("top_uz")], ux = (*row)[csv.column("top_ux")];
-        pout << "    load factor " << std::setw(13) << f << ": eps_z " << std::setw(14) << uz << " (closed form "
+        env.pout << "    load factor " << std::setw(13) << f << ": eps_z " << std::setw(14) << uz << " (closed form "
              << std::setw(14) << ez << "), eps_x " << std::setw(14) << ux << " (" << std::setw(14) << ex << ")"
              << std::endl;
         worst = std::max({worst, std::abs(uz - ez) / (1e-10 * std::abs(ez) + csv_resolution(ez) + 1e-18),
@@ -121,7 +116,7 @@ main(int argc, char **argv)
   };
 
   // ----------------------------------------------------------- 1. to zero
-  pout << "\n=== 1. unloading to zero load (" << n_ranks << " rank(s))" << std::endl;
+  env.pout << "\n=== 1. unloading to zero load (" << env.n_ranks << " rank(s))" << std::endl;
   {
     plastix::Parameters p;
     plastix::RunSummary summary;
@@ -145,7 +140,7 @@ main(int argc, char **argv)
   }
 
   // ---------------------------------------------------------- 2. reversal
-  pout << "\n=== 2. reversed loading to -700 MPa (" << n_ranks << " rank(s))" << std::endl;
+  env.pout << "\n=== 2. reversed loading to -700 MPa (" << env.n_ranks << " rank(s))" << std::endl;
   {
     const std::vector<double> factors = {1. / 3, 2. / 3, 1, 0.75, 0.5, 0.25, -0.25, -0.45, -0.75, -0.9, -7. / 6};
     const std::string         list = "0.333333333333333333, 0.666666666666666667, 1, 0.75, 0.5, 0.25, -0.25, -0.45, "
@@ -154,7 +149,7 @@ main(int argc, char **argv)
     {
       plastix::Parameters p;
       plastix::RunSummary summary;
-      pout << "  isotropic hardening (H 66 GPa):" << std::endl;
+      env.pout << "  isotropic hardening (H 66 GPa):" << std::endl;
       if (run(cube + overrides("reverse_isotropic", list), p, summary))
         check_cube(p, factors, Hm, 0., "  isotropic reversal");
       else
@@ -164,7 +159,7 @@ main(int argc, char **argv)
     {
       plastix::Parameters p;
       plastix::RunSummary summary;
-      pout << "  kinematic hardening (H_kin 66 GPa, H 0):" << std::endl;
+      env.pout << "  kinematic hardening (H_kin 66 GPa, H 0):" << std::endl;
       if (run(cube + overrides("reverse_kinematic", list) +
                 "subsection Materials\n set Isotropic hardening = 0\n set Kinematic hardening = 66e9\nend\n",
               p, summary))
@@ -175,7 +170,7 @@ main(int argc, char **argv)
   }
 
   // ------------------------------------------------------- 3. no cuts
-  pout << "\n=== 3. elastic unloading after yielding converges without step cuts (" << n_ranks << " rank(s))"
+  env.pout << "\n=== 3. elastic unloading after yielding converges without step cuts (" << env.n_ranks << " rank(s))"
        << std::endl;
   {
     plastix::Parameters p;
@@ -185,7 +180,7 @@ main(int argc, char **argv)
     checker.check_true("  cube 600 -> 300 MPa: the run finishes", ok);
     if (ok)
       {
-        pout << "  cube: " << summary.n_cuts << " step cuts, " << summary.newton_iterations
+        env.pout << "  cube: " << summary.n_cuts << " step cuts, " << summary.newton_iterations
              << " Newton iterations in all" << std::endl;
         checker.check_true("  cube 600 -> 300 MPa in one step: no step cuts", summary.n_cuts == 0);
       }
@@ -198,13 +193,11 @@ main(int argc, char **argv)
     checker.check_true("  beam (80 cells, 104 plastic points at the peak) 1 -> 0.3: the run finishes", ok);
     if (ok)
       {
-        pout << "  beam: " << summary.n_cuts << " step cuts, " << summary.newton_iterations
+        env.pout << "  beam: " << summary.n_cuts << " step cuts, " << summary.newton_iterations
              << " Newton iterations, " << summary.linear_iterations << " linear iterations in all" << std::endl;
         checker.check_true("  beam unloading 1 -> 0.3 in one step: no step cuts", summary.n_cuts == 0);
       }
   }
 
-  pout << (checker.failures == 0 ? std::string("\nall checks passed\n") :
-                                   "\n" + std::to_string(checker.failures) + " check(s) FAILED\n");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

@@ -25,6 +25,7 @@
 #include <plastix/core/runtime.h>
 
 #include "plasticity_comparison.h"
+#include "test_environment.h"
 
 #include <cctype>
 #include <iostream>
@@ -35,19 +36,11 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm    = MPI_COMM_WORLD;
-  const bool                       root    = Utilities::MPI::this_mpi_process(comm) == 0;
-  const unsigned int               n_ranks = Utilities::MPI::n_mpi_processes(comm);
-  ConditionalOStream               pout(std::cout, root);
-  std::ostringstream               discard;
-  std::ostream                    &out = root ? std::cout : discard;
-  plastix_test::Checker            checker;
-  checker.root = root;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   if (argc < 2)
     {
-      pout << "usage: " << argv[0] << " <prm directory> [case]\n";
+      env.pout << "usage: " << argv[0] << " <prm directory> [case]\n";
       return 2;
     }
   const std::string prm_dir = argv[1];
@@ -74,7 +67,7 @@ main(int argc, char **argv)
     {"plate with holes", "plate_with_holes.prm", "subsection Mesh\n set Global refinements = 0\nend\n"},
     // The coarsest mesh of the generator (3600 cells, the most expensive
     // case); only the final load (1306 plastic points), in one step from zero.
-    {"cut-out cantilever", "cutout_cantilever.prm",
+    {"cut-env.out cantilever", "cutout_cantilever.prm",
      "subsection Mesh\n set Global refinements = 0\nend\nsubsection Load stepping\n set Load factors = 1\nend\n"},
     {"cylinder", "cylinder.prm", "subsection Mesh\n set Global refinements = 2\nend\n"},
     {"sphere", "sphere.prm", "subsection Mesh\n set Global refinements = 2\nend\n"},
@@ -85,12 +78,12 @@ main(int argc, char **argv)
       if (!only.empty() && c.name != only)
         continue;
       Timer timer;
-      pout << "\n=== " << c.name << " (" << c.prm_file << ", " << n_ranks << " rank(s))" << std::endl;
+      env.pout << "\n=== " << c.name << " (" << c.prm_file << ", " << env.n_ranks << " rank(s))" << std::endl;
       std::string dir_name = c.name;
       for (auto &ch : dir_name)
         if (!std::isalnum(static_cast<unsigned char>(ch)))
           ch = '_';
-      const std::string output_dir = "output_plasticity_vs_host_reference_np" + std::to_string(n_ranks) + "/" + dir_name;
+      const std::string output_dir = "output_plasticity_vs_host_reference_np" + std::to_string(env.n_ranks) + "/" + dir_name;
       // Tight Newton tolerances and (nearly) exact linear solves at the end.
       const std::string common =
         "subsection Newton\n set Residual tolerance = 1e-12\n set Displacement tolerance = 1e-12\n"
@@ -100,34 +93,34 @@ main(int argc, char **argv)
         "subsection Monitor\n set Write plot = false\nend\n";
       const std::string text = plastix_test::read_text(prm_dir + "/" + c.prm_file) + "\n" + c.overrides + common;
       const plastix::Parameters base = plastix_test::parameters_from_text(text);
-      plastix::Discretization   d(base, comm);
+      plastix::Discretization   d(base, env.comm);
       d.make_mesh();
       d.setup();
       d.assemble_external_force();
       // The same parameters with every vertex monitored (for the driver run).
-      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, comm);
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, env.comm);
       const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
       const plastix_test::VertexIndex vertex_index(vertices);
       const auto                     &load_factors = parameters.load_stepping.load_factors;
 
       // 1. The reference, and plastix's kernels at its states.
-      pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs() << " DoFs, "
+      env.pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs() << " DoFs, "
            << vertices.size() << " vertices, load factors";
       for (const double f : load_factors)
-        pout << ' ' << f;
-      pout << std::endl;
+        env.pout << ' ' << f;
+      env.pout << std::endl;
       const plastix_test::ReferenceSolution reference =
-        plastix_test::solve_reference(parameters, d, vertex_index, checker, out);
-      plastix_test::check_kernels(d, reference, checker, true, out);
+        plastix_test::solve_reference(parameters, d, vertex_index, checker, env.out);
+      plastix_test::check_kernels(d, reference, checker, true, env.out);
       const double reference_seconds = timer.wall_time();
 
       // 2. The application driver with every vertex monitored.
       timer.restart();
       const plastix_test::DriverSolution driver =
-        plastix_test::run_driver(parameters, load_factors, vertex_index, comm, checker);
+        plastix_test::run_driver(parameters, load_factors, vertex_index, env.comm, checker);
       if (!driver.ok)
         continue;
-      pout << "  plastix driver: " << driver.summary.newton_iterations << " Newton iterations, "
+      env.pout << "  plastix driver: " << driver.summary.newton_iterations << " Newton iterations, "
            << driver.summary.linear_iterations << " linear iterations, " << driver.summary.n_cuts
            << " cuts, final |R|/F " << driver.summary.relative_residual << std::endl;
       for (unsigned int k = 0; k < load_factors.size(); ++k)
@@ -139,10 +132,8 @@ main(int argc, char **argv)
                                std::to_string(reference.plastic_points[k]),
                              driver.plastic_points[k] == reference.plastic_points[k]);
         }
-      pout << "  time: reference and kernel checks " << reference_seconds << " s, plastix driver " << timer.wall_time()
+      env.pout << "  time: reference and kernel checks " << reference_seconds << " s, plastix driver " << timer.wall_time()
            << " s" << std::endl;
     }
-  pout << (checker.failures == 0 ? std::string("\nall checks passed\n") :
-                                   "\n" + std::to_string(checker.failures) + " check(s) FAILED\n");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

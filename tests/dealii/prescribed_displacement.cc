@@ -19,6 +19,7 @@
 #include <plastix/core/runtime.h>
 
 #include "plasticity_comparison.h"
+#include "test_environment.h"
 
 #include <iostream>
 #include <sstream>
@@ -28,15 +29,8 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm    = MPI_COMM_WORLD;
-  const bool                       root    = Utilities::MPI::this_mpi_process(comm) == 0;
-  const unsigned int               n_ranks = Utilities::MPI::n_mpi_processes(comm);
-  std::ostringstream               discard;
-  std::ostream                    &out = root ? std::cout : discard;
-  plastix_test::Checker            checker;
-  checker.root = root;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
 
   const double prescribed = 0.02; // m, at load factor 1 (strain 0.5 %, about 2.5x the yield strain)
   struct Case
@@ -54,7 +48,7 @@ main(int argc, char **argv)
   };
   for (const auto &c : cases)
     {
-      out << "\n=== " << c.name << " (" << n_ranks << " rank(s))" << std::endl;
+      env.out << "\n=== " << c.name << " (" << env.n_ranks << " rank(s))" << std::endl;
       std::string dir = c.name;
       for (auto &ch : dir)
         if (!std::isalnum(static_cast<unsigned char>(ch)))
@@ -75,23 +69,23 @@ main(int argc, char **argv)
            << " set Minimum forcing term = 1e-14\n set Maximum iterations = 50\nend\n"
            << "subsection Linear solver\n set Maximum iterations = 100000\nend\n"
            << "subsection Monitor\n set Reactions = 1\n set Write plot = false\nend\n"
-           << "subsection Output\n set Directory = output_prescribed_displacement_np" << n_ranks << "/" << dir
+           << "subsection Output\n set Directory = output_prescribed_displacement_np" << env.n_ranks << "/" << dir
            << "\n set Write VTU = false\nend\n"
            << c.overrides;
       const plastix::Parameters base = plastix_test::parameters_from_text(text.str());
-      plastix::Discretization   d(base, comm);
+      plastix::Discretization   d(base, env.comm);
       d.make_mesh();
       d.setup();
       d.assemble_external_force();
-      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, comm);
+      const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, env.comm);
       const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text.str(), vertices);
       const plastix_test::VertexIndex vertex_index(vertices);
       const auto                     &load_factors = parameters.load_stepping.load_factors;
 
       const plastix_test::ReferenceSolution reference =
-        plastix_test::solve_reference(parameters, d, vertex_index, checker, out);
+        plastix_test::solve_reference(parameters, d, vertex_index, checker, env.out);
       const plastix_test::DriverSolution driver =
-        plastix_test::run_driver(parameters, load_factors, vertex_index, comm, checker);
+        plastix_test::run_driver(parameters, load_factors, vertex_index, env.comm, checker);
       if (!driver.ok)
         continue;
 
@@ -107,7 +101,7 @@ main(int argc, char **argv)
           double            reference_reaction = 0;
           for (const auto i : face_x)
             reference_reaction += reference.f_int[k](i);
-          reference_reaction = Utilities::MPI::sum(reference_reaction, comm);
+          reference_reaction = Utilities::MPI::sum(reference_reaction, env.comm);
           const double driver_reaction = csv.rows.at(k).at(reaction_column);
           checker.check(step + "reaction R1_x " + std::to_string(driver_reaction) + " vs reference " +
                           std::to_string(reference_reaction) + ", relative",
@@ -133,8 +127,5 @@ main(int argc, char **argv)
                                driver.plastic_points[k] > 0);
         }
     }
-  if (root)
-    std::cout << (checker.failures == 0 ? std::string("\nall checks passed\n") :
-                                          "\n" + std::to_string(checker.failures) + " check(s) FAILED\n");
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

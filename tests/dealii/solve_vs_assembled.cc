@@ -56,7 +56,7 @@
 #include "loads.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <iomanip>
 #include <iostream>
@@ -81,15 +81,11 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  plastix_test::Checker            checker;
-  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   try
     {
-      parallel::distributed::Triangulation<3> tria(comm);
+      parallel::distributed::Triangulation<3> tria(env.comm);
       GridGenerator::subdivided_hyper_rectangle(tria, {5, 3, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
       tria.refine_global(1);
       GridTools::distort_random(0.25, tria, true, 11);
@@ -149,19 +145,19 @@ main(int argc, char **argv)
               (constraints.is_constrained(i) &&
                std::abs(constraints.get_inhomogeneity(i) - library.get_inhomogeneity(i)) > 1e-18))
             ++mismatches;
-        checker.check("make_dirichlet_constraints vs VectorTools (mismatching DoFs)", Utilities::MPI::sum(mismatches, comm), 0);
+        checker.check("make_dirichlet_constraints vs VectorTools (mismatching DoFs)", Utilities::MPI::sum(mismatches, env.comm), 0);
       }
-      pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells() << ", ranks "
-           << Utilities::MPI::n_mpi_processes(comm) << "\n";
+      env.pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells() << ", ranks "
+           << Utilities::MPI::n_mpi_processes(env.comm) << "\n";
 
       // ---- Reference: own assembly, constraints applied while assembling ----
       DynamicSparsityPattern dsp(relevant);
       DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
-      SparsityTools::distribute_sparsity_pattern(dsp, owned, comm, relevant);
+      SparsityTools::distribute_sparsity_pattern(dsp, owned, env.comm, relevant);
       TrilinosWrappers::SparseMatrix matrix;
-      matrix.reinit(owned, owned, dsp, comm);
-      TrilinosWrappers::MPI::Vector rhs(owned, comm);
-      HostVector                    raw_force(owned, relevant, comm); // without constraints, for comparison
+      matrix.reinit(owned, owned, dsp, env.comm);
+      TrilinosWrappers::MPI::Vector rhs(owned, env.comm);
+      HostVector                    raw_force(owned, relevant, env.comm); // without constraints, for comparison
       {
         const MappingQ<3>           mapping(1);
         const QGauss<3>             quadrature(2);
@@ -217,18 +213,18 @@ main(int argc, char **argv)
         rhs.compress(VectorOperation::add);
         raw_force.compress(VectorOperation::add);
       }
-      TrilinosWrappers::MPI::Vector reference_trilinos(owned, comm);
+      TrilinosWrappers::MPI::Vector reference_trilinos(owned, env.comm);
       {
         SolverControl                  control(1, 0);
         TrilinosWrappers::SolverDirect direct(control);
         direct.solve(matrix, reference_trilinos, rhs);
-        TrilinosWrappers::MPI::Vector residual(owned, comm);
+        TrilinosWrappers::MPI::Vector residual(owned, env.comm);
         matrix.vmult(residual, reference_trilinos);
         residual -= rhs;
         checker.check("reference: direct solve |A x - b| / |b|", residual.l2_norm() / rhs.l2_norm(), 1e-12);
         // The same system with SolverCG (Jacobi) on Trilinos vectors: the two
         // deal.II solutions must agree, which validates the reference itself.
-        TrilinosWrappers::MPI::Vector     cg_solution(owned, comm);
+        TrilinosWrappers::MPI::Vector     cg_solution(owned, env.comm);
         SolverControl                     cg_control(20000, 1e-13 * rhs.l2_norm());
         SolverCG<TrilinosWrappers::MPI::Vector> cg(cg_control);
         TrilinosWrappers::PreconditionJacobi jacobi;
@@ -240,10 +236,10 @@ main(int argc, char **argv)
               cg_solution.l2_norm() / reference_trilinos.l2_norm(), 1e-10);
         constraints.distribute(reference_trilinos);
       }
-      HostVector reference(owned, relevant, comm);
+      HostVector reference(owned, relevant, env.comm);
       for (const auto i : owned)
         reference(i) = reference_trilinos(i);
-      pout << "  reference |u|_2 = " << reference.l2_norm() << ", max |u_i| = " << reference.linfty_norm() << "\n";
+      env.pout << "  reference |u|_2 = " << reference.l2_norm() << ", max |u_i| = " << reference.linfty_norm() << "\n";
 
       auto relative_difference = [&](const HostVector &a, const HostVector &b) {
         double diff = 0, norm = 0;
@@ -252,7 +248,7 @@ main(int argc, char **argv)
             diff += (a(i) - b(i)) * (a(i) - b(i));
             norm += b(i) * b(i);
           }
-        return std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm));
+        return std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm));
       };
 
       // ---- plastix ----
@@ -279,7 +275,7 @@ main(int argc, char **argv)
                     norm += std::pow(raw_force(i), 2);
                   }
                 checker.check("assemble_external_force vs own traction/pressure/body force assembly",
-                      std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-13);
+                      std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-13);
                 // The overload on deal.II types (for user programs), the same loads.
                 HostVector plain(op.get_partitioner());
                 plastix::assemble_external_force(dof_handler, {{1, Tensor<1, 3>({1e8, -2e8, 3e8})}}, {{3, 5e7}},
@@ -288,7 +284,7 @@ main(int argc, char **argv)
                 for (const auto i : owned)
                   plain_diff += std::pow(plain(i) - force(i), 2);
                 checker.check("assemble_external_force on deal.II types vs on BoundaryParameters",
-                      std::sqrt(Utilities::MPI::sum(plain_diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-15);
+                      std::sqrt(Utilities::MPI::sum(plain_diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-15);
               }
             plastix::DeviceVector b;
             op.initialize_dof_vector(b);
@@ -298,7 +294,7 @@ main(int argc, char **argv)
             auto solution_of = [&](const plastix::DeviceVector &x) {
               HostVector host(op.get_partitioner());
               x.copy_to_host(host);
-              HostVector result(owned, relevant, comm);
+              HostVector result(owned, relevant, env.comm);
               for (const auto i : owned)
                 result(i) = host(i);
               return result;
@@ -365,7 +361,7 @@ main(int argc, char **argv)
                         if (k != op.n_locally_owned_cells() || strain.size() != 6 * k)
                           diff = norm = 1;
                         checker.check("cell_average_strain vs FEValues cell average of sym grad u",
-                              std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-12);
+                              std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-12);
                       }
                   }
                 catch (const std::exception &error)
@@ -404,7 +400,7 @@ main(int argc, char **argv)
                   const bool same_layout = x.locally_owned_size() == owned.n_elements() && x.size() == dof_handler.n_dofs();
                   checker.check("inverse_operator(linear_operator(op), SolverCG, Jacobi) * b: layout of the result "
                         "(0 = the operator's)",
-                        Utilities::MPI::sum(same_layout ? 0 : 1, comm), 0);
+                        Utilities::MPI::sum(same_layout ? 0 : 1, env.comm), 0);
                   if (same_layout)
                     checker.check("inverse_operator(linear_operator(op), SolverCG, Jacobi) * b (" +
                             std::to_string(control.last_step()) + " it.) vs reference",
@@ -419,10 +415,7 @@ main(int argc, char **argv)
     }
   catch (const std::exception &error)
     {
-      std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++checker.failures;
+      env.fail(error);
     }
-  checker.failures = Utilities::MPI::max(checker.failures, comm);
-  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }

@@ -45,7 +45,7 @@
 #include "mesh_generation.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "test_environment.h"
 
 #include <iomanip>
 #include <iostream>
@@ -133,29 +133,25 @@ namespace
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  plastix_test::Checker            checker;
-  checker.root = Utilities::MPI::this_mpi_process(comm) == 0;
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker &checker = env.checker;
   try
     {
       for (const std::string name : {"distorted", "cantilever"})
         {
-          Problem problem(name == "distorted" ? distorted_parameters() : cantilever_parameters(), comm,
+          Problem problem(name == "distorted" ? distorted_parameters() : cantilever_parameters(), env.comm,
                           name == "distorted");
           const auto &op = problem.op;
-          pout << name << ": " << problem.dof_handler.n_dofs() << " DoFs, "
+          env.pout << name << ": " << problem.dof_handler.n_dofs() << " DoFs, "
                << problem.triangulation.n_global_active_cells() << " cells, "
                << problem.triangulation.n_global_levels() << " levels, "
-               << Utilities::MPI::n_mpi_processes(comm) << " rank(s)\n";
+               << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s)\n";
 
           if (name == "distorted")
             {
               std::ostringstream messages;
               const bool         ok = plastix::check_belos_traits(problem.b, plastix::DeviceOperator::from(op), messages);
-              pout << messages.str();
+              env.pout << messages.str();
               checker.check("Belos::TestMultiVecTraits / TestOperatorTraits on DeviceMultiVector (0 = passed)", ok ? 0 : 1, 0);
             }
 
@@ -252,10 +248,7 @@ main(int argc, char **argv)
     }
   catch (const std::exception &error)
     {
-      std::cout << "FAIL exception: " << error.what() << std::endl;
-      ++checker.failures;
+      env.fail(error);
     }
-  checker.failures = Utilities::MPI::max(checker.failures, comm);
-  pout << (checker.failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return checker.failures == 0 ? 0 : 1;
+  return env.finish();
 }
