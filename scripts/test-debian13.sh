@@ -41,8 +41,11 @@ chroot "$ROOT" bash -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -q
 chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}\n' libdeal.ii-dev
 
 echo "== copy the source"
-rm -rf "$ROOT/plastix/src" && mkdir -p "$ROOT/plastix/src"
-git ls-files -z --cached --others --exclude-standard | xargs -0 cp -p --parents -t "$ROOT/plastix/src"
+# A fresh copy and a fresh build every time: a copy that kept the files' times
+# (cp -p) could be older than objects of a kept build tree, which make would
+# then not rebuild.
+rm -rf "$ROOT/plastix/src" "$ROOT/plastix/build" && mkdir -p "$ROOT/plastix/src"
+git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$ROOT/plastix/src"
 
 echo "== build and test"
 chroot "$ROOT" bash -c 'cd /plastix/src &&
