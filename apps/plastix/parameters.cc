@@ -487,6 +487,12 @@ namespace plastix
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
                       "point; not with ebe tiled), auto (node for ebe colored on GPUs, cell otherwise)");
+    prm.add_parameter("Element formulation", element_formulation,
+                      "Strain of the Gauss points: full (full integration, each point its own "
+                      "strain) or bbar (B-bar, mean dilatation: each point keeps its deviatoric "
+                      "strain and takes the cell average of the volumetric strain; no volumetric "
+                      "locking under plastic flow or near incompressibility). auto: bbar for "
+                      "elastoplastic runs, full for elastic runs");
     prm.leave_subsection();
   }
 
@@ -528,19 +534,33 @@ namespace plastix
                  backend::Strategy::ebe_atomic;
   }
 
+  void
+  OperatorParameters::resolve_element_formulation(const ProblemType problem_type)
+  {
+    if (!element_formulation.automatic)
+      return;
+    element_formulation_automatic = true;
+    element_formulation = problem_type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar :
+                                                                       backend::ElementFormulation::full;
+  }
+
   MechanicsOperator::AdditionalData
   OperatorParameters::get_additional_data() const
   {
     return {strategy.automatic ? backend::Strategy::ebe_atomic : strategy.value,
             cell_kernel.automatic ? backend::CellKernel::stored_geometry : cell_kernel.value,
-            thread_mapping};
+            thread_mapping,
+            element_formulation.automatic ? backend::ElementFormulation::full : element_formulation.value};
   }
 
   std::string
   OperatorParameters::description() const
   {
-    return strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
-           (cell_kernel_automatic ? " (auto)" : "");
+    std::string text = strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
+                       (cell_kernel_automatic ? " (auto)" : "");
+    if (!element_formulation.automatic && element_formulation.value == backend::ElementFormulation::bbar)
+      text += " / B-bar" + std::string(element_formulation_automatic ? " (auto)" : "");
+    return text;
   }
 
   void
@@ -905,6 +925,7 @@ namespace plastix
     mesh.check();
     op.resolve_cell_kernel(problem.type, mesh);
     op.resolve_strategy(problem.type, mesh);
+    op.resolve_element_formulation(problem.type);
     materials.check();
     boundary.check();
     load_stepping.check();

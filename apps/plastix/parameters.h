@@ -213,6 +213,10 @@ namespace plastix
     bool cell_kernel_automatic = false;
     /** Strategy was auto (strategy holds what it chose). */
     bool strategy_automatic = false;
+    /** Element formulation; Parameters::check() replaces auto by resolve_element_formulation()'s choice. */
+    AutoOr<backend::ElementFormulation> element_formulation;
+    /** Element formulation was auto. */
+    bool element_formulation_automatic = false;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -235,6 +239,13 @@ namespace plastix
      */
     void
     resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
+    /**
+     * Element formulation = auto: B-bar for elastoplastic runs (isochoric
+     * plastic flow locks fully integrated Q1 cells; doc/validation.md),
+     * full integration for elastic runs (deal.II's step-8 operator).
+     */
+    void
+    resolve_element_formulation(ProblemType problem_type);
     /**
      * The operator choices for MechanicsOperator::reinit() (a cell kernel
      * still auto: stored geometry; a strategy still auto: ebe atomic).

@@ -46,6 +46,29 @@ namespace plastix
         "' (expected: stored geometry, geometry on the fly, element matrix)");
     }
 
+    ElementFormulation
+    parse_element_formulation(const std::string &name)
+    {
+      if (name == "full")
+        return ElementFormulation::full;
+      if (name == "bbar")
+        return ElementFormulation::bbar;
+      throw std::invalid_argument("unknown element formulation '" + name + "' (expected: full, bbar)");
+    }
+
+    std::string
+    to_string(const ElementFormulation formulation)
+    {
+      switch (formulation)
+        {
+          case ElementFormulation::full:
+            return "full";
+          case ElementFormulation::bbar:
+            return "bbar";
+        }
+      return "?";
+    }
+
     ThreadMapping
     parse_thread_mapping(const std::string &name)
     {
@@ -559,13 +582,16 @@ namespace plastix
           d.cell_matrix           = DeviceArray<LocalIndex>(groups, "cell matrix index");
           d.matrix_representative = DeviceArray<LocalIndex>(representatives, "matrix cells");
           d.matrices.resize(576 * d.n_matrices, "element matrices");
-          internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::ElasticLaw<>> op{
-            d.on_the_fly_geometry(), d.elastic_law()};
-          internal::compute_element_matrices(op,
-                                             d.matrix_representative.data(),
-                                             0,
-                                             d.n_matrices,
-                                             d.matrices.data());
+          internal::with_element_formulation(settings.element_formulation, [&](auto mean_dilatation) {
+            internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::ElasticLaw<>,
+                                             decltype(mean_dilatation)::value>
+              op{d.on_the_fly_geometry(), d.elastic_law()};
+            internal::compute_element_matrices(op,
+                                               d.matrix_representative.data(),
+                                               0,
+                                               d.n_matrices,
+                                               d.matrices.data());
+          });
         }
       Kokkos::fence();
 
@@ -593,19 +619,22 @@ namespace plastix
       with_quadrature_operator(const MechanicsOperator::Impl &d, const Action &action)
       {
         const bool stored = d.settings.cell_kernel == CellKernel::stored_geometry;
-        auto       with_law = [&](const auto &law) {
-          using Law = std::decay_t<decltype(law)>;
-          if (stored)
-            action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law>{
-              d.template stored_geometry<Number>(), law});
+        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+          constexpr bool bbar     = decltype(mean_dilatation)::value;
+          auto           with_law = [&](const auto &law) {
+            using Law = std::decay_t<decltype(law)>;
+            if (stored)
+              action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law, bbar>{
+                d.template stored_geometry<Number>(), law});
+            else
+              action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law, bbar>{
+                d.template on_the_fly_geometry<Number>(), law});
+          };
+          if (d.plasticity != nullptr)
+            with_law(d.plasticity->template tangent_law<Number>());
           else
-            action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law>{
-              d.template on_the_fly_geometry<Number>(), law});
-        };
-        if (d.plasticity != nullptr)
-          with_law(d.plasticity->template tangent_law<Number>());
-        else
-          with_law(d.template elastic_law<Number>());
+            with_law(d.template elastic_law<Number>());
+        });
       }
 
       template <typename Number>
@@ -727,10 +756,13 @@ namespace plastix
       if (static_cast<std::size_t>(n_plastic) * 576 > d.plastic_matrices.size())
         d.plastic_matrices.resize(static_cast<std::size_t>(n_plastic * 1.25 + 16) * 576, "plastic element matrices");
       d.n_plastic_matrices = n_plastic;
-      internal::compute_element_matrices(
-        internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::TangentLaw<>>{
-          d.on_the_fly_geometry(), d.plasticity->tangent_law()},
-        list, 0, n_plastic, d.plastic_matrices.data());
+      internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+        internal::compute_element_matrices(
+          internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::TangentLaw<>,
+                                           decltype(mean_dilatation)::value>{d.on_the_fly_geometry(),
+                                                                             d.plasticity->tangent_law()},
+          list, 0, n_plastic, d.plastic_matrices.data());
+      });
     }
 
     const OperatorSettings &
@@ -851,6 +883,8 @@ namespace plastix
                                                                                                       "thread per cell")
         << ", "
         << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";
+      if (d.settings.element_formulation == ElementFormulation::bbar)
+        s << ", B-bar";
       if (d.settings.strategy == Strategy::ebe_colored)
         s << ", " << n_colors() << " colours";
       if (d.settings.strategy == Strategy::ebe_tiled)

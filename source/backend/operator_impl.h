@@ -11,6 +11,7 @@
 #include "material/elastic_law.h"
 #include "q1_kernels.h"
 
+#include <type_traits>
 #include <vector>
 
 namespace plastix
@@ -130,6 +131,21 @@ namespace plastix
 
     namespace internal
     {
+      /**
+       * Call @p action with std::true_type for B-bar (mean dilatation) and
+       * std::false_type for full integration: the compile-time flag of
+       * QuadratureCellOperator.
+       */
+      template <typename Action>
+      void
+      with_element_formulation(const ElementFormulation formulation, const Action &action)
+      {
+        if (formulation == ElementFormulation::bbar)
+          action(std::true_type{});
+        else
+          action(std::false_type{});
+      }
+
       /** The 24 nodal values of a cell, zero where the cell's mask has a bit. */
       template <typename Number>
       KOKKOS_INLINE_FUNCTION void
@@ -222,8 +238,12 @@ namespace plastix
         const Number             *src = nullptr;
         Number                   *dst = nullptr;
 
-        /** Scratch numbers per cell: values, coordinates, fluxes of 8 points. */
-        static constexpr int scratch_per_cell = 24 + 24 + 72;
+        /** Output entries of one point's phase. */
+        static constexpr int point_entries = CellOperator::point_entries;
+        /** Volume-pass entries per cell (B-bar: JxW and JxW div u of 8 points). */
+        static constexpr int volume_entries = CellOperator::has_volume_pass ? 16 : 0;
+        /** Scratch numbers per cell: values, coordinates, point outputs of 8 points, volume pass. */
+        static constexpr int scratch_per_cell = 24 + 24 + 8 * point_entries + volume_entries;
 
         KOKKOS_INLINE_FUNCTION static constexpr std::size_t
         scratch_bytes()
@@ -238,7 +258,8 @@ namespace plastix
           Number     *u_s     = scratch;
           Number     *x_s     = u_s + 24 * cells_per_team;
           Number     *T_s     = x_s + 24 * cells_per_team;
-          LocalIndex *n_s     = reinterpret_cast<LocalIndex *>(T_s + 72 * cells_per_team);
+          Number     *V_s     = T_s + 8 * point_entries * cells_per_team;
+          LocalIndex *n_s     = reinterpret_cast<LocalIndex *>(V_s + volume_entries * cells_per_team);
           const Index64 first = begin + static_cast<Index64>(team.league_rank()) * cells_per_team;
 
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
@@ -259,6 +280,19 @@ namespace plastix
           });
           team.team_barrier();
 
+          if (CellOperator::has_volume_pass)
+            {
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
+                const int     cl = t / 8, q = t % 8;
+                const Index64 i  = first + cl;
+                if (i >= end)
+                  return;
+                const Index64 cell = cell_list != nullptr ? cell_list[i] : i;
+                cell_operator.volume_pass(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl + 2 * q);
+              });
+              team.team_barrier();
+            }
+
           if (CellOperator::has_point_phase)
             {
               Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
@@ -267,7 +301,8 @@ namespace plastix
                 if (i >= end)
                   return;
                 const Index64 cell = cell_list != nullptr ? cell_list[i] : i;
-                cell_operator.point_phase(cell, q, u_s + 24 * cl, x_s + 24 * cl, T_s + 72 * cl + 9 * q);
+                cell_operator.point_phase(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl,
+                                          T_s + 8 * point_entries * cl + point_entries * q);
               });
               team.team_barrier();
             }
@@ -280,7 +315,7 @@ namespace plastix
             const Index64       cell = cell_list != nullptr ? cell_list[i] : i;
             const std::uint32_t mask = masked ? masks[cell] : 0u;
             Number              f[3];
-            cell_operator.node_phase(cell, a, u_s + 24 * cl, T_s + 72 * cl, f);
+            cell_operator.node_phase(cell, a, u_s + 24 * cl, T_s + 8 * point_entries * cl, f);
             const Index64 node = static_cast<Index64>(n_s[8 * cl + a]);
             for (int c = 0; c < 3; ++c)
               {

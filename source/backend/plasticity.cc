@@ -18,7 +18,7 @@ namespace plastix
        * Radial return at all Gauss points of all cells for displacement u.
        * Returns (plastic points) + (plastic cells << 32).
        */
-      template <typename Geometry>
+      template <bool mean_dilatation, typename Geometry>
       Index64
       stress_update(const Geometry                  &geometry,
                     const Strided<const LocalIndex> &cell_nodes,
@@ -47,11 +47,16 @@ namespace plastix
             geometry.load(cell, g);
             const Material &m             = materials[cell_material[cell]];
             int             plastic_count = 0;
+            double          theta_bar     = 0;
+            if constexpr (mean_dilatation)
+              theta_bar = cell_mean_dilatation(geometry, g, e);
             for (int q = 0; q < 8; ++q)
               {
                 double inv[3][3], eps[6];
                 geometry.at(g, q, inv);
                 strain_at_point(e, q, inv, eps);
+                if constexpr (mean_dilatation)
+                  replace_dilatation(eps, theta_bar);
                 double ep[6], beta[6];
                 for (int k = 0; k < 6; ++k)
                   {
@@ -85,7 +90,7 @@ namespace plastix
        * point) sharing the cell's values in team scratch memory: coalesced
        * access to the array-of-structures point data on GPUs.
        */
-      template <typename Geometry>
+      template <bool mean_dilatation, typename Geometry>
       Index64
       stress_update_team(const Geometry                  &geometry,
                          const Strided<const LocalIndex> &cell_nodes,
@@ -102,7 +107,8 @@ namespace plastix
                          const Index64                    n_cells)
       {
         constexpr int     C        = cells_per_team;
-        const std::size_t bytes    = sizeof(double) * 48 * C;
+        // Values, coordinates and (B-bar) JxW and JxW div u of the 8 points, per cell.
+        const std::size_t bytes    = sizeof(double) * (48 + 16) * C;
         const Index64     n_teams  = (n_cells + C - 1) / C;
         Index64           counts   = 0;
         Kokkos::parallel_reduce(
@@ -111,6 +117,7 @@ namespace plastix
           KOKKOS_LAMBDA(const TeamMember &team, Index64 &sum) {
             double *u_s   = static_cast<double *>(team.team_shmem().get_shmem(bytes));
             double *x_s   = u_s + 24 * C;
+            double *V_s   = x_s + 24 * C;
             const Index64 first = static_cast<Index64>(team.league_rank()) * C;
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
               const Index64 cell = first + t / 8;
@@ -126,6 +133,21 @@ namespace plastix
                 }
             });
             team.team_barrier();
+            if (mean_dilatation)
+              {
+                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
+                  const Index64 cell = first + t / 8;
+                  if (cell >= n_cells)
+                    return;
+                  double e[3][3][4], inv[3][3], eps[6];
+                  vector_edge_differences(u_s + 24 * (t / 8), e);
+                  const double JxW = geometry.at_point(cell, x_s + 24 * (t / 8), t % 8, inv);
+                  strain_at_point(e, t % 8, inv, eps);
+                  V_s[2 * t]     = JxW;
+                  V_s[2 * t + 1] = JxW * (eps[0] + eps[1] + eps[2]);
+                });
+                team.team_barrier();
+              }
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
               const Index64 cell = first + t / 8;
               if (cell >= n_cells)
@@ -136,6 +158,16 @@ namespace plastix
               double inv[3][3], eps[6];
               geometry.at_point(cell, x_s + 24 * (t / 8), q, inv);
               strain_at_point(e, q, inv, eps);
+              if constexpr (mean_dilatation)
+                {
+                  double volume = 0, integral = 0;
+                  for (int k = 0; k < 8; ++k)
+                    {
+                      volume += V_s[16 * (t / 8) + 2 * k];
+                      integral += V_s[16 * (t / 8) + 2 * k + 1];
+                    }
+                  replace_dilatation(eps, integral / volume);
+                }
               double ep[6], beta[6];
               for (int k = 0; k < 6; ++k)
                 {
@@ -267,8 +299,10 @@ namespace plastix
       const MechanicsOperator::Impl &d = s.op->impl();
       Index64                        counts = 0;
       with_geometry(d, [&](const auto &geometry) {
+       internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+        constexpr bool bbar = decltype(mean_dilatation)::value;
         if (d.settings.thread_mapping == ThreadMapping::node)
-          counts = internal::stress_update_team(geometry,
+          counts = internal::stress_update_team<bbar>(geometry,
                                                 d.cell_node_table(),
                                                 d.coordinates.data(),
                                                 d.materials.data(),
@@ -282,7 +316,7 @@ namespace plastix
                                                 u,
                                                 s.n_cells);
         else
-          counts = internal::stress_update(geometry,
+          counts = internal::stress_update<bbar>(geometry,
                                            d.cell_node_table(),
                                            d.materials.data(),
                                            d.cell_material.data(),
@@ -294,6 +328,7 @@ namespace plastix
                                            s.point_plastic.data(),
                                            u,
                                            s.n_cells);
+       });
       });
       if (f_int != nullptr)
         internal_force(f_int);
@@ -312,12 +347,15 @@ namespace plastix
         using Geometry = std::decay_t<decltype(geometry)>;
         // The stored-stress law does not use the source values: any
         // read-only array of n_dofs entries serves (the coordinates).
-        internal::launch_apply(d,
-                               internal::QuadratureCellOperator<Geometry, internal::StoredStressLaw>{geometry,
-                                                                                                   s.stored_stress_law()},
-                               d.coordinates.data(),
-                               f_int,
-                               false);
+        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+          internal::launch_apply(
+            d,
+            internal::QuadratureCellOperator<Geometry, internal::StoredStressLaw, decltype(mean_dilatation)::value>{
+              geometry, s.stored_stress_law()},
+            d.coordinates.data(),
+            f_int,
+            false);
+        });
       });
     }
 

@@ -435,11 +435,72 @@ namespace plastix
       }
 
       /**
+       * B-bar (mean dilatation): replace the dilatation tr(eps) of the
+       * strain @p eps by the cell average @p mean_dilatation, keeping its
+       * deviatoric part.
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      replace_dilatation(Number eps[6], const Number mean_dilatation)
+      {
+        const Number shift = (mean_dilatation - (eps[0] + eps[1] + eps[2])) / Number(3);
+        eps[0] += shift;
+        eps[1] += shift;
+        eps[2] += shift;
+      }
+
+      /**
+       * Split the stress @p sig into its deviatoric part (returned in
+       * @p sig) and the mean stress (returned).
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      remove_mean_stress(Number sig[6])
+      {
+        const Number p = (sig[0] + sig[1] + sig[2]) / Number(3);
+        sig[0] -= p;
+        sig[1] -= p;
+        sig[2] -= p;
+        return p;
+      }
+
+      /**
+       * The cell average of the dilatation div u (volume integral over
+       * volume, 2x2x2 Gauss points) from the edge differences @p e of the
+       * displacement: the volumetric strain of every point of a B-bar
+       * (mean dilatation) cell.
+       */
+      template <typename Geometry, typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      cell_mean_dilatation(const Geometry &geometry, const typename Geometry::CellData &g, const Number e[3][3][4])
+      {
+        Number volume = 0, integral = 0;
+        for (int q = 0; q < 8; ++q)
+          {
+            Number       w[3][4], inv[3][3], G[3][3];
+            const Number JxW = geometry.at(g, q, inv);
+            gradient_weights(q, w);
+            displacement_gradient(e, w, inv, G);
+            integral += JxW * (G[0][0] + G[1][1] + G[2][2]);
+            volume += JxW;
+          }
+        return integral / volume;
+      }
+
+      /**
        * Quadrature form of the cell operator: f = sum_q B^T D B u JxW with B
        * from geometry and D from the law, evaluated in the common value_type
        * of both. u and f hold 24 values, 3 a + c.
+       *
+       * With @p mean_dilatation the operator is B-bar's (Hughes 1980, mean
+       * dilatation): every point of the cell sees the strain
+       * eps_bar = dev eps + (theta_bar / 3) I with theta_bar the cell average
+       * of div u, so f = sum_q B_bar^T sigma(eps_bar) JxW, which is
+       * sum_q B^T (dev sigma_q + p_bar I) JxW with p_bar the cell average of
+       * the mean stress. The law sees eps_bar and may be any law (elastic,
+       * tangent, stored stress), so the tangent stays B_bar^T D B_bar.
        */
-      template <typename Geometry, typename Law>
+      template <typename Geometry, typename Law, bool mean_dilatation = false>
       struct QuadratureCellOperator
       {
         using value_type = typename Geometry::value_type;
@@ -449,6 +510,24 @@ namespace plastix
 
         Geometry geometry;
         Law      law;
+
+        /** Add the flux of stress S at a point (weights w, inverse Jacobian inv) to acc. */
+        KOKKOS_INLINE_FUNCTION static void
+        add_flux(const Number w[3][4], const Number inv[3][3], const Number JxW, const Number sig[6],
+                 Number acc[3][3][4])
+        {
+          const Number S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              {
+                const Number t = JxW * (inv[d][0] * S[c][0] + inv[d][1] * S[c][1] + inv[d][2] * S[c][2]);
+                PLASTIX_UNROLL
+                for (int m = 0; m < 4; ++m)
+                  acc[c][d][m] += w[d][m] * t;
+              }
+        }
 
         KOKKOS_INLINE_FUNCTION void
         apply(const Index64 cell, const Number u[24], Number f[24]) const
@@ -468,6 +547,10 @@ namespace plastix
               for (int m = 0; m < 4; ++m)
                 acc[c][d][m] = 0;
 
+          Number theta_bar = 0, pressure_integral = 0, volume = 0;
+          if constexpr (mean_dilatation)
+            theta_bar = cell_mean_dilatation(geometry, g, e);
+
           for (int q = 0; q < 8; ++q)
             {
               Number w[3][4];
@@ -478,22 +561,30 @@ namespace plastix
               displacement_gradient(e, w, inv, G);
               Number eps[6], sig[6];
               symmetric_part(G, eps);
+              if constexpr (mean_dilatation)
+                replace_dilatation(eps, theta_bar);
               law.stress(cell, q, eps, sig);
-              const Number S[3][3] = {{sig[0], sig[5], sig[4]},
-                                      {sig[5], sig[1], sig[3]},
-                                      {sig[4], sig[3], sig[2]}};
-              PLASTIX_UNROLL
-              for (int c = 0; c < 3; ++c)
-                PLASTIX_UNROLL
-                for (int d = 0; d < 3; ++d)
-                  {
-                    const Number t = JxW * (inv[d][0] * S[c][0] +
-                                            inv[d][1] * S[c][1] +
-                                            inv[d][2] * S[c][2]);
-                    PLASTIX_UNROLL
-                    for (int m = 0; m < 4; ++m)
-                      acc[c][d][m] += w[d][m] * t;
-                  }
+              if constexpr (mean_dilatation)
+                {
+                  pressure_integral += JxW * remove_mean_stress(sig);
+                  volume += JxW;
+                }
+              add_flux(w, inv, JxW, sig, acc);
+            }
+
+          if constexpr (mean_dilatation)
+            {
+              // The mean-stress part: sum_q B^T (p_bar I) JxW.
+              const Number p_bar = pressure_integral / volume;
+              const Number mean[6] = {p_bar, p_bar, p_bar, 0, 0, 0};
+              for (int q = 0; q < 8; ++q)
+                {
+                  Number w[3][4];
+                  gradient_weights(q, w);
+                  Number       inv[3][3];
+                  const Number JxW = geometry.at(g, q, inv);
+                  add_flux(w, inv, JxW, mean, acc);
+                }
             }
 
           PLASTIX_UNROLL
@@ -510,15 +601,42 @@ namespace plastix
         /** The team kernels evaluate point by point (one thread per Gauss point). */
         static constexpr bool has_point_phase = true;
         static constexpr bool needs_coordinates = Geometry::needs_coordinates;
+        /**
+         * B-bar needs the cell's mean dilatation before the point phase:
+         * the team kernels run volume_pass() at every point first.
+         */
+        static constexpr bool has_volume_pass = mean_dilatation;
+        /**
+         * Entries per point of the point phase's output: the 9 fluxes, and
+         * for B-bar also JxW times the mean stress, the 9 fluxes of a unit
+         * mean stress and JxW.
+         */
+        static constexpr int point_entries = mean_dilatation ? 20 : 9;
+
+        /** Volume pass of the team kernels: V[0] = JxW, V[1] = JxW div u at point q. */
+        KOKKOS_INLINE_FUNCTION void
+        volume_pass(const Index64 cell, const int q, const Number *u, const Number *x, Number V[2]) const
+        {
+          Number e[3][3][4];
+          vector_edge_differences(u, e);
+          Number       inv[3][3], eps[6];
+          const Number JxW = geometry.at_point(cell, x, q, inv);
+          strain_at_point(e, q, inv, eps);
+          V[0] = JxW;
+          V[1] = JxW * (eps[0] + eps[1] + eps[2]);
+        }
 
         /**
          * Point phase of the team kernels: at Gauss point q of @p cell, from
          * the gathered values u[3a+c] (and coordinates x), the fluxes
          * T[3c+d] = JxW sum_i inv[d][i] sigma[c][i] that the node phase
-         * integrates.
+         * integrates. For B-bar, @p V holds the volume pass of the cell's
+         * 8 points, sigma is the deviatoric stress at eps_bar, and T[9] =
+         * JxW p, T[10 + 3c + d] = JxW inv[d][c], T[19] = JxW.
          */
         KOKKOS_INLINE_FUNCTION void
-        point_phase(const Index64 cell, const int q, const Number *u, const Number *x, Number *T) const
+        point_phase(const Index64 cell, const int q, const Number *u, const Number *x, const Number *V,
+                    Number *T) const
         {
           Number e[3][3][4];
           vector_edge_differences(u, e);
@@ -526,27 +644,66 @@ namespace plastix
           const Number JxW = geometry.at_point(cell, x, q, inv);
           Number       eps[6], sig[6];
           strain_at_point(e, q, inv, eps);
+          Number p = 0;
+          if constexpr (mean_dilatation)
+            {
+              Number volume = 0, integral = 0;
+              for (int k = 0; k < 8; ++k)
+                {
+                  volume += V[2 * k];
+                  integral += V[2 * k + 1];
+                }
+              replace_dilatation(eps, integral / volume);
+            }
           law.stress(cell, q, eps, sig);
+          if constexpr (mean_dilatation)
+            p = remove_mean_stress(sig);
           const Number S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             PLASTIX_UNROLL
             for (int d = 0; d < 3; ++d)
               T[3 * c + d] = JxW * (inv[d][0] * S[c][0] + inv[d][1] * S[c][1] + inv[d][2] * S[c][2]);
+          if constexpr (mean_dilatation)
+            {
+              T[9] = JxW * p;
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                PLASTIX_UNROLL
+                for (int d = 0; d < 3; ++d)
+                  T[10 + 3 * c + d] = JxW * inv[d][c];
+              T[19] = JxW;
+            }
         }
 
-        /** Node phase: f[c] = sum_q sum_d dN_a/dxi_d(q) T_q[3c+d] (T of the 8 points, 9 each). */
+        /** Node phase: f[c] = sum_q sum_d dN_a/dxi_d(q) T_q[3c+d] (T of the 8 points, point_entries each). */
         KOKKOS_INLINE_FUNCTION void
         node_phase(const Index64, const int a, const Number *, const Number *T, Number f[3]) const
         {
+          Number p_bar = 0;
+          if constexpr (mean_dilatation)
+            {
+              Number volume = 0, integral = 0;
+              for (int q = 0; q < 8; ++q)
+                {
+                  integral += T[point_entries * q + 9];
+                  volume += T[point_entries * q + 19];
+                }
+              p_bar = integral / volume;
+            }
           f[0] = f[1] = f[2] = 0;
           for (int q = 0; q < 8; ++q)
             {
-              const Number g[3] = {shape_gradient<Number>(q, a, 0), shape_gradient<Number>(q, a, 1),
-                                   shape_gradient<Number>(q, a, 2)};
+              const Number  g[3] = {shape_gradient<Number>(q, a, 0), shape_gradient<Number>(q, a, 1),
+                                    shape_gradient<Number>(q, a, 2)};
+              const Number *Tq   = T + point_entries * q;
               PLASTIX_UNROLL
               for (int c = 0; c < 3; ++c)
-                f[c] += g[0] * T[9 * q + 3 * c] + g[1] * T[9 * q + 3 * c + 1] + g[2] * T[9 * q + 3 * c + 2];
+                {
+                  f[c] += g[0] * Tq[3 * c] + g[1] * Tq[3 * c + 1] + g[2] * Tq[3 * c + 2];
+                  if constexpr (mean_dilatation)
+                    f[c] += p_bar * (g[0] * Tq[10 + 3 * c] + g[1] * Tq[11 + 3 * c] + g[2] * Tq[12 + 3 * c]);
+                }
             }
         }
 
@@ -564,7 +721,10 @@ namespace plastix
             f3[c] = f[3 * a + c];
         }
 
-        /** Diagonal of the cell matrix: diag[3a+c] = sum_q B_ac^T D B_ac JxW. */
+        /**
+         * Diagonal of the cell matrix: diag[3a+c] = sum_q B_ac^T D B_ac JxW
+         * (B_bar with mean dilatation).
+         */
         KOKKOS_INLINE_FUNCTION void
         diagonal(const Index64 cell, Number diag[24]) const
         {
@@ -573,6 +733,28 @@ namespace plastix
           PLASTIX_UNROLL
           for (int k = 0; k < 24; ++k)
             diag[k] = 0;
+          // B-bar: the mean dilatation of the unit displacement of DoF 3a+c
+          // is (sum_q JxW dN_a/dx_c) / volume.
+          Number mean_divergence[24] = {}, volume = 0;
+          if constexpr (mean_dilatation)
+            {
+              for (int q = 0; q < 8; ++q)
+                {
+                  Number       inv[3][3];
+                  const Number JxW = geometry.at(g, q, inv);
+                  volume += JxW;
+                  for (int a = 0; a < 8; ++a)
+                    PLASTIX_UNROLL
+                    for (int i = 0; i < 3; ++i)
+                      mean_divergence[3 * a + i] +=
+                        JxW * (shape_gradient<Number>(q, a, 0) * inv[0][i] +
+                               shape_gradient<Number>(q, a, 1) * inv[1][i] +
+                               shape_gradient<Number>(q, a, 2) * inv[2][i]);
+                }
+              PLASTIX_UNROLL
+              for (int k = 0; k < 24; ++k)
+                mean_divergence[k] /= volume;
+            }
           for (int q = 0; q < 8; ++q)
             {
               Number       inv[3][3];
@@ -594,8 +776,10 @@ namespace plastix
                         G[c][i] = grad[i];
                       Number eps[6], sig[6];
                       symmetric_part(G, eps);
+                      if constexpr (mean_dilatation)
+                        replace_dilatation(eps, mean_divergence[3 * a + c]);
                       law.stress(cell, q, eps, sig);
-                      // sig : grad(N_a e_c) = sig : eps (sig symmetric)
+                      // sig : eps_bar (sig symmetric)
                       const Number energy = sig[0] * eps[0] + sig[1] * eps[1] +
                                             sig[2] * eps[2] +
                                             Number(2) * (sig[3] * eps[3] + sig[4] * eps[4] +
@@ -686,9 +870,15 @@ namespace plastix
         /** The team kernels need only the node phase (rows of the matrix). */
         static constexpr bool has_point_phase   = false;
         static constexpr bool needs_coordinates = false;
+        static constexpr bool has_volume_pass   = false;
+        static constexpr int  point_entries     = 0;
 
         KOKKOS_INLINE_FUNCTION void
-        point_phase(const Index64, const int, const Number *, const Number *, Number *) const
+        volume_pass(const Index64, const int, const Number *, const Number *, Number *) const
+        {}
+
+        KOKKOS_INLINE_FUNCTION void
+        point_phase(const Index64, const int, const Number *, const Number *, const Number *, Number *) const
         {}
 
         /** Node phase: rows 3a..3a+2 of K_cell u for the gathered u. */

@@ -199,6 +199,7 @@ namespace plastix
     settings.strategy    = additional_data.strategy;
     settings.cell_kernel = additional_data.cell_kernel;
     settings.thread_mapping = additional_data.thread_mapping;
+    settings.element_formulation = additional_data.element_formulation;
     // A bad cell on one rank must stop every rank (no rank left waiting).
     std::string error;
     try

@@ -131,7 +131,7 @@ namespace plastix
     for (const auto &[boundary_id, components] : dirichlet)
       dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
     constraints.close();
-    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix);
+    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, data.element_formulation);
     initialize(own_matrix, owned_dof_coordinates(dof_handler, dealii::numbers::invalid_unsigned_int), data);
   }
 
@@ -381,7 +381,8 @@ namespace plastix
                         const MultigridData         &data)
       {
         // Level-0 stiffness matrix, assembled like the device operator
-        // (QGauss(2), trilinear mapping, symmetric gradients), Dirichlet
+        // (elastic_cell_matrix: QGauss(2), trilinear mapping, the level
+        // operators' formulation), Dirichlet
         // rows/columns zero with a positive diagonal.
         const unsigned int      level        = 0;
         const MPI_Comm          communicator = level_dofs.get_communicator();
@@ -403,31 +404,15 @@ namespace plastix
         const dealii::QGauss<3>                  quadrature(2);
         dealii::FEValues<3>                      fe_values(mapping, fe, quadrature,
                                       dealii::update_gradients | dealii::update_JxW_values);
-        const dealii::FEValuesExtractors::Vector displacement(0);
-        const unsigned int                       n = fe.n_dofs_per_cell();
-        dealii::FullMatrix<double>               cell_matrix(n, n);
-        std::vector<dealii::types::global_dof_index> dofs(n);
-        std::vector<dealii::SymmetricTensor<2, 3>>   eps(n);
-        std::vector<double>                          divergence(n);
+        dealii::FullMatrix<double>               cell_matrix;
+        std::vector<dealii::types::global_dof_index> dofs(fe.n_dofs_per_cell());
         for (const auto &cell : level_dofs.mg_cell_iterators_on_level(level))
           {
             if (!cell->is_locally_owned_on_level())
               continue;
             fe_values.reinit(cell);
-            const auto &m = materials.at(cell->material_id());
-            cell_matrix   = 0;
-            for (unsigned int q = 0; q < quadrature.size(); ++q)
-              {
-                for (unsigned int i = 0; i < n; ++i)
-                  {
-                    eps[i]        = fe_values[displacement].symmetric_gradient(i, q);
-                    divergence[i] = dealii::trace(eps[i]);
-                  }
-                for (unsigned int i = 0; i < n; ++i)
-                  for (unsigned int j = 0; j < n; ++j)
-                    cell_matrix(i, j) +=
-                      (m.lambda * divergence[i] * divergence[j] + 2. * m.mu * (eps[i] * eps[j])) * fe_values.JxW(q);
-              }
+            elastic_cell_matrix(fe_values, materials.at(cell->material_id()),
+                                data.level_operator.element_formulation, cell_matrix);
             cell->get_mg_dof_indices(dofs);
             constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
           }

@@ -5,7 +5,9 @@
 // box 3.2, with linear isotropic and Prager kinematic hardening), its own
 // Dirichlet constraints and external force from the run parameters, and
 // Newton's method with a direct solver (MUMPS or KLU through Amesos) per
-// load step.
+// load step. Full integration or B-bar (mean dilatation, written from
+// Hughes 1980: the volumetric part of the strain and of B replaced by its
+// cell average) as the parameters' Operator/Element formulation says.
 //
 // Nothing of plastix is called except the parameter structs (what the user
 // asked for) and, by the tests, the mesh and DoFHandler of
@@ -149,6 +151,8 @@ namespace host_reference
     Problem(const plastix::Parameters &parameters, const DoFHandler<3> &dof_handler)
       : parameters(parameters)
       , dof_handler(dof_handler)
+      , bbar(!parameters.op.element_formulation.automatic &&
+             parameters.op.element_formulation.value == plastix::backend::ElementFormulation::bbar)
       , communicator(dof_handler.get_communicator())
       , mapping(1)
       , quadrature(2)
@@ -224,9 +228,28 @@ namespace host_reference
           cell_matrix = 0;
           cell_force  = 0;
           bool any    = false;
+          // B-bar (mean dilatation): the cell averages of div u and of the
+          // divergence of each shape function replace the pointwise ones in
+          // the volumetric part of the strain and of B.
+          double              mean_dilatation = 0, volume = 0;
+          std::vector<double> mean_divergence(n, 0.);
+          if (bbar)
+            {
+              for (unsigned int q = 0; q < quadrature.size(); ++q)
+                {
+                  volume += fe_values.JxW(q);
+                  mean_dilatation += trace(strains[q]) * fe_values.JxW(q);
+                  for (unsigned int i = 0; i < n; ++i)
+                    mean_divergence[i] += fe_values[disp].divergence(i, q) * fe_values.JxW(q);
+                }
+              mean_dilatation /= volume;
+              for (auto &v : mean_divergence)
+                v /= volume;
+            }
           for (unsigned int q = 0; q < quadrature.size(); ++q)
             {
-              const double eps[6] = {strains[q][0][0], strains[q][1][1], strains[q][2][2],
+              const double shift  = bbar ? (mean_dilatation - trace(strains[q])) / 3. : 0.;
+              const double eps[6] = {strains[q][0][0] + shift, strains[q][1][1] + shift, strains[q][2][2] + shift,
                                      strains[q][1][2], strains[q][0][2], strains[q][0][1]};
               double       stress[6], D[6][6];
               const unsigned int index = 8 * cell->active_cell_index() + q;
@@ -237,7 +260,8 @@ namespace host_reference
               for (unsigned int i = 0; i < n; ++i)
                 {
                   const auto e = fe_values[disp].symmetric_gradient(i, q);
-                  B[i]         = {{e[0][0], e[1][1], e[2][2], 2 * e[1][2], 2 * e[0][2], 2 * e[0][1]}};
+                  const double b = bbar ? (mean_divergence[i] - trace(e)) / 3. : 0.;
+                  B[i]           = {{e[0][0] + b, e[1][1] + b, e[2][2] + b, 2 * e[1][2], 2 * e[0][2], 2 * e[0][1]}};
                   double s     = 0;
                   for (int k = 0; k < 6; ++k)
                     s += stress[k] * B[i][k];
@@ -382,6 +406,8 @@ namespace host_reference
 
     const plastix::Parameters         &parameters;
     const DoFHandler<3>               &dof_handler;
+    /** B-bar (mean dilatation) as the parameters ask, full integration otherwise. */
+    bool                               bbar;
     MPI_Comm                           communicator;
     MappingQ<3>                        mapping;
     QGauss<3>                          quadrature;

@@ -1,8 +1,10 @@
 // The plastix operator times a random vector equals deal.II's assembled
 // sparse matrix (Trilinos) and deal.II's MatrixFree/FEEvaluation operator on a
-// distorted mesh with two materials, for every strategy and cell kernel, to
-// 1e-12 relative. Also the diagonal, and the result's independence of the
-// strategy. Run with 1 and 2 MPI ranks.
+// distorted mesh with two materials, for every strategy, cell kernel and
+// thread mapping, to 1e-12 relative. Also the diagonal, and the result's
+// independence of the strategy. The same for B-bar (mean dilatation) against
+// the assembled B-bar matrix (plastix::elastic_cell_matrix, deal.II
+// FEValues and tensors). Run with 1 and 2 MPI ranks.
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
@@ -57,8 +59,6 @@ main(int argc, char **argv)
     pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells()
          << ", constrained " << Utilities::MPI::sum(constraints.n_constraints(), comm) << " (summed over ranks)\n";
 
-    TrilinosWrappers::SparseMatrix matrix;
-    plastix::assemble_elastic_matrix(dof_handler, constraints, materials, matrix);
     plastix::reference::MatrixFreeElasticity mf;
     mf.reinit(dof_handler, constraints, materials);
 
@@ -69,12 +69,6 @@ main(int argc, char **argv)
     for (const auto i : src_host.locally_owned_elements())
       src_host(i) = constraints.is_constrained(i) ? 0. : std::sin(1.7 * i + 0.3) + 0.25 * std::cos(0.11 * i);
     mf.vmult(dst_mf, src_host);
-
-    TrilinosWrappers::MPI::Vector src_t(dof_handler.locally_owned_dofs(), comm), dst_t(src_t);
-    for (const auto i : src_host.locally_owned_elements())
-      src_t(i) = src_host(i);
-    src_t.compress(VectorOperation::insert);
-    matrix.vmult(dst_t, src_t);
 
     auto relative_difference = [&](const auto &a, const auto &b, const bool free_rows_only) {
       double diff = 0, norm = 0;
@@ -93,50 +87,87 @@ main(int argc, char **argv)
       if (!ok)
         ++failures;
     };
-    check("MatrixFree vs Trilinos matrix (free rows)", relative_difference(dst_mf, dst_t, true), 1e-12);
 
-    LinearAlgebra::distributed::Vector<double> reference_result;
-    bool                                       have_reference = false;
-    for (const auto strategy : {plastix::backend::Strategy::ebe_atomic,
-                                plastix::backend::Strategy::ebe_colored,
-                                plastix::backend::Strategy::dbd,
-                                plastix::backend::Strategy::ebe_tiled})
-      for (const auto kernel : {plastix::backend::CellKernel::stored_geometry,
-                                plastix::backend::CellKernel::geometry_on_the_fly,
-                                plastix::backend::CellKernel::element_matrix})
-        {
-          plastix::MechanicsOperator op;
-          op.reinit(dof_handler, constraints, materials, {strategy, kernel});
-          plastix::DeviceVector src, dst;
-          op.initialize_dof_vector(src);
-          op.initialize_dof_vector(dst);
-          src.copy_from_host(src_host);
-          op.vmult(dst, src);
-          LinearAlgebra::distributed::Vector<double> result;
-          mf.initialize_dof_vector(result);
-          dst.copy_to_host(result);
-          const std::string name = plastix::backend::to_string(strategy) + ", " +
-                                   plastix::backend::to_string(kernel);
-          check(name + " vs Trilinos matrix", relative_difference(result, dst_t, true), 1e-12);
-          check(name + " vs MatrixFree (all rows)", relative_difference(result, dst_mf, false), 1e-12);
-          if (!have_reference)
-            {
-              reference_result = result;
-              have_reference   = true;
-            }
-          check(name + " vs first strategy", relative_difference(result, reference_result, false), 1e-13);
+    TrilinosWrappers::MPI::Vector src_t(dof_handler.locally_owned_dofs(), comm), dst_full(src_t);
+    for (const auto i : src_host.locally_owned_elements())
+      src_t(i) = src_host(i);
+    src_t.compress(VectorOperation::insert);
 
-          plastix::DeviceVector diagonal;
-          op.compute_diagonal(diagonal);
-          double diff = 0, norm = 0;
-          for (const auto i : src_host.locally_owned_elements())
-            if (!constraints.is_constrained(i))
+    // Full integration against deal.II's matrix and MatrixFree; B-bar
+    // against the matrix of elastic_cell_matrix() (deal.II tensors, its own
+    // cell averages), which must differ from full integration on this mesh.
+    for (const auto formulation : {plastix::backend::ElementFormulation::full, plastix::backend::ElementFormulation::bbar})
+      {
+        const bool bbar = formulation == plastix::backend::ElementFormulation::bbar;
+        pout << (bbar ? "B-bar (mean dilatation)" : "full integration") << "\n";
+        TrilinosWrappers::SparseMatrix matrix;
+        plastix::assemble_elastic_matrix(dof_handler, constraints, materials, matrix, formulation);
+        TrilinosWrappers::MPI::Vector dst_t(src_t);
+        matrix.vmult(dst_t, src_t);
+        if (!bbar)
+          {
+            dst_full = dst_t;
+            check("MatrixFree vs Trilinos matrix (free rows)", relative_difference(dst_mf, dst_t, true), 1e-12);
+          }
+        else
+          {
+            const double change = relative_difference(dst_t, dst_full, true);
+            check("B-bar matrix differs from full integration (free rows, relative l2 > 1e-3)",
+                  change > 1e-3 ? 0. : 1., 0.);
+            pout << "  B-bar vs full integration matrix, relative l2: " << change << "\n";
+          }
+
+        LinearAlgebra::distributed::Vector<double> reference_result;
+        bool                                       have_reference = false;
+        for (const auto strategy : {plastix::backend::Strategy::ebe_atomic,
+                                    plastix::backend::Strategy::ebe_colored,
+                                    plastix::backend::Strategy::dbd,
+                                    plastix::backend::Strategy::ebe_tiled})
+          for (const auto kernel : {plastix::backend::CellKernel::stored_geometry,
+                                    plastix::backend::CellKernel::geometry_on_the_fly,
+                                    plastix::backend::CellKernel::element_matrix})
+            for (const auto mapping : {plastix::backend::ThreadMapping::cell, plastix::backend::ThreadMapping::node})
               {
-                diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
-                norm += std::pow(matrix.diag_element(i), 2);
+                // Eight threads per cell exist for the two element-by-element strategies with global vectors.
+                if (mapping == plastix::backend::ThreadMapping::node && strategy != plastix::backend::Strategy::ebe_atomic &&
+                    strategy != plastix::backend::Strategy::ebe_colored)
+                  continue;
+                plastix::MechanicsOperator op;
+                op.reinit(dof_handler, constraints, materials, {strategy, kernel, mapping, formulation});
+                plastix::DeviceVector src, dst;
+                op.initialize_dof_vector(src);
+                op.initialize_dof_vector(dst);
+                src.copy_from_host(src_host);
+                op.vmult(dst, src);
+                LinearAlgebra::distributed::Vector<double> result;
+                mf.initialize_dof_vector(result);
+                dst.copy_to_host(result);
+                const std::string name = plastix::backend::to_string(strategy) + ", " +
+                                         plastix::backend::to_string(kernel) + ", " +
+                                         plastix::backend::to_string(mapping);
+                check(name + " vs Trilinos matrix", relative_difference(result, dst_t, true), 1e-12);
+                if (!bbar)
+                  check(name + " vs MatrixFree (all rows)", relative_difference(result, dst_mf, false), 1e-12);
+                if (!have_reference)
+                  {
+                    reference_result = result;
+                    have_reference   = true;
+                  }
+                check(name + " vs first strategy", relative_difference(result, reference_result, false), 1e-13);
+
+                plastix::DeviceVector diagonal;
+                op.compute_diagonal(diagonal);
+                double diff = 0, norm = 0;
+                for (const auto i : src_host.locally_owned_elements())
+                  if (!constraints.is_constrained(i))
+                    {
+                      diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
+                      norm += std::pow(matrix.diag_element(i), 2);
+                    }
+                check(name + " diagonal vs matrix",
+                      std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-12);
               }
-          check(name + " diagonal vs matrix", std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-12);
-        }
+      }
   }
   pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
   return failures == 0 ? 0 : 1;

@@ -2,8 +2,8 @@
 // non-symmetric 3x3 matrix), no body force and no tractions, the exact
 // solution is the linear field itself, which trilinear elements reproduce on
 // any mesh. The mesh here is curved (a smooth transformation of a box) and
-// randomly distorted inside. For every strategy and cell
-// kernel the plastix solve (lift_inhomogeneities, set_constrained_values,
+// randomly distorted inside. For every strategy, cell kernel and element
+// formulation (full integration, B-bar) the plastix solve (lift_inhomogeneities, set_constrained_values,
 // LinearSolver cg + jacobi) must reproduce A x + b at every DoF to 1e-10
 // relative, and MechanicsOperator::cell_average_strain must equal sym(A) in
 // every cell. The same with the load factor 0.5 (lift_inhomogeneities and
@@ -128,16 +128,19 @@ main(int argc, char **argv)
         for (const auto kernel : {plastix::backend::CellKernel::stored_geometry,
                                   plastix::backend::CellKernel::geometry_on_the_fly,
                                   plastix::backend::CellKernel::element_matrix})
+          for (const auto formulation :
+               {plastix::backend::ElementFormulation::full, plastix::backend::ElementFormulation::bbar})
           for (const double load_factor : {1., 0.5})
             {
               if (load_factor != 1. && !(strategy == plastix::backend::Strategy::ebe_atomic &&
                                          kernel == plastix::backend::CellKernel::stored_geometry))
                 continue;
               std::ostringstream variant;
-              variant << plastix::backend::to_string(strategy) << ", " << plastix::backend::to_string(kernel)
-                      << ", load factor " << load_factor;
+              variant << plastix::backend::to_string(strategy) << ", " << plastix::backend::to_string(kernel) << ", "
+                      << plastix::backend::to_string(formulation) << ", load factor " << load_factor;
               plastix::MechanicsOperator op;
-              op.reinit(dof_handler, constraints, materials, {strategy, kernel});
+              op.reinit(dof_handler, constraints, materials,
+                        {strategy, kernel, plastix::backend::ThreadMapping::automatic, formulation});
               plastix::DeviceVector rhs, u;
               op.initialize_dof_vector(rhs);
               op.initialize_dof_vector(u);

@@ -2,7 +2,8 @@
 // (host_j2_reference.h: deal.II FEValues assembly of internal force and
 // consistent tangent matrix, its own radial return, Newton with a direct
 // solver) on small versions of every benchmark geometry of prm/ with their
-// materials, boundary conditions and load steps.
+// materials, boundary conditions and load steps, with B-bar (the default of
+// elastoplastic runs) and on two of them with full integration.
 //
 // Per load step, two comparisons:
 //  1. kernels: at the reference's converged displacement u_k (same DoF
@@ -11,8 +12,9 @@
 //     must give the reference's internal force (all rows: reactions too) and
 //     plastic point / cell counts, and the operator, then the consistent
 //     tangent, must act like the reference's tangent matrix (and have its
-//     diagonal). A tangent bug would not change converged displacements, so
-//     it is checked here directly.
+//     diagonal), and the tangent must be the derivative of the internal
+//     force (central differences). A tangent bug would not change converged
+//     displacements, so it is checked here directly.
 //  2. the application driver: plastix::ElastoplasticProblem::run() with
 //     tight tolerances and every mesh vertex as a monitor point must give
 //     the reference displacements at every vertex (relative l2) and the
@@ -71,6 +73,12 @@ main(int argc, char **argv)
      "subsection Mesh\n set Global refinements = 0\nend\nsubsection Load stepping\n set Load factors = 1\nend\n"},
     {"cylinder", "cylinder.prm", "subsection Mesh\n set Global refinements = 2\nend\n"},
     {"sphere", "sphere.prm", "subsection Mesh\n set Global refinements = 2\nend\n"},
+    // Elastoplastic runs use B-bar by default (Element formulation = auto):
+    // full integration on two of the cases, against the reference's full integration.
+    {"L-bracket, full integration", "l_bracket.prm",
+     "subsection Mesh\n set Global refinements = 0\nend\nsubsection Operator\n set Element formulation = full\nend\n"},
+    {"cylinder, full integration", "cylinder.prm",
+     "subsection Mesh\n set Global refinements = 2\nend\nsubsection Operator\n set Element formulation = full\nend\n"},
   };
 
   for (const auto &c : cases)

@@ -55,6 +55,24 @@ namespace plastix
     };
 
     /**
+     * How the strain of a cell's Gauss points is formed from the
+     * displacement.
+     */
+    enum class ElementFormulation
+    {
+      /** Full integration: the strain of each point from its own gradients. */
+      full,
+      /**
+       * B-bar, mean dilatation (Hughes 1980): each point keeps its
+       * deviatoric strain and takes the cell average of the dilatation div u
+       * as its volumetric strain, in the operator, the tangent, the stress
+       * update and the internal force. Cures the volumetric locking of Q1
+       * hexahedra under isochoric plastic flow and near incompressibility.
+       */
+      bbar
+    };
+
+    /**
      * How threads map onto cells in the element-by-element strategies.
      */
     enum class ThreadMapping
@@ -79,6 +97,14 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT CellKernel
     parse_cell_kernel(const std::string &name);
 
+    /** Parse "full", "bbar"; throws std::invalid_argument naming the value otherwise. */
+    PLASTIX_BACKEND_EXPORT ElementFormulation
+    parse_element_formulation(const std::string &name);
+
+    /** The name parse_element_formulation() accepts. */
+    PLASTIX_BACKEND_EXPORT std::string
+    to_string(ElementFormulation formulation);
+
     /** Parse "auto", "cell", "node"; throws std::invalid_argument otherwise. */
     PLASTIX_BACKEND_EXPORT ThreadMapping
     parse_thread_mapping(const std::string &name);
@@ -102,6 +128,8 @@ namespace plastix
       Strategy strategy = Strategy::ebe_atomic;
       /** Cell operator form. */
       CellKernel cell_kernel = CellKernel::stored_geometry;
+      /** Strain of the Gauss points: full integration or B-bar. */
+      ElementFormulation element_formulation = ElementFormulation::full;
       /** Threads per cell of the element-by-element strategies (ebe tiled: always one). */
       ThreadMapping thread_mapping = ThreadMapping::automatic;
       /**

@@ -48,13 +48,15 @@ namespace plastix
     /** Choices of the device operator. */
     struct AdditionalData
     {
-      /** Constructor with the defaults: EbE atomic, stored geometry. */
-      AdditionalData(backend::Strategy      strategy       = backend::Strategy::ebe_atomic,
-                     backend::CellKernel    cell_kernel    = backend::CellKernel::stored_geometry,
-                     backend::ThreadMapping thread_mapping = backend::ThreadMapping::automatic)
+      /** Constructor with the defaults: EbE atomic, stored geometry, full integration. */
+      AdditionalData(backend::Strategy           strategy       = backend::Strategy::ebe_atomic,
+                     backend::CellKernel         cell_kernel    = backend::CellKernel::stored_geometry,
+                     backend::ThreadMapping      thread_mapping = backend::ThreadMapping::automatic,
+                     backend::ElementFormulation element_formulation = backend::ElementFormulation::full)
         : strategy(strategy)
         , cell_kernel(cell_kernel)
         , thread_mapping(thread_mapping)
+        , element_formulation(element_formulation)
       {}
 
       /** EbE with atomics, EbE coloured, or DbD. */
@@ -63,6 +65,11 @@ namespace plastix
       backend::CellKernel cell_kernel;
       /** Threads per cell of the EbE strategies (automatic: 8 on GPUs, 1 on CPUs). */
       backend::ThreadMapping thread_mapping;
+      /**
+       * Full integration or B-bar (mean dilatation, against volumetric
+       * locking); the multigrid levels of the preconditioners take it over.
+       */
+      backend::ElementFormulation element_formulation;
     };
 
     MechanicsOperator();
@@ -287,6 +294,18 @@ namespace plastix
   };
 
   template <>
+  struct EnumNames<backend::ElementFormulation>
+  {
+    static constexpr const char *what = "element formulation";
+    static std::vector<std::pair<backend::ElementFormulation, std::string>>
+    table()
+    {
+      using backend::ElementFormulation;
+      return internal::backend_enum_table({ElementFormulation::full, ElementFormulation::bbar});
+    }
+  };
+
+  template <>
   struct EnumNames<backend::ThreadMapping>
   {
     static constexpr const char *what = "thread mapping";
@@ -302,5 +321,6 @@ namespace plastix
 PLASTIX_ENUM_PATTERN(plastix::backend::Strategy)
 PLASTIX_ENUM_PATTERN(plastix::backend::CellKernel)
 PLASTIX_ENUM_PATTERN(plastix::backend::ThreadMapping)
+PLASTIX_ENUM_PATTERN(plastix::backend::ElementFormulation)
 
 #endif

@@ -39,6 +39,8 @@ namespace plastix
      * translations per node (false).
      */
     bool rigid_body_modes = true;
+    /** Formulation of the assembled elastic matrix (that of the operator it preconditions). */
+    backend::ElementFormulation element_formulation = backend::ElementFormulation::full;
   };
 
   /**
