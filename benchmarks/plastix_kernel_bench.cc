@@ -4,7 +4,11 @@
 //   plastix-kernel-bench [--sizes 32,64,128] [--distortion 0.2] [--repeats 20]
 //                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled"] [--tile-cells 64,128]
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
-//                        [--mappings auto,cell,node] [--csr-max-dofs N]
+//                        [--mappings auto,cell,node] [--formulations full,bbar] [--csr-max-dofs N]
+//
+// With --formulations full,bbar every configuration is also run with B-bar
+// (mean dilatation; its rows name it in the cell-kernel column), checked
+// against the first B-bar configuration: the cost of B-bar, side by side.
 //
 // With --plastic-fractions f1,f2 (e.g. 0,0.1,0.3) the J2 kernels are timed
 // too: for a displacement u_z = a z^2/2 on the unit cube (steel, sigma_y =
@@ -50,6 +54,7 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -104,16 +109,21 @@ namespace
   configurations(const std::vector<std::string>  &strategies,
                  const std::vector<std::string>  &kernels,
                  const std::vector<std::string>  &mappings,
-                 const std::vector<unsigned int> &tile_sizes)
+                 const std::vector<unsigned int> &tile_sizes,
+                 const std::vector<std::string>  &formulations)
   {
     std::vector<Configuration> result;
+    for (const auto &formulation : formulations)
     for (const auto &strategy : strategies)
-      for (const auto &kernel : kernels)
+      for (const auto &cell_kernel : kernels)
         for (const auto &mapping : mappings)
           {
+            // The kernel column names the formulation where it is B-bar.
+            const std::string kernel = cell_kernel + (formulation == "full" ? "" : ", " + formulation);
             OperatorSettings settings;
+            settings.element_formulation = parse_element_formulation(formulation);
             settings.strategy       = parse_strategy(strategy);
-            settings.cell_kernel    = parse_cell_kernel(kernel);
+            settings.cell_kernel    = parse_cell_kernel(cell_kernel);
             settings.thread_mapping = parse_thread_mapping(mapping);
             if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled) &&
                 mapping != mappings.front())
@@ -272,6 +282,7 @@ main(int argc, char **argv)
   std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled"};
   std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
   std::vector<std::string> mappings   = {"auto"};
+  std::vector<std::string> formulations = {"full"};
   std::vector<unsigned int> tile_sizes = {128};
   std::size_t              csr_max_dofs = 0;
   std::vector<double>      plastic_fractions;
@@ -297,6 +308,8 @@ main(int argc, char **argv)
         kernels = split(argv[++i], ',');
       else if (arg == "--mappings" && more)
         mappings = split(argv[++i], ',');
+      else if (arg == "--formulations" && more)
+        formulations = split(argv[++i], ',');
       else if (arg == "--tile-cells" && more)
         {
           tile_sizes.clear();
@@ -324,7 +337,7 @@ main(int argc, char **argv)
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
-                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] "
+                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] [--formulations full,bbar] "
                        "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2] "
                        "[--precision double,single] [--transfer]\n";
           return 1;
@@ -367,8 +380,9 @@ main(int argc, char **argv)
           const DeviceArray<float> src_float(host_src_float, "src (float)");
           DeviceArray<float>       dst_float(n_dofs, "dst (float)");
 
-          std::vector<double> reference;
-          for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes))
+          // Every configuration must agree with the first of its formulation.
+          std::map<ElementFormulation, std::vector<double>> references;
+          for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
               {
                 MechanicsOperator op(mesh, settings);
                 auto report = [&](const char *precision, const double s, const double rel, const double bytes) {
@@ -380,6 +394,7 @@ main(int argc, char **argv)
                                 100. * bytes / s / 1e9 / triad_gbs, bytes / n_dofs, rel);
                   std::cout << line << std::endl;
                 };
+                std::vector<double> &reference = references[settings.element_formulation];
                 const double s      = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
                 const auto   result = dst.to_host();
                 if (reference.empty())
@@ -416,7 +431,7 @@ main(int argc, char **argv)
                 }
               const DeviceArray<double> u(host_u, "u");
               DeviceArray<double>       f_int(n_dofs, "f_int");
-              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes))
+              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
                     {
                       MechanicsOperator op(plastic_mesh, settings);
                       PlasticityState   state(op);
@@ -497,7 +512,9 @@ main(int argc, char **argv)
               std::cout << line << std::endl;
             }
 
-          if (n_dofs <= csr_max_dofs)
+          // The CSR matrix is the full-integration operator: compared with the first full configuration.
+          const std::vector<double> &reference = references[ElementFormulation::full];
+          if (n_dofs <= csr_max_dofs && !reference.empty())
             {
               const CsrMatrixHost csr        = assemble_csr_matrix(mesh);
               const double        csr_bytes  = 12. * csr.n_nonzeros() + 4. * (n_dofs + 1) + 16. * n_dofs;

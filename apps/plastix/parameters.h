@@ -240,9 +240,9 @@ namespace plastix
     void
     resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
     /**
-     * Element formulation = auto: B-bar for elastoplastic runs (isochoric
-     * plastic flow locks fully integrated Q1 cells; doc/validation.md),
-     * full integration for elastic runs (deal.II's step-8 operator).
+     * Element formulation = auto: full integration (deal.II's step-8
+     * operator). B-bar (doc/validation.md, section 7) is opt-in until it
+     * is validated under prescribed displacements.
      */
     void
     resolve_element_formulation(ProblemType problem_type);

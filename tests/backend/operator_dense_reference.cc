@@ -4,7 +4,9 @@
 // engineering strains), on small box meshes: uniform and distorted, two
 // materials, randomly renumbered nodes, mixed constrained/free components of
 // one node and (in one case) a layer of "ghost" nodes. For every strategy,
-// cell kernel and (element by element) thread mapping:
+// cell kernel and (element by element) thread mapping, full integration and
+// (on three of the meshes) B-bar, mean dilatation, from this test's own B
+// matrices:
 //   apply               == A_c x     (A_c: constrained rows/columns zero, unit
 //                                      diagonal at owned constrained DoFs)
 //   apply_unconstrained == A x
@@ -155,11 +157,15 @@ namespace
 
   /**
    * Element stiffness (24 x 24, DoF 3a+c) of a trilinear hexahedron with
-   * vertices X (deal.II lexicographic order) by B^T D B over 2x2x2 Gauss points.
+   * vertices X (deal.II lexicographic order) by B^T D B over 2x2x2 Gauss
+   * points; with @p bbar, B's volumetric rows carry the cell average of the
+   * divergence (B-bar, mean dilatation: B_bar = B + (1/3) [1 1 1 0 0 0]^T
+   * (mean div - div)).
    */
   void
-  element_matrix(const double X[8][3], const Material &m, double K[24][24])
+  element_matrix(const double X[8][3], const Material &m, const bool bbar, double K[24][24])
   {
+    double Bq[8][6][24] = {}, JxWq[8];
     const double g[2] = {0.5 - 0.5 / std::sqrt(3.), 0.5 + 0.5 / std::sqrt(3.)};
     // D in Voigt notation xx, yy, zz, yz, xz, xy with engineering shear strains.
     double D[6][6] = {};
@@ -199,8 +205,9 @@ namespace
                   J[i][d] += X[a][i] * dN[a][d];
             double       Jinv[3][3]; // Jinv[d][i] = dxi_d/dx_i
             const double det = invert3(J, Jinv);
-            const double JxW = det * 0.125;
-            double       B[6][24] = {};
+            const int    q   = qx + 2 * qy + 4 * qz;
+            JxWq[q]          = det * 0.125;
+            double(&B)[6][24] = Bq[q];
             for (int a = 0; a < 8; ++a)
               {
                 double gr[3];
@@ -217,6 +224,28 @@ namespace
                 B[5][k]     = gr[1];
                 B[5][k + 1] = gr[0];
               }
+          }
+    if (bbar)
+      {
+        double volume = 0, mean_divergence[24] = {};
+        for (int q = 0; q < 8; ++q)
+          {
+            volume += JxWq[q];
+            for (int j = 0; j < 24; ++j)
+              mean_divergence[j] += JxWq[q] * (Bq[q][0][j] + Bq[q][1][j] + Bq[q][2][j]);
+          }
+        for (int q = 0; q < 8; ++q)
+          for (int j = 0; j < 24; ++j)
+            {
+              const double shift = (mean_divergence[j] / volume - (Bq[q][0][j] + Bq[q][1][j] + Bq[q][2][j])) / 3.;
+              for (int r = 0; r < 3; ++r)
+                Bq[q][r][j] += shift;
+            }
+      }
+    for (int q = 0; q < 8; ++q)
+          {
+            const double(&B)[6][24] = Bq[q];
+            const double JxW        = JxWq[q];
             double DB[6][24];
             for (int r = 0; r < 6; ++r)
               for (int j = 0; j < 24; ++j)
@@ -239,7 +268,7 @@ namespace
 
   /** The unconstrained global matrix of the local cells. */
   Dense
-  assemble(const MeshData &mesh)
+  assemble(const MeshData &mesh, const bool bbar)
   {
     Dense A(mesh.n_dofs());
     for (LocalIndex cell = 0; cell < mesh.n_cells(); ++cell)
@@ -249,7 +278,7 @@ namespace
           for (int i = 0; i < 3; ++i)
             X[a][i] = mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + a] + i];
         double K[24][24];
-        element_matrix(X, mesh.materials[mesh.cell_material[cell]], K);
+        element_matrix(X, mesh.materials[mesh.cell_material[cell]], bbar, K);
         for (int a = 0; a < 8; ++a)
           for (int c = 0; c < 3; ++c)
             for (int b = 0; b < 8; ++b)
@@ -336,12 +365,14 @@ namespace
   }
 
   void
-  test_mesh(const std::string &name, const MeshData &mesh, const bool expect_shared_matrices)
+  test_mesh(const std::string &name_of_mesh, const MeshData &mesh, const bool expect_shared_matrices,
+            const ElementFormulation formulation = ElementFormulation::full)
   {
+    const std::string name = name_of_mesh + (formulation == ElementFormulation::bbar ? ", B-bar" : "");
     std::printf("%s: %d cells, %d nodes (%d owned), %d DoFs, %d constrained\n", name.c_str(),
                 mesh.n_cells(), mesh.n_nodes, mesh.n_owned_nodes, mesh.n_dofs(),
                 static_cast<int>(std::count(mesh.constrained_dofs.begin(), mesh.constrained_dofs.end(), 1)));
-    const Dense A = assemble(mesh);
+    const Dense A = assemble(mesh, formulation == ElementFormulation::bbar);
     const Dense C = constrain(A, mesh);
 
     // Sanity of the reference itself: symmetric, rigid modes in its null space.
@@ -396,6 +427,7 @@ namespace
           settings.cell_kernel    = kernel;
           settings.thread_mapping = mapping;
           settings.cells_per_tile = cells_per_tile;
+          settings.element_formulation = formulation;
           const MechanicsOperator op(mesh, settings);
           if (op.n_cells() != mesh.n_cells() || op.n_dofs() != mesh.n_dofs() || op.n_owned_dofs() != mesh.n_owned_dofs())
             check_true(what + ": sizes", false);
@@ -483,6 +515,7 @@ main()
         // matrices are shared by all cells.
         MeshData mesh = make(0., false);
         test_mesh("uniform, clamped", mesh, true);
+        test_mesh("uniform, clamped", mesh, true, ElementFormulation::bbar);
       }
       {
         // Uniform, two materials, no constraints at all.
@@ -499,6 +532,7 @@ main()
           mesh.constrained_dofs[3 * n + (n % 3)] = 1;
         permute_nodes(mesh, rng);
         test_mesh("distorted, two materials, renumbered", mesh, false);
+        test_mesh("distorted, two materials, renumbered", mesh, false, ElementFormulation::bbar);
 
         // The same with the last 12 nodes as ghosts (constrained ghost DoFs
         // included): their rows hold partial sums and no unit diagonal.
@@ -506,6 +540,7 @@ main()
         for (LocalIndex n = mesh.n_owned_nodes; n < mesh.n_nodes; n += 3)
           mesh.constrained_dofs[3 * n + 1] = 1;
         test_mesh("distorted, with ghost nodes", mesh, false);
+        test_mesh("distorted, with ghost nodes", mesh, false, ElementFormulation::bbar);
       }
       {
         // A tangled cell must be rejected.
