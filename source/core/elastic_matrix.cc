@@ -18,7 +18,7 @@ namespace plastix
                       dealii::FullMatrix<double>        &cell_matrix)
   {
     const dealii::FEValuesExtractors::Vector   displacement(0);
-    const unsigned int                         n       = fe_values.dofs_per_cell;
+    const unsigned int                         n       = fe_values.get_fe().n_dofs_per_cell();
     const unsigned int                         n_points = fe_values.n_quadrature_points;
     const bool                                 bbar    = formulation == backend::ElementFormulation::bbar;
     std::vector<double>                        mean_divergence(n, 0.);
