@@ -251,6 +251,25 @@ namespace plastix
           return (sizeof(Number) * scratch_per_cell + sizeof(LocalIndex) * 8) * cells_per_team;
         }
 
+        /**
+         * Run @p body(cell, cl, q) for Gauss point q of every cell cl of the
+         * team whose first item is @p first (one thread per point), then
+         * wait for the team.
+         */
+        template <typename Body>
+        KOKKOS_INLINE_FUNCTION void
+        for_each_point(const TeamMember &team, const Index64 first, const Body &body) const
+        {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
+            const int     cl = t / 8, q = t % 8;
+            const Index64 i  = first + cl;
+            if (i >= end)
+              return;
+            body(cell_list != nullptr ? cell_list[i] : i, cl, q);
+          });
+          team.team_barrier();
+        }
+
         KOKKOS_INLINE_FUNCTION void
         operator()(const TeamMember &team) const
         {
@@ -281,31 +300,15 @@ namespace plastix
           team.team_barrier();
 
           if (CellOperator::has_volume_pass)
-            {
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
-                const int     cl = t / 8, q = t % 8;
-                const Index64 i  = first + cl;
-                if (i >= end)
-                  return;
-                const Index64 cell = cell_list != nullptr ? cell_list[i] : i;
-                cell_operator.volume_pass(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl + 2 * q);
-              });
-              team.team_barrier();
-            }
+            for_each_point(team, first, [&](const Index64 cell, const int cl, const int q) {
+              cell_operator.volume_pass(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl + 2 * q);
+            });
 
           if (CellOperator::has_point_phase)
-            {
-              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
-                const int     cl = t / 8, q = t % 8;
-                const Index64 i  = first + cl;
-                if (i >= end)
-                  return;
-                const Index64 cell = cell_list != nullptr ? cell_list[i] : i;
-                cell_operator.point_phase(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl,
-                                          T_s + 8 * point_entries * cl + point_entries * q);
-              });
-              team.team_barrier();
-            }
+            for_each_point(team, first, [&](const Index64 cell, const int cl, const int q) {
+              cell_operator.point_phase(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl,
+                                        T_s + 8 * point_entries * cl + point_entries * q);
+            });
 
           Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * cells_per_team), [&](const int t) {
             const int     cl = t / 8, a = t % 8;

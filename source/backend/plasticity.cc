@@ -139,12 +139,9 @@ namespace plastix
                   const Index64 cell = first + t / 8;
                   if (cell >= n_cells)
                     return;
-                  double e[3][3][4], inv[3][3], eps[6];
+                  double e[3][3][4];
                   vector_edge_differences(u_s + 24 * (t / 8), e);
-                  const double JxW = geometry.at_point(cell, x_s + 24 * (t / 8), t % 8, inv);
-                  strain_at_point(e, t % 8, inv, eps);
-                  V_s[2 * t]     = JxW;
-                  V_s[2 * t + 1] = JxW * (eps[0] + eps[1] + eps[2]);
+                  point_volume(geometry, cell, x_s + 24 * (t / 8), t % 8, e, V_s + 2 * t);
                 });
                 team.team_barrier();
               }
@@ -159,15 +156,7 @@ namespace plastix
               geometry.at_point(cell, x_s + 24 * (t / 8), q, inv);
               strain_at_point(e, q, inv, eps);
               if constexpr (mean_dilatation)
-                {
-                  double volume = 0, integral = 0;
-                  for (int k = 0; k < 8; ++k)
-                    {
-                      volume += V_s[16 * (t / 8) + 2 * k];
-                      integral += V_s[16 * (t / 8) + 2 * k + 1];
-                    }
-                  replace_dilatation(eps, integral / volume);
-                }
+                replace_dilatation(eps, mean_dilatation_of_points(V_s + 16 * (t / 8)));
               double ep[6], beta[6];
               for (int k = 0; k < 6; ++k)
                 {

@@ -187,6 +187,17 @@ namespace plastix
         return r;
       }
 
+      /** Physical gradient grad[i] = d N_a / d x_i at Gauss point q (inverse Jacobian inv[d][i]). */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      physical_shape_gradient(const int q, const int a, const Number inv[3][3], Number grad[3])
+      {
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          grad[i] = shape_gradient<Number>(q, a, 0) * inv[0][i] + shape_gradient<Number>(q, a, 1) * inv[1][i] +
+                    shape_gradient<Number>(q, a, 2) * inv[2][i];
+      }
+
       /**
        * Inverse and determinant of the Jacobian J[i][d] = d x_i / d xi_d. The
        * inverse is returned as inv[d][i] = d xi_d / d x_i.
@@ -488,6 +499,38 @@ namespace plastix
       }
 
       /**
+       * The B-bar volume pass of one Gauss point q of a cell, for the team
+       * kernels (one thread per point): V[0] = JxW, V[1] = JxW div u, from
+       * the edge differences @p e of the displacement and the gathered
+       * vertex coordinates @p x.
+       */
+      template <typename Geometry, typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      point_volume(const Geometry &geometry, const Index64 cell, const Number *x, const int q,
+                   const Number e[3][3][4], Number V[2])
+      {
+        Number       inv[3][3], eps[6];
+        const Number JxW = geometry.at_point(cell, x, q, inv);
+        strain_at_point(e, q, inv, eps);
+        V[0] = JxW;
+        V[1] = JxW * (eps[0] + eps[1] + eps[2]);
+      }
+
+      /** The cell's mean dilatation from the volume passes V[2q], V[2q+1] of its 8 points. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      mean_dilatation_of_points(const Number *V)
+      {
+        Number volume = 0, integral = 0;
+        for (int q = 0; q < 8; ++q)
+          {
+            volume += V[2 * q];
+            integral += V[2 * q + 1];
+          }
+        return integral / volume;
+      }
+
+      /**
        * Quadrature form of the cell operator: f = sum_q B^T D B u JxW with B
        * from geometry and D from the law, evaluated in the common value_type
        * of both. u and f hold 24 values, 3 a + c.
@@ -619,11 +662,7 @@ namespace plastix
         {
           Number e[3][3][4];
           vector_edge_differences(u, e);
-          Number       inv[3][3], eps[6];
-          const Number JxW = geometry.at_point(cell, x, q, inv);
-          strain_at_point(e, q, inv, eps);
-          V[0] = JxW;
-          V[1] = JxW * (eps[0] + eps[1] + eps[2]);
+          point_volume(geometry, cell, x, q, e, V);
         }
 
         /**
@@ -646,15 +685,7 @@ namespace plastix
           strain_at_point(e, q, inv, eps);
           Number p = 0;
           if constexpr (mean_dilatation)
-            {
-              Number volume = 0, integral = 0;
-              for (int k = 0; k < 8; ++k)
-                {
-                  volume += V[2 * k];
-                  integral += V[2 * k + 1];
-                }
-              replace_dilatation(eps, integral / volume);
-            }
+            replace_dilatation(eps, mean_dilatation_of_points(V));
           law.stress(cell, q, eps, sig);
           if constexpr (mean_dilatation)
             p = remove_mean_stress(sig);
@@ -744,12 +775,13 @@ namespace plastix
                   const Number JxW = geometry.at(g, q, inv);
                   volume += JxW;
                   for (int a = 0; a < 8; ++a)
-                    PLASTIX_UNROLL
-                    for (int i = 0; i < 3; ++i)
-                      mean_divergence[3 * a + i] +=
-                        JxW * (shape_gradient<Number>(q, a, 0) * inv[0][i] +
-                               shape_gradient<Number>(q, a, 1) * inv[1][i] +
-                               shape_gradient<Number>(q, a, 2) * inv[2][i]);
+                    {
+                      Number grad[3];
+                      physical_shape_gradient(q, a, inv, grad);
+                      PLASTIX_UNROLL
+                      for (int i = 0; i < 3; ++i)
+                        mean_divergence[3 * a + i] += JxW * grad[i];
+                    }
                 }
               PLASTIX_UNROLL
               for (int k = 0; k < 24; ++k)
@@ -762,11 +794,7 @@ namespace plastix
               for (int a = 0; a < 8; ++a)
                 {
                   Number grad[3];
-                  PLASTIX_UNROLL
-                  for (int i = 0; i < 3; ++i)
-                    grad[i] = shape_gradient<Number>(q, a, 0) * inv[0][i] +
-                              shape_gradient<Number>(q, a, 1) * inv[1][i] +
-                              shape_gradient<Number>(q, a, 2) * inv[2][i];
+                  physical_shape_gradient(q, a, inv, grad);
                   PLASTIX_UNROLL
                   for (int c = 0; c < 3; ++c)
                     {
