@@ -535,15 +535,12 @@ namespace plastix
   }
 
   void
-  OperatorParameters::resolve_element_formulation(const ProblemType problem_type)
+  OperatorParameters::resolve_element_formulation()
   {
-    if (!element_formulation.automatic)
-      return;
-    element_formulation_automatic = true;
     // B-bar stays opt-in until it is validated under prescribed displacements
     // (the host reference's Newton did not converge there with B-bar).
-    (void)problem_type;
-    element_formulation = backend::ElementFormulation::full;
+    if (element_formulation.automatic)
+      element_formulation = backend::ElementFormulation::full;
   }
 
   MechanicsOperator::AdditionalData
@@ -561,7 +558,7 @@ namespace plastix
     std::string text = strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
                        (cell_kernel_automatic ? " (auto)" : "");
     if (!element_formulation.automatic && element_formulation.value == backend::ElementFormulation::bbar)
-      text += " / B-bar" + std::string(element_formulation_automatic ? " (auto)" : "");
+      text += " / B-bar";
     return text;
   }
 
@@ -927,7 +924,7 @@ namespace plastix
     mesh.check();
     op.resolve_cell_kernel(problem.type, mesh);
     op.resolve_strategy(problem.type, mesh);
-    op.resolve_element_formulation(problem.type);
+    op.resolve_element_formulation();
     materials.check();
     boundary.check();
     load_stepping.check();

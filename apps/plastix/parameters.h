@@ -215,8 +215,6 @@ namespace plastix
     bool strategy_automatic = false;
     /** Element formulation; Parameters::check() replaces auto by resolve_element_formulation()'s choice. */
     AutoOr<backend::ElementFormulation> element_formulation;
-    /** Element formulation was auto. */
-    bool element_formulation_automatic = false;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -245,7 +243,7 @@ namespace plastix
      * is validated under prescribed displacements.
      */
     void
-    resolve_element_formulation(ProblemType problem_type);
+    resolve_element_formulation();
     /**
      * The operator choices for MechanicsOperator::reinit() (a cell kernel
      * still auto: stored geometry; a strategy still auto: ebe atomic).
