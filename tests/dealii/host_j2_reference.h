@@ -191,6 +191,7 @@ namespace host_reference
       // Writable ghost rows: cells add to DoFs that other ranks own.
       f_ext.reinit(owned, relevant, communicator, true);
       f_int.reinit(owned, relevant, communicator, true);
+      predictor_rhs.reinit(owned, relevant, communicator, true);
       residual.reinit(owned, communicator);
       u_ghosted.reinit(owned, relevant, communicator);
 
@@ -200,9 +201,18 @@ namespace host_reference
       assemble_external_force();
     }
 
-    /** Internal force (all rows) and, if wanted, the tangent matrix at @p displacement from the committed history. */
+    /**
+     * Internal force (all rows) and, if wanted, the tangent matrix at
+     * @p displacement from the committed history. With @p increment (the
+     * prescribed increments as inhomogeneous constraints), the matrix and
+     * the right-hand side predictor_rhs = -f_int - K_fc increment (free
+     * rows), diagonal x increment (prescribed rows) are assembled through
+     * deal.II's inhomogeneous distribute_local_to_global instead.
+     */
     void
-    evaluate(const TrilinosWrappers::MPI::Vector &displacement, const bool with_matrix)
+    evaluate(const TrilinosWrappers::MPI::Vector &displacement,
+             const bool                           with_matrix,
+             const AffineConstraints<double>     *increment = nullptr)
     {
       u_ghosted = displacement;
       FEValues<3> fe_values(mapping, dof_handler.get_fe(), quadrature, update_gradients | update_JxW_values);
@@ -216,6 +226,8 @@ namespace host_reference
       f_int = 0;
       if (with_matrix)
         matrix = 0;
+      if (increment)
+        predictor_rhs = 0;
       plastic_points = plastic_cells = 0;
       for (const auto &cell : dof_handler.active_cell_iterators())
         {
@@ -289,10 +301,18 @@ namespace host_reference
           plastic_cells += any;
           for (unsigned int i = 0; i < n; ++i)
             f_int(dofs[i]) += cell_force(i);
-          if (with_matrix)
+          if (increment)
+            {
+              Vector<double> cell_rhs(cell_force);
+              cell_rhs *= -1.;
+              increment->distribute_local_to_global(cell_matrix, cell_rhs, dofs, matrix, predictor_rhs);
+            }
+          else if (with_matrix)
             zero.distribute_local_to_global(cell_matrix, dofs, matrix);
         }
       f_int.compress(VectorOperation::add);
+      if (increment)
+        predictor_rhs.compress(VectorOperation::add);
       if (with_matrix)
         matrix.compress(VectorOperation::add);
       plastic_points = Utilities::MPI::sum(plastic_points, communicator);
@@ -301,18 +321,45 @@ namespace host_reference
 
     /**
      * Newton's method for load factor @p lambda from the committed state
-     * (prescribed values set to lambda g first), direct solves, until the
+     * (a tangent predictor that carries the prescribed increment, then the
+     * prescribed values set to lambda g exactly), direct solves, until the
      * correction stalls at round-off. Does not commit.
      */
     StepResult
     solve_step(const double lambda, std::ostream *log = nullptr)
     {
       StepResult result;
+      // Predictor (the standard one for prescribed displacements): from the
+      // converged state, the tangent there carries the prescribed increment
+      // into the free DoFs, K_ff du_f = lambda f_ext - f_int - K_fc du_c.
+      // Starting Newton from the converged state with only the prescribed
+      // values moved concentrates the whole increment in the boundary cells;
+      // from there Newton may cycle (it did with B-bar on a bar pulled at
+      // one end) although the tangent is exact.
+      AffineConstraints<double> increment(relevant);
+      for (const auto i : relevant)
+        if (dirichlet.is_constrained(i))
+          {
+            increment.add_line(i);
+            increment.set_inhomogeneity(i, (lambda - committed_lambda) * dirichlet.get_inhomogeneity(i));
+          }
+      increment.close();
+      evaluate(u, true, &increment);
+      for (const auto i : owned)
+        if (!dirichlet.is_constrained(i))
+          predictor_rhs(i) += lambda * f_ext(i);
+      predictor_rhs.compress(VectorOperation::add);
+      residual = predictor_rhs;
+      du       = 0;
+      direct_solve();
+      u.add(1., du);
+      // The prescribed values exactly, not as the direct solve returns them.
       for (const auto i : owned)
         if (dirichlet.is_constrained(i))
           u(i) = lambda * dirichlet.get_inhomogeneity(i);
       u.compress(VectorOperation::insert);
-      double previous_du = 0;
+      trial_lambda       = lambda;
+      double previous_du = du.l2_norm();
       for (unsigned int k = 0; k <= 60; ++k)
         {
           evaluate(u, true);
@@ -326,12 +373,12 @@ namespace host_reference
                  << result.relative_residual << std::defaultfloat << ", plastic points " << plastic_points << "\n";
           // Converged once the residual is at round-off and the last correction was negligible.
           const double u_norm = u.l2_norm();
-          if (k > 0 && result.relative_residual < 1e-11 && previous_du <= 1e-12 * u_norm)
+          if (result.relative_residual < 1e-11 && previous_du <= 1e-12 * u_norm)
             {
               result.converged = true;
               return result;
             }
-          if (k > 0 && result.relative_residual < 1e-14)
+          if (result.relative_residual < 1e-14)
             {
               result.converged = true;
               return result;
@@ -394,7 +441,8 @@ namespace host_reference
     void
     commit()
     {
-      committed = trial;
+      committed        = trial;
+      committed_lambda = trial_lambda;
     }
 
     /** Whether DoF @p i is prescribed. */
@@ -414,12 +462,14 @@ namespace host_reference
     IndexSet                           owned, relevant;
     AffineConstraints<double>          dirichlet, zero;
     TrilinosWrappers::SparseMatrix     matrix;
-    TrilinosWrappers::MPI::Vector      u, du, f_ext, f_int, residual, u_ghosted;
+    TrilinosWrappers::MPI::Vector      u, du, f_ext, f_int, residual, u_ghosted, predictor_rhs;
     std::vector<History>               committed, trial;
     unsigned long long                 plastic_points = 0, plastic_cells = 0;
 
   private:
     bool use_mumps = true;
+    /** Load factors of the committed state and of the last solve_step(). */
+    double committed_lambda = 0, trial_lambda = 0;
 
     Material
     material(const types::material_id id) const

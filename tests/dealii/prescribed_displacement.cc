@@ -7,7 +7,8 @@
 // Two bars pulled at x = L by a prescribed end displacement in four steps,
 // clamped at x = 0: a uniform mesh and a distorted one; every strategy of
 // the application is not needed here (plasticity_strategies covers them),
-// but the three strategies are run. Checked per load step:
+// but the three strategies are run; the uniform bar with B-bar and with full
+// integration. Checked per load step:
 //  - the x displacement of every vertex of the loaded face equals the
 //    prescribed value lambda * u_x to 1e-13 (relative);
 //  - the reaction R1_x of the driver (CSV) equals the reference's
@@ -39,7 +40,8 @@ main(int argc, char **argv)
     std::string overrides;
   };
   const std::vector<Case> cases = {
-    {"uniform bar, ebe atomic", ""},
+    {"uniform bar, ebe atomic, B-bar", "subsection Operator\n set Element formulation = bbar\nend\n"},
+    {"uniform bar, ebe atomic, full integration", "subsection Operator\n set Element formulation = full\nend\n"},
     {"distorted bar, ebe atomic", "subsection Mesh\n set Distortion = 0.25\nend\n"},
     {"distorted bar, dbd", "subsection Mesh\n set Distortion = 0.25\nend\nsubsection Operator\n set Strategy = dbd\nend\n"},
     {"distorted bar, ebe colored, geometry on the fly",
