@@ -491,8 +491,10 @@ namespace plastix
                       "Strain of the Gauss points: full (full integration, each point its own "
                       "strain) or bbar (B-bar, mean dilatation: each point keeps its deviatoric "
                       "strain and takes the cell average of the volumetric strain; no volumetric "
-                      "locking under plastic flow or near incompressibility). auto: full (B-bar "
-                      "is opt-in for now)");
+                      "locking under plastic flow or near incompressibility). auto: bbar for "
+                      "elastoplastic runs (J2 flow is isochoric), full for elastic ones "
+                      "(deal.II's step-8 operator; choose bbar for nearly incompressible "
+                      "materials)");
     prm.leave_subsection();
   }
 
@@ -535,12 +537,13 @@ namespace plastix
   }
 
   void
-  OperatorParameters::resolve_element_formulation()
+  OperatorParameters::resolve_element_formulation(const ProblemType problem_type)
   {
-    // B-bar stays opt-in until it is validated under prescribed displacements
-    // (the host reference's Newton did not converge there with B-bar).
-    if (element_formulation.automatic)
-      element_formulation = backend::ElementFormulation::full;
+    if (!element_formulation.automatic)
+      return;
+    element_formulation_automatic = true;
+    element_formulation =
+      problem_type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar : backend::ElementFormulation::full;
   }
 
   MechanicsOperator::AdditionalData
@@ -558,7 +561,7 @@ namespace plastix
     std::string text = strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
                        (cell_kernel_automatic ? " (auto)" : "");
     if (!element_formulation.automatic && element_formulation.value == backend::ElementFormulation::bbar)
-      text += " / B-bar";
+      text += " / B-bar" + std::string(element_formulation_automatic ? " (auto)" : "");
     return text;
   }
 
@@ -924,7 +927,7 @@ namespace plastix
     mesh.check();
     op.resolve_cell_kernel(problem.type, mesh);
     op.resolve_strategy(problem.type, mesh);
-    op.resolve_element_formulation();
+    op.resolve_element_formulation(problem.type);
     materials.check();
     boundary.check();
     load_stepping.check();

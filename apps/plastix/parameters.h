@@ -215,6 +215,8 @@ namespace plastix
     bool strategy_automatic = false;
     /** Element formulation; Parameters::check() replaces auto by resolve_element_formulation()'s choice. */
     AutoOr<backend::ElementFormulation> element_formulation;
+    /** Element formulation was auto (element_formulation holds what it chose). */
+    bool element_formulation_automatic = false;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -238,12 +240,13 @@ namespace plastix
     void
     resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
     /**
-     * Element formulation = auto: full integration (deal.II's step-8
-     * operator). B-bar (doc/validation.md, section 7) is opt-in until it
-     * is validated under prescribed displacements.
+     * Element formulation = auto: B-bar for elastoplastic runs (J2 flow is
+     * isochoric: fully integrated Q1 cells lock once it spreads,
+     * doc/validation.md section 7), full integration (deal.II's step-8
+     * operator) for elastic runs.
      */
     void
-    resolve_element_formulation();
+    resolve_element_formulation(ProblemType problem_type);
     /**
      * The operator choices for MechanicsOperator::reinit() (a cell kernel
      * still auto: stored geometry; a strategy still auto: ebe atomic).
