@@ -336,12 +336,14 @@ namespace host_reference
       // values moved concentrates the whole increment in the boundary cells;
       // from there Newton may cycle (it did with B-bar on a bar pulled at
       // one end) although the tangent is exact.
+      // The increment is what the prescribed DoFs still lack: lambda g - u.
+      u_ghosted = u;
       AffineConstraints<double> increment(relevant);
       for (const auto i : relevant)
         if (dirichlet.is_constrained(i))
           {
             increment.add_line(i);
-            increment.set_inhomogeneity(i, (lambda - committed_lambda) * dirichlet.get_inhomogeneity(i));
+            increment.set_inhomogeneity(i, lambda * dirichlet.get_inhomogeneity(i) - u_ghosted(i));
           }
       increment.close();
       evaluate(u, true, &increment);
@@ -358,7 +360,6 @@ namespace host_reference
         if (dirichlet.is_constrained(i))
           u(i) = lambda * dirichlet.get_inhomogeneity(i);
       u.compress(VectorOperation::insert);
-      trial_lambda       = lambda;
       double previous_du = du.l2_norm();
       for (unsigned int k = 0; k <= 60; ++k)
         {
@@ -441,8 +442,7 @@ namespace host_reference
     void
     commit()
     {
-      committed        = trial;
-      committed_lambda = trial_lambda;
+      committed = trial;
     }
 
     /** Whether DoF @p i is prescribed. */
@@ -468,8 +468,6 @@ namespace host_reference
 
   private:
     bool use_mumps = true;
-    /** Load factors of the committed state and of the last solve_step(). */
-    double committed_lambda = 0, trial_lambda = 0;
 
     Material
     material(const types::material_id id) const

@@ -65,16 +65,8 @@ main(int argc, char **argv)
                 "5: z = 0\nend\n";
       const plastix::Parameters parameters = plastix_test::parameters_from_text(text);
       plastix::RunSummary       summary;
-      try
-        {
-          std::string log;
-          summary = plastix_test::run_elastoplastic(parameters, env.comm, &log);
-        }
-      catch (const std::exception &e)
-        {
-          checker.check_true("run threw: " + std::string(e.what()), false);
-          continue;
-        }
+      if (!plastix_test::run_elastoplastic_checked(parameters, env.comm, checker, env.out, summary))
+        continue;
       const plastix_test::Csv csv =
         plastix_test::read_csv(parameters.output.directory + "/" + parameters.output.base_name + ".csv");
       const auto &factors = parameters.load_stepping.load_factors;

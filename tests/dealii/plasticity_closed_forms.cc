@@ -218,20 +218,7 @@ main(int argc, char **argv)
 
   // Runs the driver; on an exception prints it and the end of the driver's output, and counts a failure.
   auto run = [&](const plastix::Parameters &p, plastix::RunSummary &summary, std::string *log = nullptr) {
-    std::string captured;
-    try
-      {
-        summary = plastix_test::run_elastoplastic(p, env.comm, &captured);
-        if (log)
-          *log = captured;
-        return true;
-      }
-    catch (const std::exception &e)
-      {
-        env.pout << captured.substr(captured.size() > 3000 ? captured.size() - 3000 : 0);
-        checker.check_true(std::string("run threw: ") + e.what(), false);
-        return false;
-      }
+    return plastix_test::run_elastoplastic_checked(p, env.comm, checker, env.out, summary, log);
   };
   // The CSV of a finished run (every rank reads it; the driver has published it).
   auto csv_of = [&](const plastix::Parameters &p) {

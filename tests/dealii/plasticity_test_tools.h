@@ -178,6 +178,36 @@ end
       }
   }
 
+  /**
+   * run_elastoplastic() with an exception counted as a failed check of
+   * @p checker: prints it and the end of the driver's output to @p out.
+   * Returns whether the run finished; the driver's output goes to @p log
+   * if given.
+   */
+  inline bool
+  run_elastoplastic_checked(const plastix::Parameters &parameters,
+                            const MPI_Comm             comm,
+                            Checker                   &checker,
+                            std::ostream              &out,
+                            plastix::RunSummary       &summary,
+                            std::string               *log = nullptr)
+  {
+    std::string captured;
+    try
+      {
+        summary = run_elastoplastic(parameters, comm, &captured);
+        if (log)
+          *log = captured;
+        return true;
+      }
+    catch (const std::exception &e)
+      {
+        out << captured.substr(captured.size() > 3000 ? captured.size() - 3000 : 0);
+        checker.check_true(std::string("run threw: ") + e.what(), false);
+        return false;
+      }
+  }
+
   /** The relative Newton residuals |R|/F printed by the driver, per load step (in order of appearance, cut steps included). */
   inline std::vector<std::vector<double>>
   newton_histories(const std::string &output)
