@@ -22,7 +22,7 @@ namespace plastix
     {
       return parameters.solver.preconditioner == PreconditionerType::multigrid ||
              (parameters.solver.preconditioner == PreconditionerType::automatic &&
-              parameters.mesh.global_refinements >= 1);
+              parameters.mesh.global_refinements >= 1 && parameters.mesh.local_refinements == 0);
     }
   } // namespace
 
@@ -144,6 +144,8 @@ namespace plastix
     plastix::assemble_external_force(dof_handler, parameters.boundary, force);
     op.initialize_dof_vector(external_force);
     external_force.copy_from_host(force);
+    // The loads of hanging-node DoFs belong to the DoFs they follow.
+    op.condense(external_force);
   }
 
   dealii::LinearAlgebra::distributed::Vector<double>

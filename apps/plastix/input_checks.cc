@@ -583,7 +583,9 @@ namespace plastix
           for (unsigned int c = 0; c < 3; ++c)
             {
               const auto dof = cell->vertex_dof_index(v, c);
-              if (!owned.is_element(dof) || !constraints.is_constrained(dof))
+              // Dirichlet lines only: a hanging-node DoF follows its neighbours.
+              if (!owned.is_element(dof) || !constraints.is_constrained(dof) ||
+                  !constraints.get_constraint_entries(dof)->empty())
                 continue;
               const auto k = owned.index_within_set(dof);
               if (counted[k])

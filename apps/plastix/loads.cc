@@ -21,6 +21,10 @@ namespace plastix
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
     constraints.clear();
     constraints.reinit(relevant);
+    // Hanging nodes first, as in deal.II's step-6: a hanging DoF on a
+    // clamped face keeps its line, which close() turns into the prescribed
+    // value; lines next to it get the value as an inhomogeneity.
+    dealii::DoFTools::make_hanging_node_constraints(dof_handler, constraints);
     const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
     for (const auto &c : boundary.dirichlet)
       {

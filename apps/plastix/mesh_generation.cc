@@ -1,5 +1,6 @@
 // Generated geometries and mesh files.
 #include <deal.II/base/exceptions.h>
+#include <deal.II/base/function_parser.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_in.h>
@@ -74,6 +75,21 @@ namespace plastix
               at_boundary[cell->face(f)->vertex_index(v)] = true;
       }
 
+    // Hanging vertices (midpoints of refined edges and faces of active
+    // cells) are not moved on their own: they go to the midpoints of the
+    // moved parent edge or face below, so that the mesh stays conforming.
+    std::vector<bool> hanging(n_vertices, false);
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (!cell->is_artificial())
+        {
+          for (const auto l : cell->line_indices())
+            if (cell->line(l)->has_children())
+              hanging[cell->line(l)->child(0)->vertex_index(1)] = true;
+          for (const auto f : cell->face_indices())
+            if (cell->face(f)->has_children())
+              hanging[cell->face(f)->child(0)->vertex_index(3)] = true;
+        }
+
     std::vector<dealii::Point<3>> new_position(n_vertices);
     std::vector<bool>             moved(n_vertices, false);
     for (const auto &cell : triangulation.active_cell_iterators())
@@ -83,7 +99,7 @@ namespace plastix
         for (const auto v : cell->vertex_indices())
           {
             const unsigned int index = cell->vertex_index(v);
-            if (moved[index] || at_boundary[index] || !used[index])
+            if (moved[index] || at_boundary[index] || !used[index] || hanging[index])
               continue;
             std::uint64_t     state = position_key(cell->vertex(v), seed);
             dealii::Tensor<1, 3> direction;
@@ -99,6 +115,26 @@ namespace plastix
       for (const auto v : cell->vertex_indices())
         if (moved[cell->vertex_index(v)])
           cell->vertex(v) = new_position[cell->vertex_index(v)];
+    // Interior hanging vertices to the midpoints of their moved parents,
+    // coarse levels first (a parent's vertex may hang from a coarser cell).
+    for (unsigned int level = 0; level < triangulation.n_levels(); ++level)
+      for (const auto &cell : triangulation.active_cell_iterators_on_level(level))
+        if (!cell->is_artificial())
+          {
+            for (const auto l : cell->line_indices())
+              {
+                const auto line = cell->line(l);
+                if (line->has_children() && !at_boundary[line->child(0)->vertex_index(1)])
+                  line->child(0)->vertex(1) = 0.5 * (line->vertex(0) + line->vertex(1));
+              }
+            for (const auto f : cell->face_indices())
+              {
+                const auto face = cell->face(f);
+                if (face->has_children() && !at_boundary[face->child(0)->vertex_index(3)])
+                  face->child(0)->vertex(3) =
+                    0.25 * (face->vertex(0) + face->vertex(1) + face->vertex(2) + face->vertex(3));
+              }
+          }
   }
 
   void
@@ -247,8 +283,32 @@ namespace plastix
   {
     create_coarse_mesh(p, triangulation);
     triangulation.refine_global(p.global_refinements);
+    refine_locally(p, triangulation);
     if (p.distortion > 0)
       distort_vertices(triangulation, p.distortion, 42);
+  }
+
+  std::unique_ptr<dealii::Function<3>>
+  make_local_refinement_region(const MeshParameters &p)
+  {
+    auto region = std::make_unique<dealii::FunctionParser<3>>(1);
+    region->initialize("x,y,z", p.local_refinement_region, {{"pi", dealii::numbers::PI}});
+    return region;
+  }
+
+  void
+  refine_locally(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
+  {
+    if (p.local_refinements == 0)
+      return;
+    const auto region = make_local_refinement_region(p);
+    for (unsigned int cycle = 0; cycle < p.local_refinements; ++cycle)
+      {
+        for (const auto &cell : triangulation.active_cell_iterators())
+          if (cell->is_locally_owned() && region->value(cell->center()) > 0)
+            cell->set_refine_flag();
+        triangulation.execute_coarsening_and_refinement();
+      }
   }
 
   void

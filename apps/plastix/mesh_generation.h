@@ -2,10 +2,13 @@
 #ifndef PLASTIX_APP_MESH_GENERATION_H
 #define PLASTIX_APP_MESH_GENERATION_H
 
+#include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/grid/tria.h>
 
 #include "parameters.h"
+
+#include <memory>
 
 namespace plastix
 {
@@ -23,6 +26,21 @@ namespace plastix
    * The coarse mesh of @p parameters (generated or read, with its boundary
    * and material ids and manifolds), not refined or distorted.
    */
+  /**
+   * The function of 'Mesh/Local refinement region' (deal.II FunctionParser
+   * in x, y, z, with pi); its first evaluation throws on a malformed
+   * expression.
+   */
+  std::unique_ptr<dealii::Function<3>>
+  make_local_refinement_region(const MeshParameters &parameters);
+
+  /**
+   * Refine the active cells whose centre makes the region positive,
+   * 'Local refinements' times (locally owned cells of a distributed mesh).
+   */
+  void
+  refine_locally(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
   void
   create_coarse_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
 

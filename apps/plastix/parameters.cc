@@ -6,6 +6,7 @@
 #include <plastix/backend/device.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include "mesh_generation.h"
 #include "parameters.h"
 
 #include <algorithm>
@@ -22,6 +23,33 @@ namespace plastix
 {
   namespace
   {
+    /**
+     * The parser's own words from a deal.II exception text (the part after
+     * "Additional information:"), on one line.
+     */
+    std::string
+    parser_message(const std::string &text)
+    {
+      const auto        at      = text.find("Additional information:");
+      const std::string message = at == std::string::npos ? text : text.substr(at + 23);
+      std::string       line;
+      for (const char c : message)
+        {
+          if (c == '-' && line.size() > 2 && line.compare(line.size() - 2, 2, "--") == 0)
+            break; // deal.II's closing line of dashes
+          if (std::isspace(static_cast<unsigned char>(c)))
+            {
+              if (!line.empty() && line.back() != ' ')
+                line += ' ';
+            }
+          else
+            line += c;
+        }
+      while (!line.empty() && (line.back() == ' ' || line.back() == '-'))
+        line.pop_back();
+      return line;
+    }
+
     std::string
     trim(const std::string &s)
     {
@@ -226,6 +254,17 @@ namespace plastix
     prm.add_parameter("Global refinements", global_refinements,
                       "Number of uniform refinements of the coarse mesh",
                       dealii::Patterns::Integer(0, 12));
+    prm.add_parameter("Local refinements", local_refinements,
+                      "Number of local refinements after the uniform ones: each refines the active cells "
+                      "whose centre makes 'Local refinement region' positive. The mesh then has hanging "
+                      "nodes, which the operator resolves on the device; the preconditioner cannot be "
+                      "multigrid (auto picks chebyshev)",
+                      dealii::Patterns::Integer(0, 8));
+    prm.add_parameter("Local refinement region", local_refinement_region,
+                      "Expression in x, y, z (deal.II FunctionParser; pi known), for example "
+                      "'0.25 - (x-1)^2 - y^2' for a disc of radius 0.5 around (1, 0): cells whose centre "
+                      "gives a positive value are refined by each of the 'Local refinements'",
+                      dealii::Patterns::Anything());
     prm.add_parameter("Distortion", distortion,
                       "Pseudo-random displacement of interior vertices as a fraction of the "
                       "shortest adjacent edge, a function of the vertex position only, so "
@@ -263,6 +302,24 @@ namespace plastix
       throw InputError("Mesh/Outer radius", "need 0 < Inner radius < Outer radius");
     if (geometry == GeometryType::cylinder && !(cylinder_length > 0))
       throw InputError("Mesh/Cylinder length", "must be positive");
+    if (local_refinements > 0)
+      {
+        if (local_refinement_region.empty())
+          throw InputError("Mesh/Local refinement region",
+                           "is empty but 'Local refinements' is " + std::to_string(local_refinements));
+        try
+          {
+            const auto region = make_local_refinement_region(*this);
+            const double value = region->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
+            (void)value;
+          }
+        catch (const std::exception &error)
+          {
+            throw InputError("Mesh/Local refinement region",
+                             "'" + local_refinement_region + "' is not an expression of x, y, z (" +
+                               parser_message(error.what()) + ")");
+          }
+      }
     if (geometry == GeometryType::file)
       {
         if (file.empty())
@@ -948,6 +1005,10 @@ namespace plastix
       throw InputError("Linear solver/Multigrid level precision",
                        "single needs Type = cg or belos cg (" + enum_name(solver.type) +
                          " assumes a preconditioner that is linear to double precision): use double or auto");
+    if (solver.preconditioner == PreconditionerType::multigrid && mesh.local_refinements > 0)
+      throw InputError("Linear solver/Preconditioner",
+                       "multigrid needs a uniformly refined mesh, but 'Mesh/Local refinements' makes hanging "
+                       "nodes: use auto, chebyshev, jacobi or amg");
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");

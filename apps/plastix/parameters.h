@@ -108,6 +108,13 @@ namespace plastix
     std::vector<unsigned int> subdivisions{4, 4, 4};
     /** Uniform refinements after creation. */
     unsigned int global_refinements = 0;
+    /**
+     * Local refinements after the uniform ones: each refines the active cells
+     * whose centre makes local_refinement_region positive (hanging nodes).
+     */
+    unsigned int local_refinements = 0;
+    /** FunctionParser expression of x, y, z (and pi): where to refine locally. */
+    std::string local_refinement_region;
     /** Random displacement of interior vertices, as a fraction of the shortest adjacent edge (deal.II distort_random). */
     double distortion = 0.;
     /** Mesh file (gmsh .msh or Abaqus .inp) for geometry = file. */

@@ -129,6 +129,66 @@ namespace plastix
     }
 
     void
+    MeshData::check_constraint_lines() const
+    {
+      const std::size_t n_lines = constraint_rows.size();
+      if (n_lines == 0 && constraint_offsets.empty() && constraint_columns.empty() && constraint_weights.empty())
+        return;
+      if (constraint_offsets.size() != n_lines + 1 || constraint_offsets.front() != 0 ||
+          static_cast<std::size_t>(constraint_offsets.back()) != constraint_columns.size() ||
+          constraint_weights.size() != constraint_columns.size())
+        throw std::invalid_argument("MeshData: the constraint lines are not in CSR form (offsets of size "
+                                    "lines + 1 from 0 to the number of columns, one weight per column)");
+      const LocalIndex  n_local_dofs = n_dofs();
+      std::vector<char> is_row(n_local_dofs, 0);
+      for (const LocalIndex row : constraint_rows)
+        {
+          if (row < 0 || row >= n_local_dofs)
+            throw std::invalid_argument("MeshData: constraint row " + std::to_string(row) + " outside [0, " +
+                                        std::to_string(n_local_dofs) + ")");
+          if (is_row[row] || constrained_dofs[row])
+            throw std::invalid_argument("MeshData: DoF " + std::to_string(row) +
+                                        " has two constraints (two lines, or a line and a Dirichlet flag)");
+          is_row[row] = 1;
+        }
+      for (std::size_t r = 0; r < n_lines; ++r)
+        {
+          if (constraint_offsets[r + 1] < constraint_offsets[r])
+            throw std::invalid_argument("MeshData: constraint offsets decrease");
+          for (LocalIndex k = constraint_offsets[r]; k < constraint_offsets[r + 1]; ++k)
+            {
+              const LocalIndex column = constraint_columns[k];
+              if (column < 0 || column >= n_local_dofs)
+                throw std::invalid_argument("MeshData: constraint column " + std::to_string(column) +
+                                            " outside [0, " + std::to_string(n_local_dofs) + ")");
+              if (is_row[column] || constrained_dofs[column])
+                throw std::invalid_argument(
+                  "MeshData: DoF " + std::to_string(constraint_rows[r]) + " is constrained to DoF " +
+                  std::to_string(column) +
+                  ", which is constrained itself (chains must be resolved: close() the AffineConstraints)");
+              if (!std::isfinite(constraint_weights[k]))
+                throw std::invalid_argument("MeshData: a constraint weight is not finite");
+            }
+        }
+      if (dirichlet_offsets.empty() && dirichlet_columns.empty() && dirichlet_weights.empty())
+        return;
+      if (dirichlet_offsets.size() != n_lines + 1 || dirichlet_offsets.front() != 0 ||
+          static_cast<std::size_t>(dirichlet_offsets.back()) != dirichlet_columns.size() ||
+          dirichlet_weights.size() != dirichlet_columns.size())
+        throw std::invalid_argument("MeshData: the Dirichlet weights of the constraint lines are not in CSR form");
+      for (std::size_t r = 0; r < n_lines; ++r)
+        for (LocalIndex k = dirichlet_offsets[r]; k < dirichlet_offsets[r + 1]; ++k)
+          {
+            const LocalIndex column = dirichlet_columns[k];
+            if (column < 0 || column >= n_local_dofs || !constrained_dofs[column])
+              throw std::invalid_argument("MeshData: a Dirichlet weight of a constraint line refers to DoF " +
+                                          std::to_string(column) + ", which is not a local Dirichlet DoF");
+            if (!std::isfinite(dirichlet_weights[k]))
+              throw std::invalid_argument("MeshData: a constraint weight is not finite");
+          }
+    }
+
+    void
     MeshData::check_consistency() const
     {
       if (cell_nodes.size() % 8 != 0)
@@ -152,6 +212,7 @@ namespace plastix
                                       std::to_string(m) + " but only " +
                                       std::to_string(materials.size()) +
                                       " are defined");
+      check_constraint_lines();
       for (std::size_t i = 0; i < materials.size(); ++i)
         if (!(materials[i].mu > 0) || !(3 * materials[i].lambda + 2 * materials[i].mu > 0))
           throw std::invalid_argument("MeshData: material " + std::to_string(i) +
@@ -477,6 +538,74 @@ namespace plastix
       }
     } // namespace internal
 
+    namespace
+    {
+      /**
+       * The hanging-node lines of @p mesh on the device, their transpose
+       * (per column DoF) for the condensation, the line of each DoF and the
+       * cells with constrained vertex DoFs for the diagonal.
+       */
+      void
+      upload_constraint_lines(const MeshData &mesh, MechanicsOperator::Impl &d)
+      {
+        d.n_constraint_lines = mesh.constraint_rows.size();
+        if (d.n_constraint_lines == 0)
+          return;
+        d.constraint_rows    = DeviceArray<LocalIndex>(mesh.constraint_rows, "constraint rows");
+        d.constraint_offsets = DeviceArray<LocalIndex>(mesh.constraint_offsets, "constraint offsets");
+        d.constraint_columns = DeviceArray<LocalIndex>(mesh.constraint_columns, "constraint columns");
+        d.constraint_weights = DeviceArray<double>(mesh.constraint_weights, "constraint weights");
+
+        // Transpose: column DoF -> (line, weight), columns in increasing order.
+        std::map<LocalIndex, std::vector<std::pair<LocalIndex, double>>> by_column;
+        for (std::size_t r = 0; r < d.n_constraint_lines; ++r)
+          for (LocalIndex k = mesh.constraint_offsets[r]; k < mesh.constraint_offsets[r + 1]; ++k)
+            by_column[mesh.constraint_columns[k]].emplace_back(static_cast<LocalIndex>(r),
+                                                               mesh.constraint_weights[k]);
+        std::vector<LocalIndex> column_dofs, column_offsets{0}, column_lines;
+        std::vector<double>     column_weights;
+        for (const auto &[column, entries] : by_column)
+          {
+            column_dofs.push_back(column);
+            for (const auto &[line, weight] : entries)
+              {
+                column_lines.push_back(line);
+                column_weights.push_back(weight);
+              }
+            column_offsets.push_back(static_cast<LocalIndex>(column_lines.size()));
+          }
+        d.column_dofs    = DeviceArray<LocalIndex>(column_dofs, "constraint column dofs");
+        d.column_offsets = DeviceArray<LocalIndex>(column_offsets, "constraint column offsets");
+        d.column_lines   = DeviceArray<LocalIndex>(column_lines, "constraint column lines");
+        d.column_weights = DeviceArray<double>(column_weights, "constraint column weights");
+
+        std::vector<LocalIndex> line_of_dof(mesh.n_dofs(), -1);
+        for (std::size_t r = 0; r < d.n_constraint_lines; ++r)
+          line_of_dof[mesh.constraint_rows[r]] = static_cast<LocalIndex>(r);
+        std::vector<LocalIndex> cells;
+        for (LocalIndex cell = 0; cell < mesh.n_cells(); ++cell)
+          for (int a = 0; a < 8; ++a)
+            {
+              const LocalIndex node = mesh.cell_nodes[8 * cell + a];
+              if (line_of_dof[3 * node] >= 0 || line_of_dof[3 * node + 1] >= 0 || line_of_dof[3 * node + 2] >= 0)
+                {
+                  cells.push_back(cell);
+                  break;
+                }
+            }
+        d.line_of_dof       = DeviceArray<LocalIndex>(line_of_dof, "line of dof");
+        d.constrained_cells = DeviceArray<LocalIndex>(cells, "cells with constrained dofs");
+        if (!mesh.dirichlet_offsets.empty())
+          {
+            d.dirichlet_offsets = DeviceArray<LocalIndex>(mesh.dirichlet_offsets, "constraint dirichlet offsets");
+            d.dirichlet_columns = DeviceArray<LocalIndex>(mesh.dirichlet_columns, "constraint dirichlet columns");
+            d.dirichlet_weights = DeviceArray<double>(mesh.dirichlet_weights, "constraint dirichlet weights");
+          }
+        d.saved_row_values.resize(d.n_constraint_lines, "saved constrained values");
+        d.saved_row_values_float.resize(d.n_constraint_lines, "saved constrained values");
+      }
+    } // namespace
+
     MechanicsOperator::MechanicsOperator(const MeshData         &mesh,
                                          const OperatorSettings &settings)
       : impl_(std::make_unique<Impl>())
@@ -533,6 +662,7 @@ namespace plastix
           }
       d.constrained_owned_dofs = DeviceArray<LocalIndex>(constrained_owned, "constrained dofs");
       d.constrained_dofs       = DeviceArray<LocalIndex>(constrained_all, "constrained dofs");
+      upload_constraint_lines(mesh, d);
 
       if (settings.strategy == Strategy::ebe_colored)
         {
@@ -695,24 +825,70 @@ namespace plastix
           with_quadrature_operator<Number>(d,
                                            [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });
       }
+
+
+      /**
+       * dst = C^T A C src with unit rows at constrained DoFs: the cells see
+       * the constrained rows of src interpolated from their lines (src is
+       * restored afterwards; only those few entries change meanwhile).
+       */
+      template <typename Number>
+      void
+      apply_constrained(const MechanicsOperator::Impl &d, const Number *src, Number *dst, Number *saved)
+      {
+        if (d.n_constraint_lines == 0)
+          {
+            apply_current(d, src, dst, true);
+            return;
+          }
+        Number *interpolated = const_cast<Number *>(src);
+        internal::interpolate_constrained_rows(d, interpolated, saved);
+        apply_current(d, src, dst, true);
+        internal::restore_constrained_rows(d, interpolated, saved);
+        internal::condense_constrained_rows(d, dst, src);
+      }
     } // namespace
 
     void
     MechanicsOperator::apply(const double *src, double *dst) const
     {
-      apply_current(*impl_, src, dst, true);
+      apply_constrained(*impl_, src, dst, impl_->saved_row_values.data());
     }
 
     void
     MechanicsOperator::apply(const float *src, float *dst) const
     {
-      apply_current(*impl_, src, dst, true);
+      apply_constrained(*impl_, src, dst, impl_->saved_row_values_float.data());
     }
 
     void
     MechanicsOperator::apply_unconstrained(const double *src, double *dst) const
     {
       apply_current(*impl_, src, dst, false);
+      condense(dst);
+    }
+
+    void
+    MechanicsOperator::condense(double *dst) const
+    {
+      if (impl_->n_constraint_lines > 0)
+        {
+          internal::add_rows_to_dirichlet_columns(*impl_, dst);
+          internal::condense_constrained_rows<double>(*impl_, dst, nullptr);
+        }
+    }
+
+    void
+    MechanicsOperator::distribute_constraint_lines(double *u, const double *inhomogeneities, const double scale) const
+    {
+      if (impl_->n_constraint_lines > 0)
+        internal::interpolate_constrained_rows<double>(*impl_, u, nullptr, inhomogeneities, scale);
+    }
+
+    std::size_t
+    MechanicsOperator::n_constraint_lines() const
+    {
+      return impl_->n_constraint_lines;
     }
 
     void
@@ -721,7 +897,14 @@ namespace plastix
       // The element-matrix kernel has no stored geometry: its diagonal comes
       // from the same quadrature with the geometry recomputed.
       const Impl &d = *impl_;
-      with_quadrature_operator(d, [&](const auto &op) { internal::launch_diagonal(d, op, diagonal); });
+      with_quadrature_operator(d, [&](const auto &op) {
+        internal::launch_diagonal(d, op, diagonal);
+        if (d.n_constraint_lines > 0)
+          {
+            internal::add_constrained_diagonal(d, op, diagonal);
+            internal::unit_constrained_rows(d, diagonal);
+          }
+      });
     }
 
     void
@@ -817,6 +1000,20 @@ namespace plastix
                d.tile_nodes.memory_consumption() + d.tile_node_offsets.memory_consumption() +
                d.tile_vertex.memory_consumption() + d.tile_node_flags.memory_consumption();
       }
+
+      /** Device memory of the hanging-node lines. */
+      std::size_t
+      constraint_memory(const MechanicsOperator::Impl &d)
+      {
+        return d.constraint_rows.memory_consumption() + d.constraint_offsets.memory_consumption() +
+               d.constraint_columns.memory_consumption() + d.constraint_weights.memory_consumption() +
+               d.column_dofs.memory_consumption() + d.column_offsets.memory_consumption() +
+               d.column_lines.memory_consumption() + d.column_weights.memory_consumption() +
+               d.dirichlet_offsets.memory_consumption() + d.dirichlet_columns.memory_consumption() +
+               d.dirichlet_weights.memory_consumption() + d.line_of_dof.memory_consumption() +
+               d.constrained_cells.memory_consumption() + d.saved_row_values.memory_consumption() +
+               d.saved_row_values_float.memory_consumption();
+      }
     } // namespace
 
     std::size_t
@@ -832,7 +1029,7 @@ namespace plastix
              d.node_entries.memory_consumption() + d.matrices.memory_consumption() +
              d.cell_matrix.memory_consumption() + d.cell_group.memory_consumption() +
              d.plastic_matrices.memory_consumption() + d.plastic_cells.memory_consumption() +
-             d.matrix_representative.memory_consumption() + tile_memory(d);
+             d.matrix_representative.memory_consumption() + tile_memory(d) + constraint_memory(d);
     }
 
     std::size_t

@@ -43,6 +43,33 @@ namespace plastix
       /** All constrained local DoFs. */
       DeviceArray<LocalIndex> constrained_dofs;
 
+      /**
+       * Hanging-node constraint lines (MeshData::constraint_*) and their
+       * transpose: column_dofs[i] is a DoF that lines depend on, the lines
+       * column_lines[k] with weights column_weights[k] for k in
+       * [column_offsets[i], column_offsets[i + 1]).
+       */
+      DeviceArray<LocalIndex> constraint_rows;
+      DeviceArray<LocalIndex> constraint_offsets;
+      DeviceArray<LocalIndex> constraint_columns;
+      DeviceArray<double>     constraint_weights;
+      DeviceArray<LocalIndex> column_dofs;
+      DeviceArray<LocalIndex> column_offsets;
+      DeviceArray<LocalIndex> column_lines;
+      DeviceArray<double>     column_weights;
+      /** The lines' weights on Dirichlet DoFs (MeshData::dirichlet_*), for condense() only. */
+      DeviceArray<LocalIndex> dirichlet_offsets;
+      DeviceArray<LocalIndex> dirichlet_columns;
+      DeviceArray<double>     dirichlet_weights;
+      /** Line of each local DoF, -1 where none (allocated only with lines). */
+      DeviceArray<LocalIndex> line_of_dof;
+      /** Cells with a vertex DoF that has a line (their diagonal gets the coupling terms). */
+      DeviceArray<LocalIndex> constrained_cells;
+      std::size_t             n_constraint_lines = 0;
+      /** The source values of the constrained rows, kept while the cells see interpolated ones. */
+      mutable DeviceArray<double> saved_row_values;
+      mutable DeviceArray<float>  saved_row_values_float;
+
       /** Stored geometry: 80 doubles per cell (stored_geometry kernel). */
       DeviceArray<double> geometry;
       internal::Index64             geometry_stride_cell  = 0;
@@ -766,6 +793,162 @@ namespace plastix
                                        data.constrained_owned_dofs.data(),
                                        1.,
                                        diagonal);
+      }
+
+      /**
+       * u_h = sum_k w_k u_{j_k} (+ scale * inhomogeneities[r] if given) for
+       * every constraint line r; with @p saved, the previous u_h is kept
+       * there first. Columns are never rows: no kernel-internal race.
+       */
+      template <typename Number>
+      void
+      interpolate_constrained_rows(const MechanicsOperator::Impl &data,
+                                   Number                        *u,
+                                   Number                        *saved,
+                                   const double                  *inhomogeneities = nullptr,
+                                   const double                   scale           = 0.)
+      {
+        const LocalIndex *rows    = data.constraint_rows.data();
+        const LocalIndex *offsets = data.constraint_offsets.data();
+        const LocalIndex *columns = data.constraint_columns.data();
+        const double     *weights = data.constraint_weights.data();
+        for_range("plastix::interpolate_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
+          const LocalIndex row = rows[r];
+          if (saved != nullptr)
+            saved[r] = u[row];
+          double value = inhomogeneities != nullptr ? scale * inhomogeneities[r] : 0.;
+          for (LocalIndex k = offsets[r]; k < offsets[r + 1]; ++k)
+            value += weights[k] * static_cast<double>(u[columns[k]]);
+          u[row] = static_cast<Number>(value);
+        });
+      }
+
+      /** Put the values that interpolate_constrained_rows() saved back. */
+      template <typename Number>
+      void
+      restore_constrained_rows(const MechanicsOperator::Impl &data, Number *u, const Number *saved)
+      {
+        const LocalIndex *rows = data.constraint_rows.data();
+        for_range("plastix::restore_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
+          u[rows[r]] = saved[r];
+        });
+      }
+
+      /**
+       * dst <- C^T dst: each constrained row's (partial) sum is added,
+       * weighted, to the DoFs its line depends on (gathered per column: no
+       * atomics, reproducible); then the constrained rows get src (owned,
+       * unit diagonal) or zero (ghosts, or src null).
+       */
+      template <typename Number>
+      void
+      condense_constrained_rows(const MechanicsOperator::Impl &data, Number *dst, const Number *src)
+      {
+        const LocalIndex *rows           = data.constraint_rows.data();
+        const LocalIndex *column_dofs    = data.column_dofs.data();
+        const LocalIndex *column_offsets = data.column_offsets.data();
+        const LocalIndex *column_lines   = data.column_lines.data();
+        const double     *column_weights = data.column_weights.data();
+        for_range("plastix::condense_constrained_rows", data.column_dofs.size(), KOKKOS_LAMBDA(const Index64 i) {
+          double sum = 0;
+          for (LocalIndex k = column_offsets[i]; k < column_offsets[i + 1]; ++k)
+            sum += column_weights[k] * static_cast<double>(dst[rows[column_lines[k]]]);
+          dst[column_dofs[i]] += static_cast<Number>(sum);
+        });
+        const Index64 n_owned_dofs = 3 * static_cast<Index64>(data.n_owned_nodes);
+        for_range("plastix::unit_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
+          const LocalIndex row = rows[r];
+          dst[row]             = (src != nullptr && row < n_owned_dofs) ? src[row] : Number(0);
+        });
+      }
+
+      /**
+       * dst_d += w dst_h for the Dirichlet weights of the lines (reactions
+       * of the forces on hanging nodes next to prescribed DoFs); atomics,
+       * as several lines may share a Dirichlet DoF.
+       */
+      inline void
+      add_rows_to_dirichlet_columns(const MechanicsOperator::Impl &data, double *dst)
+      {
+        if (data.dirichlet_offsets.size() == 0)
+          return;
+        const LocalIndex *rows    = data.constraint_rows.data();
+        const LocalIndex *offsets = data.dirichlet_offsets.data();
+        const LocalIndex *columns = data.dirichlet_columns.data();
+        const double     *weights = data.dirichlet_weights.data();
+        for_range("plastix::dirichlet_reactions", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
+          const double value = dst[rows[r]];
+          for (LocalIndex k = offsets[r]; k < offsets[r + 1]; ++k)
+            accumulate(dst[columns[k]], weights[k] * value);
+        });
+      }
+
+      /** The diagonal's constrained rows: 1 where owned, 0 at ghosts (their owner has the 1). */
+      inline void
+      unit_constrained_rows(const MechanicsOperator::Impl &data, double *diagonal)
+      {
+        const LocalIndex *rows         = data.constraint_rows.data();
+        const Index64     n_owned_dofs = 3 * static_cast<Index64>(data.n_owned_nodes);
+        for_range("plastix::unit_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
+          diagonal[rows[r]] = rows[r] < n_owned_dofs ? 1. : 0.;
+        });
+      }
+
+      /**
+       * The terms of diag(C^T A C) that the cell-wise diagonal misses: in a
+       * cell with constrained vertex DoFs, the couplings K_ik between a
+       * constrained DoF i and the DoFs of its line (2 w K_ik) and between
+       * two constrained DoFs that depend on the same DoF (w w' K_ik), added
+       * to the DoFs the lines depend on. The column K e_i comes from the
+       * cell operator (the current tangent).
+       */
+      template <typename QuadratureOperator>
+      void
+      add_constrained_diagonal(const MechanicsOperator::Impl &data,
+                               const QuadratureOperator      &cell_operator,
+                               double                        *diagonal)
+      {
+        const Strided<const LocalIndex> cell_nodes = data.cell_node_table();
+        const LocalIndex               *cells      = data.constrained_cells.data();
+        const LocalIndex               *line_of    = data.line_of_dof.data();
+        const LocalIndex               *offsets    = data.constraint_offsets.data();
+        const LocalIndex               *columns    = data.constraint_columns.data();
+        const double                   *weights    = data.constraint_weights.data();
+        for_range("plastix::constrained_diagonal", data.constrained_cells.size(), KOKKOS_LAMBDA(const Index64 i) {
+          const Index64 cell = cells[i];
+          LocalIndex    nodes[8];
+          for (int a = 0; a < 8; ++a)
+            nodes[a] = cell_nodes(cell, a);
+          for (int a = 0; a < 8; ++a)
+            for (int c = 0; c < 3; ++c)
+              {
+                const LocalIndex line = line_of[3 * nodes[a] + c];
+                if (line < 0)
+                  continue;
+                double u[24], f[24];
+                for (int k = 0; k < 24; ++k)
+                  u[k] = (k == 3 * a + c) ? 1. : 0.;
+                cell_operator.apply(cell, u, f);
+                // Constraints couple equal components only.
+                for (int b = 0; b < 8; ++b)
+                  {
+                    const LocalIndex dof_b  = 3 * nodes[b] + c;
+                    const LocalIndex line_b = line_of[dof_b];
+                    for (LocalIndex k = offsets[line]; k < offsets[line + 1]; ++k)
+                      {
+                        if (line_b < 0)
+                          {
+                            if (columns[k] == dof_b)
+                              accumulate(diagonal[dof_b], 2. * weights[k] * f[3 * b + c]);
+                          }
+                        else
+                          for (LocalIndex m = offsets[line_b]; m < offsets[line_b + 1]; ++m)
+                            if (columns[m] == columns[k])
+                              accumulate(diagonal[columns[k]], weights[k] * weights[m] * f[3 * b + c]);
+                      }
+                  }
+              }
+        });
       }
 
       /**

@@ -346,6 +346,8 @@ namespace plastix
             false);
         });
       });
+      // Hanging-node rows onto the DoFs they depend on (C^T f_int).
+      s.op->condense(f_int);
     }
 
     void

@@ -7,6 +7,7 @@
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
@@ -14,6 +15,42 @@
 namespace plastix
 {
   namespace ops = backend::vector_operations;
+
+  namespace
+  {
+    /**
+     * A closed AffineConstraints has folded the weights of hanging-node
+     * lines on Dirichlet DoFs into inhomogeneities. deal.II's hanging-node
+     * constraints of the same DoFHandler give them back, so that condense()
+     * can pass the force of such a hanging node on to the clamped DoFs (the
+     * reactions), as the unconstrained virtual work says.
+     */
+    void
+    add_dirichlet_weights(const dealii::AffineConstraints<double>   &hanging,
+                          const dealii::Utilities::MPI::Partitioner &partitioner,
+                          backend::MeshData                         &mesh)
+    {
+      mesh.dirichlet_offsets.assign(1, 0);
+      for (const backend::LocalIndex row : mesh.constraint_rows)
+        {
+          const auto global = partitioner.local_to_global(row);
+          if (const auto *entries = hanging.get_constraint_entries(global))
+            for (const auto &[column, weight] : *entries)
+              if (partitioner.in_local_range(column) || partitioner.is_ghost_entry(column))
+                {
+                  const auto local = partitioner.global_to_local(column);
+                  if (mesh.constrained_dofs[local])
+                    {
+                      mesh.dirichlet_columns.push_back(local);
+                      mesh.dirichlet_weights.push_back(weight);
+                    }
+                }
+          mesh.dirichlet_offsets.push_back(mesh.dirichlet_columns.size());
+        }
+      if (mesh.dirichlet_columns.empty())
+        mesh.dirichlet_offsets.clear();
+    }
+  } // namespace
 
   MechanicsOperator::MechanicsOperator() = default;
 
@@ -81,14 +118,57 @@ namespace plastix
       throw std::invalid_argument(
         "plastix::MechanicsOperator needs FESystem(FE_Q(1), 3); got " + fe.get_name());
 
-    // Local DoF index layout: owned, then the ghosts of the owned cells.
+    if (!constraints.is_closed())
+      throw std::invalid_argument("plastix::MechanicsOperator: the AffineConstraints are not closed "
+                                  "(call close() after adding all constraints)");
+
+    // Local DoF index layout: owned, then the ghosts of the owned cells and
+    // the DoFs that hanging-node lines of their DoFs depend on.
     const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
     dealii::IndexSet        active;
     if (on_level)
       dealii::DoFTools::extract_locally_active_level_dofs(dof_handler, active, level);
     else
       dealii::DoFTools::extract_locally_active_dofs(dof_handler, active);
+    // deal.II's hanging-node constraints of the mesh, unclosed with the
+    // Dirichlet lines: their weights on Dirichlet DoFs (add_dirichlet_weights).
+    dealii::AffineConstraints<double> hanging;
+    bool                              has_lines = false;
+    for (const auto i : active)
+      if (const auto *entries = constraints.get_constraint_entries(i))
+        has_lines = has_lines || !entries->empty();
+    if (has_lines && !on_level)
+      {
+        dealii::IndexSet relevant;
+        dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+        hanging.reinit(relevant);
+        dealii::DoFTools::make_hanging_node_constraints(dof_handler, hanging);
+        hanging.close();
+      }
+    auto is_dirichlet = [&](const dealii::types::global_dof_index i) {
+      const auto *entries = constraints.get_constraint_entries(i);
+      return constraints.is_constrained(i) && (entries == nullptr || entries->empty());
+    };
+    dealii::IndexSet line_columns(active.size());
+    {
+      std::vector<dealii::types::global_dof_index> columns;
+      for (const auto i : active)
+        if (const auto *entries = constraints.get_constraint_entries(i))
+          if (!entries->empty())
+            {
+              for (const auto &entry : *entries)
+                columns.push_back(entry.first);
+              if (const auto *raw = hanging.get_constraint_entries(i))
+                for (const auto &entry : *raw)
+                  if (is_dirichlet(entry.first))
+                    columns.push_back(entry.first);
+            }
+      std::sort(columns.begin(), columns.end());
+      columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+      line_columns.add_indices(columns.begin(), columns.end());
+    }
     dealii::IndexSet ghosts = active;
+    ghosts.add_indices(line_columns);
     ghosts.subtract_set(owned);
     partitioner = std::make_shared<dealii::Utilities::MPI::Partitioner>(
       owned, ghosts, dof_handler.get_communicator());
@@ -166,14 +246,22 @@ namespace plastix
       for (const auto &cell : dof_handler.active_cell_iterators())
         if (cell->is_locally_owned())
           add_cell(cell);
+    // DoFs outside the owned cells are DoFs that hanging-node lines depend
+    // on; any other one means the index sets do not fit the mesh.
     for (std::size_t i = 0; i < n_local; ++i)
-      if (!touched[i])
+      if (!touched[i] && !line_columns.is_element(partitioner->local_to_global(i)))
         throw std::invalid_argument("plastix::MechanicsOperator: DoF " +
                                     std::to_string(partitioner->local_to_global(i)) +
                                     " belongs to no locally owned cell");
 
+    // Dirichlet lines (no entries) become unit rows; lines with entries
+    // (hanging nodes) the device's C^T A C. Both kinds are the constrained
+    // rows that set_constrained_zero() clears.
     std::vector<backend::LocalIndex> owned_constrained;
     std::vector<double>              owned_values;
+    std::vector<double>              line_values;
+    unsigned long long               n_owned_lines = 0;
+    mesh.constraint_offsets.push_back(0);
     for (std::size_t i = 0; i < n_local; ++i)
       {
         const auto global = partitioner->local_to_global(i);
@@ -181,10 +269,32 @@ namespace plastix
           continue;
         const auto *entries = constraints.get_constraint_entries(global);
         if (entries != nullptr && !entries->empty())
-          throw std::invalid_argument(
-            "plastix::MechanicsOperator supports only Dirichlet-type constraints; DoF " +
-            std::to_string(global) +
-            " is constrained to other DoFs (hanging-node or periodic constraint)");
+          {
+            mesh.constraint_rows.push_back(i);
+            for (const auto &[column, weight] : *entries)
+              {
+                if (!partitioner->in_local_range(column) && !partitioner->is_ghost_entry(column))
+                  throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
+                                              " is constrained to DoF " + std::to_string(column) +
+                                              ", which is not locally relevant (build the constraints "
+                                              "on the locally relevant DoFs)");
+                if (constraints.is_constrained(column))
+                  throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
+                                              " is constrained to DoF " + std::to_string(column) +
+                                              ", which is constrained itself");
+                mesh.constraint_columns.push_back(partitioner->global_to_local(column));
+                mesh.constraint_weights.push_back(weight);
+              }
+            mesh.constraint_offsets.push_back(mesh.constraint_columns.size());
+            line_values.push_back(constraints.get_inhomogeneity(global));
+            if (i < partitioner->locally_owned_size())
+              {
+                owned_constrained.push_back(i);
+                owned_values.push_back(0.);
+                ++n_owned_lines;
+              }
+            continue;
+          }
         mesh.constrained_dofs[i] = 1;
         if (i < partitioner->locally_owned_size())
           {
@@ -192,8 +302,14 @@ namespace plastix
             owned_values.push_back(constraints.get_inhomogeneity(global));
           }
       }
+    if (mesh.constraint_rows.empty())
+      mesh.constraint_offsets.clear();
+    else if (!on_level)
+      add_dirichlet_weights(hanging, *partitioner, mesh);
     constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(owned_constrained, "constrained dofs");
     constrained_owned_values = backend::DeviceArray<double>(owned_values, "prescribed values");
+    line_inhomogeneities     = backend::DeviceArray<double>(line_values, "hanging-node inhomogeneities");
+    n_global_constraint_lines = dealii::Utilities::MPI::sum<unsigned long long>(n_owned_lines, dof_handler.get_communicator());
 
     backend::OperatorSettings settings;
     settings.strategy    = additional_data.strategy;
@@ -332,6 +448,28 @@ namespace plastix
         ops::set_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(), 0., u.device_data());
         u.add(scale, temporary);
       }
+    distribute_hanging_nodes(u, scale);
+  }
+
+  void
+  MechanicsOperator::distribute_hanging_nodes(DeviceVector &u, const double scale) const
+  {
+    if (device_operator->n_constraint_lines() == 0)
+      return;
+    u.update_ghost_values();
+    device_operator->distribute_constraint_lines(u.device_data(), line_inhomogeneities.data(), scale);
+  }
+
+  void
+  MechanicsOperator::condense(DeviceVector &force) const
+  {
+    if (n_global_constraint_lines == 0)
+      return;
+    // Ghost rows hold nothing of an assembled vector; the owned rows of
+    // constrained DoFs go to the DoFs they depend on (owned or ghost).
+    force.zero_out_ghost_values();
+    device_operator->condense(force.device_data());
+    force.compress(dealii::VectorOperation::add);
   }
 
   void
@@ -399,13 +537,23 @@ namespace plastix
   MechanicsOperator::memory_consumption() const
   {
     return device_operator->memory_consumption() + constrained_owned_dofs.memory_consumption() +
-           constrained_owned_values.memory_consumption() + temporary.memory_consumption();
+           constrained_owned_values.memory_consumption() + line_inhomogeneities.memory_consumption() +
+           temporary.memory_consumption();
   }
 
   std::string
   MechanicsOperator::description() const
   {
-    return device_operator->description();
+    if (n_global_constraint_lines == 0)
+      return device_operator->description();
+    return device_operator->description() + ", " + std::to_string(n_global_constraint_lines) +
+           " hanging-node constraints (C^T A C on the device)";
+  }
+
+  dealii::types::global_dof_index
+  MechanicsOperator::n_hanging_node_constraints() const
+  {
+    return n_global_constraint_lines;
   }
 
 #define PLASTIX_INSTANTIATE(Number)                                                                            \

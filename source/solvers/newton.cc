@@ -126,9 +126,11 @@ namespace plastix
             initialize_linear_solver(false);
             du = 0.;
             result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
-            // Corrections leave the prescribed values as they are.
+            // Corrections leave the prescribed values as they are; the
+            // hanging-node DoFs follow the DoFs they depend on.
             op.set_constrained_zero(du);
             u.add(1., du);
+            op.set_constrained_values(u, lambda_new);
           }
         result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
       }

@@ -165,7 +165,12 @@ namespace plastix
       /**
        * dst = A src over the local cells. Constrained DoFs: their src values
        * are ignored by the cells, their dst rows get nothing from the cells,
-       * and owned constrained DoFs get dst = src (unit diagonal).
+       * and owned constrained DoFs get dst = src (unit diagonal). With
+       * hanging-node lines the operator is C^T A C: the cells see the
+       * constrained rows of src interpolated from their lines, the cells'
+       * rows of those DoFs are condensed onto the DoFs they depend on, and
+       * they get dst = src (owned) or 0 (ghosts). src is not changed (its
+       * constrained rows are overwritten during the call and restored).
        */
       void
       apply(const double *src, double *dst) const;
@@ -180,13 +185,41 @@ namespace plastix
       apply(const float *src, float *dst) const;
 
       /**
-       * dst = A src with no constraint treatment at all, used to move
-       * prescribed boundary values to the right-hand side.
+       * dst = C^T A src with no Dirichlet treatment, src taken as it is on
+       * every DoF (constrained rows included), used to move prescribed
+       * values to the right-hand side. With hanging-node lines the rows of
+       * constrained DoFs are condensed (condense()).
        */
       void
       apply_unconstrained(const double *src, double *dst) const;
 
-      /** The local contributions to the diagonal of A (1 at owned constrained DoFs). */
+      /**
+       * dst <- C^T dst for a vector of local cell contributions (before the
+       * ghost exchange): the row of each hanging-node constrained DoF is
+       * added, weighted, to the DoFs it depends on and then zeroed, as
+       * deal.II's AffineConstraints::condense() does. A no-op without
+       * constraint lines.
+       */
+      void
+      condense(double *dst) const;
+
+      /**
+       * u_h = sum_k w_k u_{j_k} + scale * inhomogeneities[r] on the row of
+       * every constraint line r (owned and ghost rows; @p u needs valid
+       * ghost values): deal.II's AffineConstraints::distribute() for the
+       * hanging-node lines. @p inhomogeneities: one per line, or null.
+       */
+      void
+      distribute_constraint_lines(double *u, const double *inhomogeneities, double scale) const;
+
+      /** Number of hanging-node constraint lines (MeshData::constraint_rows). */
+      std::size_t
+      n_constraint_lines() const;
+
+      /**
+       * The local contributions to the diagonal of A (1 at owned constrained
+       * DoFs); with hanging-node lines the exact diagonal of C^T A C.
+       */
       void
       compute_diagonal(double *diagonal) const;
 

@@ -50,6 +50,39 @@ namespace plastix
        */
       std::vector<std::uint8_t> constrained_dofs;
 
+      /**
+       * @name Hanging-node constraints
+       * Linear constraints u_h = sum_k w_k u_{j_k} (deal.II's hanging-node
+       * constraints, homogeneous part) in CSR form: line r constrains the
+       * local DoF constraint_rows[r] to the local DoFs constraint_columns[k]
+       * with the weights constraint_weights[k], k in
+       * [constraint_offsets[r], constraint_offsets[r + 1]). The operator then
+       * acts as C^T A C: the cells see the interpolated value of a
+       * constrained DoF, its row is added to the DoFs it depends on, and the
+       * DoF itself gets a unit row. Rows are neither Dirichlet DoFs nor
+       * columns of another line (a closed AffineConstraints); columns may be
+       * DoFs of no local cell (ghosts that only the constraints need). Empty
+       * for a conforming mesh. Inhomogeneities stay with the caller.
+       */
+      /** @{ */
+      std::vector<LocalIndex> constraint_rows;
+      std::vector<LocalIndex> constraint_offsets;
+      std::vector<LocalIndex> constraint_columns;
+      std::vector<double>     constraint_weights;
+      /**
+       * The weights of the lines on Dirichlet DoFs, which a closed
+       * AffineConstraints folds into inhomogeneities: line r also depends on
+       * the Dirichlet DoFs dirichlet_columns[k] with dirichlet_weights[k], k
+       * in [dirichlet_offsets[r], dirichlet_offsets[r + 1]). Only condense()
+       * uses them, so that the force of a hanging node next to a clamped
+       * face reaches the clamped DoFs (reactions); the operator's unit rows
+       * there ignore them. Empty: no such weights.
+       */
+      std::vector<LocalIndex> dirichlet_offsets;
+      std::vector<LocalIndex> dirichlet_columns;
+      std::vector<double>     dirichlet_weights;
+      /** @} */
+
       /** Number of cells. */
       LocalIndex
       n_cells() const
@@ -74,6 +107,10 @@ namespace plastix
       /** Throw std::invalid_argument naming the first inconsistency found. */
       void
       check_consistency() const;
+
+      /** Throw std::invalid_argument if the constraint lines are malformed (part of check_consistency()). */
+      void
+      check_constraint_lines() const;
     };
   } // namespace backend
 } // namespace plastix

@@ -56,11 +56,13 @@ namespace plastix
 
       /**
        * Radial return at every Gauss point for the total displacement @p u
-       * (local array with valid ghosts) from the committed history: writes
-       * the trial history, stress and tangent. If @p internal_force is not
-       * null, it receives the local contributions of f_int = sum B^T sigma
-       * JxW on all rows (constrained ones too, for reactions), computed with
-       * the operator's strategy; the caller adds ghost parts to their owners.
+       * (local array with valid ghosts, hanging-node rows distributed) from
+       * the committed history: writes the trial history, stress and
+       * tangent. If @p internal_force is not null, it receives the local
+       * contributions of f_int = C^T sum B^T sigma JxW on all rows (Dirichlet
+       * ones too, for reactions; hanging-node rows condensed, so zero),
+       * computed with the operator's strategy; the caller adds ghost parts to
+       * their owners.
        */
       StressUpdateStatistics
       update(const double *u, double *internal_force);

@@ -32,8 +32,14 @@ namespace plastix
    * As deal.II's MatrixFree operators do, it acts on the homogeneous problem
    * of the given AffineConstraints: rows and columns of constrained DoFs are
    * zero except a unit diagonal; their prescribed values enter through
-   * lift_inhomogeneities(). Only Dirichlet-type constraints (a line without
-   * entries) are supported.
+   * lift_inhomogeneities(). Dirichlet lines (no entries) and hanging-node
+   * lines (u_h = sum_j c_hj u_j + g_h, from make_hanging_node_constraints()
+   * on an adaptively refined mesh) are supported: with the latter the
+   * operator is C^T A C on the unconstrained DoFs, evaluated on the device
+   * (the cells see the constrained values interpolated from their lines,
+   * the rows of constrained DoFs are condensed onto the DoFs they depend
+   * on), with unit rows at constrained DoFs; set_constrained_values() is
+   * AffineConstraints::distribute() on the device.
    *
    * Serial and parallel (parallel::distributed::Triangulation) meshes work
    * alike: vectors are DeviceVectors over the locally owned DoFs plus the
@@ -185,13 +191,35 @@ namespace plastix
     void
     lift_inhomogeneities(DeviceVector &rhs, double scale = 1.) const;
 
-    /** Set u = scale g on the constrained DoFs. */
+    /**
+     * Make @p u satisfy the constraints with the prescribed values scaled by
+     * @p scale: u = scale g on Dirichlet DoFs, u_h = sum_j c_hj u_j + scale
+     * g_h on hanging-node DoFs (AffineConstraints::distribute() on the
+     * device; ghost values are updated for it).
+     */
     void
     set_constrained_values(DeviceVector &u, double scale = 1.) const;
 
-    /** Set u = 0 on the constrained DoFs. */
+    /**
+     * Set u = 0 on the constrained DoFs (Dirichlet and hanging-node rows),
+     * as a residual of the homogeneous problem needs.
+     */
     void
     set_constrained_zero(DeviceVector &u) const;
+
+    /**
+     * force <- C^T force for a vector assembled without constraints (for
+     * example by assemble_external_force()): the entry of each hanging-node
+     * DoF is distributed to the DoFs it depends on and zeroed, as deal.II's
+     * AffineConstraints::condense() does. A no-op on a conforming mesh.
+     * Dirichlet rows are left as they are.
+     */
+    void
+    condense(DeviceVector &force) const;
+
+    /** Global number of hanging-node constraint lines (0 on a conforming mesh). */
+    dealii::types::global_dof_index
+    n_hanging_node_constraints() const;
 
     /**
      * Cell-averaged strain of the locally owned cells (6 values each: xx,
@@ -249,6 +277,12 @@ namespace plastix
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner>   partitioner;
     backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
     backend::DeviceArray<double>                                 constrained_owned_values;
+    /** u_h of the hanging-node lines from their columns (+ scale g_h); updates ghosts. */
+    void
+    distribute_hanging_nodes(DeviceVector &u, double scale) const;
+
+    backend::DeviceArray<double>                                 line_inhomogeneities;
+    dealii::types::global_dof_index                              n_global_constraint_lines = 0;
     mutable DeviceVector                                         temporary;
     mutable device::Vector<float>                                temporary_float;
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
