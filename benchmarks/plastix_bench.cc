@@ -100,6 +100,8 @@ namespace
   {
     std::vector<unsigned int> sizes      = {32};
     double                    distortion = 0.;
+    /** Refine the cells with x < this once more (hanging nodes on that plane); 0: none. */
+    double                    local_refinement = 0.;
     unsigned int              seed       = 42;
     unsigned int              repeats    = 30;
     unsigned int              batch      = 5;
@@ -119,6 +121,8 @@ namespace
     "  --sizes n1,n2,...     cells per direction of the unit cube (n^3 cells, 3(n+1)^3 DoFs); default 32\n"
     "  --distortion d        GridTools::distort_random(d), boundary kept; default 0 (uniform)\n"
     "  --seed s              random seed of the distortion; default 42\n"
+    "  --local-refinement f  refine the cells with x < f once more after the distortion: hanging nodes\n"
+    "                        (deal.II's hanging-node constraints) on that plane; default 0 (none)\n"
     "  --repeats r           timed samples per operator; default 30\n"
     "  --batch b             calls per operator per round (interleaving granularity); default 5\n"
     "  --warmup w            untimed calls per operator first; default 3\n"
@@ -174,6 +178,12 @@ namespace
               }
             else if (arg == "--distortion" && more)
               o.distortion = std::stod(next());
+            else if (arg == "--local-refinement" && more)
+              {
+                o.local_refinement = std::stod(next());
+                if (!(o.local_refinement >= 0 && o.local_refinement <= 1))
+                  throw std::invalid_argument("--local-refinement needs a fraction in [0, 1]");
+              }
             else if (arg == "--seed" && more)
               o.seed = std::stoul(next());
             else if (arg == "--repeats" && more)
@@ -232,6 +242,8 @@ namespace
           plastix::backend::parse_thread_mapping(m);
         if (o.mappings.empty())
           throw std::invalid_argument("--mappings needs at least one mapping");
+        if (o.multigrid && o.local_refinement > 0)
+          throw std::invalid_argument("--multigrid needs a uniformly refined mesh: drop --local-refinement");
       }
     catch (const std::exception &e)
       {
@@ -379,10 +391,18 @@ namespace
       tria.refine_global(k);
       if (o.distortion > 0)
         GridTools::distort_random(o.distortion, tria, true, o.seed);
+      if (o.local_refinement > 0)
+        {
+          for (const auto &cell : tria.active_cell_iterators())
+            if (cell->is_locally_owned() && cell->center()[0] < o.local_refinement)
+              cell->set_refine_flag();
+          tria.execute_coarsening_and_refinement();
+        }
       dof_handler.distribute_dofs(fe);
       IndexSet relevant;
       DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
       constraints.reinit(relevant);
+      DoFTools::make_hanging_node_constraints(dof_handler, constraints);
       VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(3), constraints);
       constraints.close();
     });
@@ -718,6 +738,7 @@ main(int argc, char **argv)
       header << "- plastix backend: " << plastix::Runtime::description() << " (execution space "
              << plastix::Runtime::execution_space() << ")\n";
       header << "- mesh: unit cube, n^3 cells, " << (o.distortion > 0 ? "distort_random(" + format("%g", o.distortion) + ", keep boundary, seed " + std::to_string(o.seed) + ")" : std::string("uniform"))
+             << (o.local_refinement > 0 ? ", cells with x < " + format("%g", o.local_refinement) + " refined once more (hanging nodes)" : std::string())
              << "; FESystem(FE_Q(1),3), Dirichlet x=0, E=200e9, nu=0.3\n";
       header << "- timing: " << o.warmup << " warm-up calls, " << o.repeats << " samples per operator in rounds of "
              << o.batch << " calls, interleaved; MPI_Barrier around each call, max over ranks; median (min) in ms\n";
