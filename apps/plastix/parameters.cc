@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <unistd.h>
 
@@ -31,7 +32,8 @@ namespace plastix
     parser_message(const std::string &text)
     {
       const auto        at      = text.find("Additional information:");
-      const std::string message = at == std::string::npos ? text : text.substr(at + 23);
+      std::string       message = at == std::string::npos ? text : text.substr(at + 23);
+      message                   = message.substr(0, message.find("Stacktrace"));
       std::string       line;
       for (const char c : message)
         {
@@ -307,14 +309,20 @@ namespace plastix
         if (local_refinement_region.empty())
           throw InputError("Mesh/Local refinement region",
                            "is empty but 'Local refinements' is " + std::to_string(local_refinements));
+        // deal.II's FunctionParser writes muparser's details to std::cerr
+        // before it throws: keep them out of the one-line message.
+        std::ostringstream parser_output;
+        std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
         try
           {
             const auto region = make_local_refinement_region(*this);
             const double value = region->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
             (void)value;
+            std::cerr.rdbuf(cerr_buffer);
           }
         catch (const std::exception &error)
           {
+            std::cerr.rdbuf(cerr_buffer);
             throw InputError("Mesh/Local refinement region",
                              "'" + local_refinement_region + "' is not an expression of x, y, z (" +
                                parser_message(error.what()) + ")");

@@ -127,6 +127,10 @@ run_case wrong-type 1 1 "$(with_entry Mesh 'Global refinements' abc)" \
 run_case bad-selection 1 1 "$(with_entry Operator Strategy 'very fast')" \
   "plastix: error in input: in parameter file 'case.prm': Line <$ENTRY_LINE> of file <case.prm>:" \
   "Strategy" "very fast" "[Selection auto|ebe atomic|ebe colored|dbd|ebe tiled ]"
+run_case bad-refinement-region 1 1 "$(base_prm; printf 'subsection Mesh\n  set Local refinements = 1\n  set Local refinement region = x + * 3\nend\n')" \
+  "plastix: error in input: Mesh/Local refinement region: 'x + * 3' is not an expression of x, y, z"
+run_case multigrid-hanging-nodes 1 1 "$(base_prm; printf 'subsection Mesh\n  set Local refinements = 1\n  set Local refinement region = 1 - x\nend\nsubsection Linear solver\n  set Preconditioner = multigrid\nend\n')" \
+  "plastix: error in input: Linear solver/Preconditioner: multigrid needs a uniformly refined mesh"
 run_case tiled-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = ebe tiled\n  set Thread mapping = node\nend\n')" \
   "plastix: error in input: Operator/Thread mapping: ebe tiled runs one thread per cell"
 run_case gmres-single-multigrid 1 1 "$(base_prm; printf 'subsection Linear solver\n  set Type = gmres\n  set Multigrid level precision = single\nend\n')" \
