@@ -193,9 +193,9 @@ namespace plastix
 
       template <typename Number>
       void
-      assign_entries(const std::size_t n, const LocalIndex *indices, const Number *values, Number *x)
+      assign_entries(const std::size_t n, const LocalIndex *indices, const Number *values, Number *x, const Number scale)
       {
-        for_range("plastix::assign_entries", n, KOKKOS_LAMBDA(const Index64 k) { x[indices[k]] = values[k]; });
+        for_range("plastix::assign_entries", n, KOKKOS_LAMBDA(const Index64 k) { x[indices[k]] = scale * values[k]; });
       }
 
       template <typename Number>
@@ -274,7 +274,7 @@ namespace plastix
   template PLASTIX_BACKEND_EXPORT void        set_entries<Number>(std::size_t, const LocalIndex *, Number,       \
                                                                Number *);                                       \
   template PLASTIX_BACKEND_EXPORT void        assign_entries<Number>(std::size_t, const LocalIndex *,            \
-                                                                  const Number *, Number *);                    \
+                                                                  const Number *, Number *, Number);            \
   template PLASTIX_BACKEND_EXPORT void        copy_entries<Number>(std::size_t, const LocalIndex *,              \
                                                                 const Number *, Number *);                      \
   template PLASTIX_BACKEND_EXPORT void        chebyshev_update<Number>(std::size_t, unsigned int, Number, Number, \

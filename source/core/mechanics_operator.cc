@@ -433,21 +433,12 @@ namespace plastix
   void
   MechanicsOperator::set_constrained_values(DeviceVector &u, const double scale) const
   {
+    // u_c = scale g_c on the constrained entries only.
     ops::assign_entries(constrained_owned_dofs.size(),
                         constrained_owned_dofs.data(),
                         constrained_owned_values.data(),
-                        u.device_data());
-    if (scale != 1.)
-      {
-        // Scale only the constrained entries: u_c = scale g_c.
-        temporary.reinit(partitioner);
-        ops::assign_entries(constrained_owned_dofs.size(),
-                            constrained_owned_dofs.data(),
-                            constrained_owned_values.data(),
-                            temporary.device_data());
-        ops::set_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(), 0., u.device_data());
-        u.add(scale, temporary);
-      }
+                        u.device_data(),
+                        scale);
     distribute_hanging_nodes(u, scale);
   }
 

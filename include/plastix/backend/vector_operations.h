@@ -114,10 +114,11 @@ namespace plastix
       PLASTIX_BACKEND_EXPORT void
       set_entries(std::size_t n, const LocalIndex *indices, Number value, Number *x);
 
-      /** x[indices[k]] = values[k] for k < n. */
+      /** x[indices[k]] = scale values[k] for k < n. */
       template <typename Number>
       PLASTIX_BACKEND_EXPORT void
-      assign_entries(std::size_t n, const LocalIndex *indices, const Number *values, Number *x);
+      assign_entries(std::size_t n, const LocalIndex *indices, const Number *values, Number *x,
+                     Number scale = Number(1));
 
       /** y[indices[k]] = x[indices[k]] for k < n. */
       template <typename Number>
