@@ -902,7 +902,7 @@ namespace plastix
         if (d.n_constraint_lines > 0)
           {
             internal::add_constrained_diagonal(d, op, diagonal);
-            internal::unit_constrained_rows(d, diagonal);
+            internal::set_constrained_rows(d, diagonal, static_cast<const double *>(nullptr), 1.);
           }
       });
     }

@@ -835,6 +835,22 @@ namespace plastix
       }
 
       /**
+       * The constrained rows of @p dst: src (or @p owned_value where src is
+       * null) where owned, 0 at ghosts (their owner has the unit row).
+       */
+      template <typename Number>
+      void
+      set_constrained_rows(const MechanicsOperator::Impl &data, Number *dst, const Number *src, const Number owned_value)
+      {
+        const LocalIndex *rows         = data.constraint_rows.data();
+        const Index64     n_owned_dofs = 3 * static_cast<Index64>(data.n_owned_nodes);
+        for_range("plastix::set_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
+          const LocalIndex row = rows[r];
+          dst[row]             = row < n_owned_dofs ? (src != nullptr ? src[row] : owned_value) : Number(0);
+        });
+      }
+
+      /**
        * dst <- C^T dst: each constrained row's (partial) sum is added,
        * weighted, to the DoFs its line depends on (gathered per column: no
        * atomics, reproducible); then the constrained rows get src (owned,
@@ -855,11 +871,7 @@ namespace plastix
             sum += column_weights[k] * static_cast<double>(dst[rows[column_lines[k]]]);
           dst[column_dofs[i]] += static_cast<Number>(sum);
         });
-        const Index64 n_owned_dofs = 3 * static_cast<Index64>(data.n_owned_nodes);
-        for_range("plastix::unit_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
-          const LocalIndex row = rows[r];
-          dst[row]             = (src != nullptr && row < n_owned_dofs) ? src[row] : Number(0);
-        });
+        set_constrained_rows(data, dst, src, Number(0));
       }
 
       /**
@@ -880,17 +892,6 @@ namespace plastix
           const double value = dst[rows[r]];
           for (LocalIndex k = offsets[r]; k < offsets[r + 1]; ++k)
             accumulate(dst[columns[k]], weights[k] * value);
-        });
-      }
-
-      /** The diagonal's constrained rows: 1 where owned, 0 at ghosts (their owner has the 1). */
-      inline void
-      unit_constrained_rows(const MechanicsOperator::Impl &data, double *diagonal)
-      {
-        const LocalIndex *rows         = data.constraint_rows.data();
-        const Index64     n_owned_dofs = 3 * static_cast<Index64>(data.n_owned_nodes);
-        for_range("plastix::unit_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
-          diagonal[rows[r]] = rows[r] < n_owned_dofs ? 1. : 0.;
         });
       }
 
