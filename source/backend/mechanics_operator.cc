@@ -413,17 +413,26 @@ namespace plastix
         const LocalIndex          n_cells = mesh.n_cells();
         cell_group.resize(n_cells);
         representatives.clear();
+        // One absolute tolerance for all cells, 1e-9 of the smallest cell's
+        // diagonal: rounding differences of generated meshes collapse, real
+        // shape differences do not, and neither do sizes (a tolerance
+        // relative to each cell's own size would make a cell and its half-size
+        // copy congruent: same key, one matrix, twice the stiffness of the
+        // smaller).
+        auto diagonal = [&](const LocalIndex cell) {
+          const double *x0 = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell]];
+          const double *x7 = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + 7]];
+          return std::sqrt((x7[0] - x0[0]) * (x7[0] - x0[0]) + (x7[1] - x0[1]) * (x7[1] - x0[1]) +
+                           (x7[2] - x0[2]) * (x7[2] - x0[2]));
+        };
+        double smallest = std::numeric_limits<double>::max();
+        for (LocalIndex cell = 0; cell < n_cells; ++cell)
+          smallest = std::min(smallest, diagonal(cell));
+        const double tolerance = 1e-9 * smallest;
         for (LocalIndex cell = 0; cell < n_cells; ++cell)
           {
             const double *x0 = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell]];
-            const double *x7 = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + 7]];
-            const double  h  = std::sqrt((x7[0] - x0[0]) * (x7[0] - x0[0]) +
-                                       (x7[1] - x0[1]) * (x7[1] - x0[1]) +
-                                       (x7[2] - x0[2]) * (x7[2] - x0[2]));
-            // Relative tolerance 1e-9: rounding differences of generated
-            // meshes collapse, real shape differences do not.
-            const double tolerance = 1e-9 * h;
-            Key          key;
+            Key           key;
             for (int a = 1; a < 8; ++a)
               {
                 const double *xa = &mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + a]];
