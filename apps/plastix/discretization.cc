@@ -22,7 +22,8 @@ namespace plastix
     {
       return parameters.solver.preconditioner == PreconditionerType::multigrid ||
              (parameters.solver.preconditioner == PreconditionerType::automatic &&
-              parameters.mesh.global_refinements >= 1 && parameters.mesh.local_refinements == 0);
+              parameters.mesh.global_refinements >= 1 && parameters.mesh.local_refinements == 0 &&
+              !parameters.mesh.adaptive.enabled());
     }
   } // namespace
 
@@ -40,7 +41,10 @@ namespace plastix
     const bool levels    = needs_level_hierarchy(parameters);
     const auto smoothing = levels ? dealii::Triangulation<3>::limit_level_difference_at_vertices :
                                     dealii::Triangulation<3>::none;
-    if (dealii::Utilities::MPI::n_mpi_processes(communicator) == 1)
+    // Adaptive runs use p4est's mesh on one rank too: deal.II's
+    // CellDataTransfer and SolutionTransfer for p4est carry the history and
+    // the displacement, and checkpoints store the adapted mesh as it is.
+    if (dealii::Utilities::MPI::n_mpi_processes(communicator) == 1 && !parameters.mesh.adaptive.enabled())
       triangulation = std::make_unique<dealii::Triangulation<3>>(smoothing);
     else
       triangulation = std::make_unique<dealii::parallel::distributed::Triangulation<3>>(

@@ -9,6 +9,7 @@
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
 
+#include "adaptive_refinement.h"
 #include "checkpoint.h"
 #include "discretization.h"
 #include "elastic_problem.h"
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <sstream>
 
 namespace plastix
@@ -233,14 +235,19 @@ namespace plastix
     internal::set_up_mesh_dofs_operator(d, timer, summary,
                                         restart ? checkpoint_mesh_file(restart_directory) : std::string());
     d.assemble_external_force();
-    PlasticityState state(d.op);
-    LinearSolver    linear_solver(parameters.solver);
-    NewtonRaphson   newton(d.op, state, d.external_force, linear_solver,
-                         [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); },
-                         parameters.newton);
-    Monitor         monitor(d, parameters.monitor);
+    // The state, the Newton iteration and the monitor refer to the operator
+    // and the DoFs: an adaptive refinement rebuilds them.
+    auto         state = std::make_unique<PlasticityState>(d.op);
+    LinearSolver linear_solver(parameters.solver);
+    const auto   make_newton = [&]() {
+      return std::make_unique<NewtonRaphson>(
+        d.op, *state, d.external_force, linear_solver,
+        [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
+    };
+    auto newton  = make_newton();
+    auto monitor = std::make_unique<Monitor>(d, parameters.monitor);
     // The tangent and f_int of the initial (stress-free) state.
-    state.update(newton.u, newton.f_int);
+    state->update(newton->u, newton->f_int);
     timer.stop("operator");
 
     // The preconditioner's structure (multigrid hierarchy, AMG) once per
@@ -256,7 +263,8 @@ namespace plastix
     timer.start();
 
     // Where the load stepping starts: load factor 0, or a checkpoint.
-    LoadSteppingState start;
+    LoadSteppingState   start;
+    std::vector<double> restart_history_before;
     std::vector<std::pair<double, std::string>> pvd;
     if (restart)
       {
@@ -272,13 +280,14 @@ namespace plastix
         // The checkpoint holds the history before its last step and the
         // displacement after it: the stress update and commit repeat that
         // step's last ones, so the run continues exactly as it would have.
-        newton.u.copy_from_host(u_host);
-        state.set_committed_history(history);
-        state.update(newton.u, newton.f_int);
-        state.commit();
-        newton.lambda_previous = start.lambda_previous;
-        newton.force_scale     = start.force_scale;
-        monitor.restore(start);
+        newton->u.copy_from_host(u_host);
+        state->set_committed_history(history);
+        state->update(newton->u, newton->f_int);
+        state->commit();
+        newton->lambda_previous = start.lambda_previous;
+        newton->force_scale     = start.force_scale;
+        monitor->restore(start);
+        restart_history_before = std::move(history);
         pvd                        = start.pvd;
         summary.newton_iterations = start.newton_iterations;
         summary.linear_iterations = start.linear_iterations;
@@ -294,10 +303,10 @@ namespace plastix
     const auto   box       = dealii::GridTools::compute_bounding_box(*d.triangulation);
     const double mesh_size = box.get_boundary_points().first.distance(box.get_boundary_points().second);
     if (root && !restart)
-      for (std::size_t i = 0; i < monitor.point_distance.size(); ++i)
-        if (monitor.point_distance[i] > 1e-8 * mesh_size)
+      for (std::size_t i = 0; i < monitor->point_distance.size(); ++i)
+        if (monitor->point_distance[i] > 1e-8 * mesh_size)
           std::cout << "  monitor point '" << parameters.monitor.points[i].name << "' is "
-                    << monitor.point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
+                    << monitor->point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
 
     const std::string checkpoint = checkpoint_directory(parameters.output.directory);
     const auto       &targets    = parameters.load_stepping.load_factors;
@@ -309,6 +318,67 @@ namespace plastix
     DeviceVector      u_start;
     // Wall time since the run started or its last checkpoint (Output/Checkpoint wall time).
     dealii::Timer since_checkpoint;
+
+    // Adaptive refinement after converged load step @p at_step (load factor
+    // @p at_lambda): the mesh, DoFs, operator and external force change, the
+    // displacement and history move to the new cells, the state, Newton
+    // iteration and monitor are rebuilt, and the step is solved again at the
+    // same load factor (re-equilibration) and committed.
+    const auto adapt = [&](const std::vector<double> &history_before, const double at_lambda,
+                           const unsigned int at_step) {
+      timer.start();
+      auto                u_host  = d.to_host(newton->u);
+      std::vector<double> history = state->committed_history();
+      LoadSteppingState   rows;
+      monitor->save(rows);
+      const double lambda_previous = newton->lambda_previous, force_scale = newton->force_scale;
+      const AdaptationStatistics adaptation = adapt_mesh(d, u_host, history, history_before, [&]() {
+        newton.reset();
+        state.reset();
+      });
+      if (!adaptation.changed())
+        {
+          timer.stop("adaptation");
+          if (root)
+            std::cout << "  adaptive refinement after load step " << at_step << ": no cell marked" << std::endl;
+          return;
+        }
+      state = std::make_unique<PlasticityState>(d.op);
+      state->set_committed_history(history);
+      newton = make_newton();
+      newton->u.copy_from_host(u_host);
+      d.op.set_constrained_values(newton->u, at_lambda);
+      newton->lambda_previous = lambda_previous;
+      newton->force_scale     = force_scale;
+      state->update(newton->u, newton->f_int);
+      monitor = std::make_unique<Monitor>(d, parameters.monitor);
+      monitor->restore(rows);
+      d.initialize_solver(linear_solver, true);
+      ++summary.n_adaptations;
+      summary.n_dofs  = adaptation.dofs_after;
+      summary.n_cells = adaptation.cells_after;
+      timer.stop("adaptation");
+      // The transferred state is not in equilibrium on the new mesh.
+      timer.start();
+      const NewtonResult result = newton->step(at_lambda, at_lambda, at_step, false);
+      summary.newton_iterations += result.iterations;
+      summary.linear_iterations += result.linear_iterations;
+      timer.stop("newton");
+      if (!result.converged)
+        throw SolverError("re-equilibration after the adaptive refinement of load step " + std::to_string(at_step) +
+                          " failed: " + result.failure + "; last relative residual " +
+                          std::to_string(result.relative_residual));
+      state->commit();
+      if (root)
+        std::cout << "  adaptive refinement after load step " << at_step << ": " << adaptation.n_refined
+                  << " cells refined, " << adaptation.n_coarsened << " coarsened; " << adaptation.cells_before
+                  << " -> " << adaptation.cells_after << " cells, " << adaptation.dofs_before << " -> "
+                  << adaptation.dofs_after << " DoFs; re-equilibrated in " << result.iterations
+                  << " Newton iterations (|R|/F = " << result.relative_residual << ")" << std::endl;
+    };
+    // A checkpoint is written before the adaptation of its step: repeat it.
+    if (restart && parameters.mesh.adaptive.due_after(step))
+      adapt(restart_history_before, lambda, step);
     try
       {
         for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
@@ -324,17 +394,17 @@ namespace plastix
                 const double lambda_new =
                   std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target : lambda + increment;
                 timer.start();
-                u_start                   = newton.u;
-                const NewtonResult result = newton.step(lambda, lambda_new, step + 1, root);
+                u_start                   = newton->u;
+                const NewtonResult result = newton->step(lambda, lambda_new, step + 1, root);
                 summary.newton_iterations += result.iterations;
                 summary.linear_iterations += result.linear_iterations;
                 timer.stop("newton");
                 if (!result.converged)
                   {
                     // Back to the converged state; try half the increment.
-                    newton.u = u_start;
-                    state.reset_trial();
-                    state.update(newton.u, newton.f_int);
+                    newton->u = u_start;
+                    state->reset_trial();
+                    state->update(newton->u, newton->f_int);
                     ++cuts;
                     ++summary.n_cuts;
                     increment /= 2;
@@ -368,32 +438,36 @@ namespace plastix
                   wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
                 const bool write_checkpoint_now =
                   !last_step && (stop_here || (interval > 0 && (step + 1) % interval == 0) || time_due);
+                // The mesh adapts after the step's output and checkpoint,
+                // unless the run ends or stops here (a restart adapts then).
+                const bool adapt_now = !last_step && !stop_here && parameters.mesh.adaptive.due_after(step + 1);
                 // A checkpoint holds the history before this step (the
-                // restart repeats the step's last stress update).
+                // restart repeats the step's last stress update); the
+                // plastic-strain indicator compares with it.
                 std::vector<double> history_before;
-                if (write_checkpoint_now)
-                  history_before = state.committed_history();
-                state.commit();
-                newton.accept(lambda, result.reference);
+                if (write_checkpoint_now || adapt_now)
+                  history_before = state->committed_history();
+                state->commit();
+                newton->accept(lambda, result.reference);
                 lambda = lambda_new;
                 ++step;
                 summary.final_residual    = result.residual;
                 summary.relative_residual = result.relative_residual;
 
                 timer.start();
-                const auto u_host = d.to_host(newton.u);
-                monitor.record(step, lambda, result.iterations, result.linear_iterations,
-                               result.plastic.n_plastic_points, u_host, newton.f_int);
+                const auto u_host = d.to_host(newton->u);
+                monitor->record(step, lambda, result.iterations, result.linear_iterations,
+                                result.plastic.n_plastic_points, u_host, newton->f_int);
                 if (parameters.output.write_vtu)
                   {
-                    const std::string pvtu = d.write_vtu(output, newton.u, plastic_cell_fields(state),
+                    const std::string pvtu = d.write_vtu(output, newton->u, plastic_cell_fields(*state),
                                                          parameters.output.base_name, step);
                     pvd.emplace_back(lambda, pvtu);
                     std::ostringstream pvd_text;
                     dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
                     output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
                   }
-                output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+                output.write_text(parameters.output.base_name + ".csv", monitor->csv());
                 // Each converged step's files are complete: publish them.
                 output.commit();
                 timer.stop("output");
@@ -404,13 +478,13 @@ namespace plastix
                     now.step              = step;
                     now.target_index      = lambda == target ? target_index + 1 : target_index;
                     now.lambda            = lambda;
-                    now.lambda_previous   = newton.lambda_previous;
-                    now.force_scale       = newton.force_scale;
+                    now.lambda_previous   = newton->lambda_previous;
+                    now.force_scale       = newton->force_scale;
                     now.newton_iterations = summary.newton_iterations;
                     now.linear_iterations = summary.linear_iterations;
                     now.n_cuts            = summary.n_cuts;
                     now.pvd               = pvd;
-                    monitor.save(now);
+                    monitor->save(now);
                     write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
                                      u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
                     checkpoint_step = step;
@@ -421,6 +495,8 @@ namespace plastix
                   std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
                             << " Newton iterations, " << result.linear_iterations << " linear iterations, "
                             << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+                if (adapt_now)
+                  adapt(history_before, lambda, step);
                 increment = target - lambda;
                 if (stop_here)
                   {
@@ -443,8 +519,8 @@ namespace plastix
         throw Interrupted(message);
       }
     summary.n_steps          = step;
-    summary.yielded_points   = state.n_yielded_points();
-    summary.max_displacement = internal::max_nodal_displacement(newton.u);
+    summary.yielded_points   = state->n_yielded_points();
+    summary.max_displacement = internal::max_nodal_displacement(newton->u);
     if (parameters.output.write_vtu && !pvd.empty())
       summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
     if (!std::isfinite(summary.max_displacement))
@@ -454,9 +530,9 @@ namespace plastix
     // call), next to the CSV staged once more with it.
     if (parameters.monitor.write_plot && step > 0)
       {
-        output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+        output.write_text(parameters.output.base_name + ".csv", monitor->csv());
         if (root)
-          monitor.plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
+          monitor->plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
       }
     output.commit();
     if (stopped_early)

@@ -267,6 +267,32 @@ namespace plastix
                       "'0.25 - (x-1)^2 - y^2' for a disc of radius 0.5 around (1, 0): cells whose centre "
                       "gives a positive value are refined by each of the 'Local refinements'",
                       dealii::Patterns::Anything());
+    prm.enter_subsection("Adaptive refinement");
+    prm.add_parameter("Indicator", adaptive.indicator,
+                      "Refine (and coarsen) the mesh between the load steps of an elastoplastic run: none; "
+                      "kelly (deal.II's KellyErrorEstimator on the displacement); plastic strain increment "
+                      "(the cell average of the increment of equivalent plastic strain over the last load "
+                      "step, times the cell diameter). The Gauss-point history moves with the cells (a child "
+                      "takes the state of its parent's Gauss point in the same octant, a coarsened parent "
+                      "the volume average of each child), the displacement is interpolated, and the step is "
+                      "re-equilibrated before the next one. The preconditioner cannot be multigrid (auto "
+                      "picks chebyshev)");
+    prm.add_parameter("Refine fraction", adaptive.refine_fraction,
+                      "Fraction of the active cells, largest indicator first, refined each time (cells at "
+                      "'Maximum level' and cells whose indicator is zero are not)",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Coarsen fraction", adaptive.coarsen_fraction,
+                      "Fraction of the active cells, smallest indicator first, coarsened each time (a parent "
+                      "is coarsened when all its children are marked)",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Maximum level", adaptive.maximum_level,
+                      "No cell is refined beyond this level (the coarse mesh is level 0; 'Global "
+                      "refinements' and 'Local refinements' count)",
+                      dealii::Patterns::Integer(0, 12));
+    prm.add_parameter("Interval", adaptive.interval,
+                      "Adapt after every Interval-th converged load step (never after the last)",
+                      dealii::Patterns::Integer(1, 100000));
+    prm.leave_subsection();
     prm.add_parameter("Distortion", distortion,
                       "Pseudo-random displacement of interior vertices as a fraction of the "
                       "shortest adjacent edge, a function of the vertex position only, so "
@@ -327,6 +353,21 @@ namespace plastix
                              "'" + local_refinement_region + "' is not an expression of x, y, z (" +
                                parser_message(error.what()) + ")");
           }
+      }
+    if (adaptive.enabled())
+      {
+        if (adaptive.refine_fraction + adaptive.coarsen_fraction > 1)
+          throw InputError("Mesh/Adaptive refinement/Coarsen fraction",
+                           "Refine fraction + Coarsen fraction exceeds 1");
+        if (adaptive.refine_fraction == 0 && adaptive.coarsen_fraction == 0)
+          throw InputError("Mesh/Adaptive refinement/Refine fraction",
+                           "Refine fraction and Coarsen fraction are both 0: nothing would change (set "
+                           "Indicator = none)");
+        if (adaptive.maximum_level <= global_refinements + local_refinements && adaptive.coarsen_fraction == 0)
+          throw InputError("Mesh/Adaptive refinement/Maximum level",
+                           std::to_string(adaptive.maximum_level) + " is not above the levels of the initial mesh (" +
+                             std::to_string(global_refinements + local_refinements) +
+                             "), so no cell could be refined");
       }
     if (geometry == GeometryType::file)
       {
@@ -1017,6 +1058,13 @@ namespace plastix
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs a uniformly refined mesh, but 'Mesh/Local refinements' makes hanging "
                        "nodes: use auto, chebyshev, jacobi or amg");
+    if (solver.preconditioner == PreconditionerType::multigrid && mesh.adaptive.enabled())
+      throw InputError("Linear solver/Preconditioner",
+                       "multigrid needs a uniformly refined mesh, but 'Mesh/Adaptive refinement' makes hanging "
+                       "nodes: use auto, chebyshev, jacobi or amg");
+    if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
+      throw InputError("Mesh/Adaptive refinement/Indicator",
+                       "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type)");
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");

@@ -89,13 +89,70 @@ namespace plastix
       return {{ProblemType::elastic, "elastic"}, {ProblemType::elastoplastic, "elastoplastic"}};
     }
   };
+
+  /** What marks cells for adaptive refinement between load steps ('Mesh/Adaptive refinement/Indicator'). */
+  enum class RefinementIndicator
+  {
+    /** No adaptive refinement. */
+    none,
+    /** deal.II's KellyErrorEstimator on the displacement (jumps of its gradient across faces). */
+    kelly,
+    /**
+     * The increment of equivalent plastic strain over the last load step
+     * (cell average over the Gauss points) times the cell diameter.
+     */
+    plastic_strain_increment
+  };
+
+  template <>
+  struct EnumNames<RefinementIndicator>
+  {
+    static constexpr const char *what = "refinement indicator";
+    static std::vector<std::pair<RefinementIndicator, std::string>>
+    table()
+    {
+      return {{RefinementIndicator::none, "none"},
+              {RefinementIndicator::kelly, "kelly"},
+              {RefinementIndicator::plastic_strain_increment, "plastic strain increment"}};
+    }
+  };
 } // namespace plastix
 
 PLASTIX_ENUM_PATTERN(plastix::GeometryType)
 PLASTIX_ENUM_PATTERN(plastix::ProblemType)
+PLASTIX_ENUM_PATTERN(plastix::RefinementIndicator)
 
 namespace plastix
 {
+  /** Subsection "Mesh/Adaptive refinement": refinement and coarsening between load steps. */
+  struct AdaptiveRefinementParameters
+  {
+    /** What marks the cells; none switches adaptivity off. */
+    RefinementIndicator indicator = RefinementIndicator::none;
+    /** Fraction of the active cells (largest indicator first) refined each time. */
+    double refine_fraction = 0.3;
+    /** Fraction of the active cells (smallest indicator first) coarsened each time. */
+    double coarsen_fraction = 0.;
+    /** No cell is refined beyond this level (0 = the coarse mesh). */
+    unsigned int maximum_level = 4;
+    /** Adapt after every interval-th converged load step. */
+    unsigned int interval = 1;
+
+    /** True if the mesh changes between load steps. */
+    bool
+    enabled() const
+    {
+      return indicator != RefinementIndicator::none;
+    }
+
+    /** Whether the mesh is adapted after converged load step @p step (1-based) when @p step is not the last. */
+    bool
+    due_after(const unsigned int step) const
+    {
+      return enabled() && step > 0 && step % interval == 0;
+    }
+  };
+
   /** Subsection "Mesh". */
   struct MeshParameters
   {
@@ -115,6 +172,8 @@ namespace plastix
     unsigned int local_refinements = 0;
     /** FunctionParser expression of x, y, z (and pi): where to refine locally. */
     std::string local_refinement_region;
+    /** Refinement and coarsening between load steps. */
+    AdaptiveRefinementParameters adaptive;
     /** Random displacement of interior vertices, as a fraction of the shortest adjacent edge (deal.II distort_random). */
     double distortion = 0.;
     /** Mesh file (gmsh .msh or Abaqus .inp) for geometry = file. */

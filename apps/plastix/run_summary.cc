@@ -27,6 +27,8 @@ namespace plastix
     if (newton_iterations > 0)
       s << ", " << n_steps << " load steps (" << n_cuts << " cuts), " << newton_iterations << " Newton iterations, "
         << linear_iterations << " linear iterations, " << yielded_points << " yielded Gauss points";
+    if (n_adaptations > 0)
+      s << ", " << n_adaptations << " mesh adaptations";
     else
       s << " " << linear_iterations << " iterations";
     s << ", residual " << final_residual << " (relative " << relative_residual << "), max |u| " << max_displacement

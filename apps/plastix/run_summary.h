@@ -22,6 +22,8 @@ namespace plastix
     std::string        solver;
     /** Load steps (1 for elastic runs) and cut steps. */
     unsigned int n_steps = 1, n_cuts = 0;
+    /** Adaptive refinements that changed the mesh (n_dofs and n_cells are then those of the last mesh). */
+    unsigned int n_adaptations = 0;
     /** Newton iterations over all steps (0 for elastic runs). */
     unsigned int newton_iterations = 0;
     /** Linear solver iterations over all solves. */

@@ -131,6 +131,14 @@ run_case bad-refinement-region 1 1 "$(base_prm; printf 'subsection Mesh\n  set L
   "plastix: error in input: Mesh/Local refinement region: 'x + * 3' is not an expression of x, y, z"
 run_case multigrid-hanging-nodes 1 1 "$(base_prm; printf 'subsection Mesh\n  set Local refinements = 1\n  set Local refinement region = 1 - x\nend\nsubsection Linear solver\n  set Preconditioner = multigrid\nend\n')" \
   "plastix: error in input: Linear solver/Preconditioner: multigrid needs a uniformly refined mesh"
+run_case multigrid-adaptive 1 1 "$(base_prm; printf 'subsection Problem\n  set Type = elastoplastic\nend\nsubsection Materials\n  set Yield stress = 1e8\nend\nsubsection Mesh\n  subsection Adaptive refinement\n    set Indicator = kelly\n  end\nend\nsubsection Linear solver\n  set Preconditioner = multigrid\nend\n')" \
+  "plastix: error in input: Linear solver/Preconditioner: multigrid needs a uniformly refined mesh, but 'Mesh/Adaptive refinement'"
+run_case adaptive-elastic 1 1 "$(base_prm; printf 'subsection Mesh\n  subsection Adaptive refinement\n    set Indicator = kelly\n  end\nend\n')" \
+  "plastix: error in input: Mesh/Adaptive refinement/Indicator: adapts the mesh between load steps, which only elastoplastic runs have"
+run_case adaptive-level 1 1 "$(base_prm; printf 'subsection Mesh\n  set Global refinements = 1\n  subsection Adaptive refinement\n    set Indicator = plastic strain increment\n    set Maximum level = 1\n  end\nend\n')" \
+  "plastix: error in input: Mesh/Adaptive refinement/Maximum level: 1 is not above the levels of the initial mesh (1)"
+run_case adaptive-fractions 2 1 "$(base_prm; printf 'subsection Mesh\n  subsection Adaptive refinement\n    set Indicator = kelly\n    set Refine fraction = 0.7\n    set Coarsen fraction = 0.5\n  end\nend\n')" \
+  "plastix: error in input: Mesh/Adaptive refinement/Coarsen fraction: Refine fraction + Coarsen fraction exceeds 1"
 run_case tiled-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = ebe tiled\n  set Thread mapping = node\nend\n')" \
   "plastix: error in input: Operator/Thread mapping: ebe tiled runs one thread per cell"
 run_case gmres-single-multigrid 1 1 "$(base_prm; printf 'subsection Linear solver\n  set Type = gmres\n  set Multigrid level precision = single\nend\n')" \
