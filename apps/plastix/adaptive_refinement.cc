@@ -114,14 +114,20 @@ namespace plastix
   std::pair<unsigned long long, unsigned long long>
   mark_cells(dealii::parallel::distributed::Triangulation<3> &triangulation,
              const dealii::Vector<float>                     &indicator,
-             const AdaptiveRefinementParameters              &parameters)
+             const AdaptiveRefinementParameters              &parameters,
+             const unsigned int                               minimum_level)
   {
     dealii::parallel::distributed::GridRefinement::refine_and_coarsen_fixed_number(
       triangulation, indicator, parameters.refine_fraction, parameters.coarsen_fraction);
     for (const auto &cell : triangulation.active_cell_iterators())
-      if (cell->is_locally_owned() && cell->refine_flag_set() &&
-          (cell->level() >= static_cast<int>(parameters.maximum_level) || !(indicator[cell->active_cell_index()] > 0)))
-        cell->clear_refine_flag();
+      if (cell->is_locally_owned())
+        {
+          if (cell->refine_flag_set() && (cell->level() >= static_cast<int>(parameters.maximum_level) ||
+                                          !(indicator[cell->active_cell_index()] > 0)))
+            cell->clear_refine_flag();
+          if (cell->coarsen_flag_set() && cell->level() <= static_cast<int>(minimum_level))
+            cell->clear_coarsen_flag();
+        }
     triangulation.prepare_coarsening_and_refinement();
     unsigned long long n_refine = 0, n_coarsen = 0;
     for (const auto &cell : triangulation.active_cell_iterators())
@@ -208,7 +214,8 @@ namespace plastix
     statistics.dofs_before  = d.dof_handler.n_dofs();
     const dealii::Vector<float> indicator =
       refinement_indicator(d.dof_handler, parameters.indicator, displacement, history_before, history);
-    std::tie(statistics.n_refined, statistics.n_coarsened) = mark_cells(*triangulation, indicator, parameters);
+    std::tie(statistics.n_refined, statistics.n_coarsened) =
+      mark_cells(*triangulation, indicator, parameters, d.parameters.mesh.global_refinements);
     if (!statistics.changed())
       {
         statistics.cells_after = statistics.cells_before;

@@ -44,13 +44,18 @@ namespace plastix
    * @p triangulation from @p indicator: deal.II's fixed-number strategy
    * (parallel::distributed::GridRefinement) with the fractions of
    * @p parameters, no refinement at or beyond the maximum level nor where the
-   * indicator is zero; then prepare_coarsening_and_refinement(). Returns the
-   * numbers of cells flagged for refinement and for coarsening (all ranks).
+   * indicator is zero, no coarsening of cells at or below @p minimum_level
+   * (the uniform refinements of the initial mesh stay: the fixed-number
+   * strategy would otherwise coarsen every cell of a zero indicator, e.g. all
+   * of an elastic load step); then prepare_coarsening_and_refinement().
+   * Returns the numbers of cells flagged for refinement and for coarsening
+   * (all ranks).
    */
   std::pair<unsigned long long, unsigned long long>
   mark_cells(dealii::parallel::distributed::Triangulation<3> &triangulation,
              const dealii::Vector<float>                     &indicator,
-             const AdaptiveRefinementParameters              &parameters);
+             const AdaptiveRefinementParameters              &parameters,
+             unsigned int                                     minimum_level = 0);
 
   /**
    * Carries the displacement and the Gauss-point history across one

@@ -283,7 +283,8 @@ namespace plastix
                       dealii::Patterns::Double(0., 1.));
     prm.add_parameter("Coarsen fraction", adaptive.coarsen_fraction,
                       "Fraction of the active cells, smallest indicator first, coarsened each time (a parent "
-                      "is coarsened when all its children are marked)",
+                      "is coarsened when all its children are marked; no cell is coarsened to a level below "
+                      "'Global refinements')",
                       dealii::Patterns::Double(0., 1.));
     prm.add_parameter("Maximum level", adaptive.maximum_level,
                       "No cell is refined beyond this level (the coarse mesh is level 0; 'Global "

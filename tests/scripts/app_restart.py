@@ -19,6 +19,12 @@ iteration counts exactly), the same summary totals (Newton iterations), and
 C (1 rank throughout) A's final VTU fields to round-off. A completed run
 leaves no checkpoint behind.
 
+  D  the same cantilever with 'Mesh/Adaptive refinement' (plastic strain
+     increment) after every step, uninterrupted (D0) and stopped after step
+     3 (the first plastic one) and restarted (1 rank): the checkpoint holds
+     the mesh before step 3's adaptation, which the restart repeats; D must
+     give D0's CSV to round-off.
+
 usage: app_restart.py <plastix binary> <mpiexec>
 """
 import base64
@@ -274,6 +280,35 @@ def main():
                 n_arrays += 1
         check(n_arrays > 0 and worst <= 1e-10,
               f"C vs A: the {n_arrays} arrays of the final VTU equal to round-off (largest {worst:.2e})")
+
+        print("== D: adaptive refinement after every step; uninterrupted vs stopped after step 3 and restarted")
+        adaptive = ("subsection Mesh\n  subsection Adaptive refinement\n    set Indicator = plastic strain increment\n"
+                    "    set Refine fraction = 0.25\n    set Coarsen fraction = 0.05\n    set Maximum level = 3\n"
+                    "  end\nend\n")
+        for name, extra in (("D0", ""), ("D", "subsection Load stepping\n  set Steps per run = 3\nend\n")):
+            dirs[name] = os.path.join(work, name)
+            os.makedirs(dirs[name])
+            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
+                f.write(PRM + adaptive + extra)
+        code, out, err = run([app, "case.prm"], dirs["D0"])
+        adaptations = out.count("cells refined")
+        check(code == 0 and adaptations >= 2 and "after load step 3: " in out,
+              f"D0 (uninterrupted): exit status {code}, {adaptations} adaptations that changed the mesh, "
+              "one after step 3")
+        if code != 0:
+            print(err)
+        checkpoint = os.path.join(dirs["D"], "out", "checkpoint")
+        code, out, err = run([app, "case.prm"], dirs["D"])
+        check(code == 0 and os.path.isfile(os.path.join(checkpoint, "complete")),
+              f"D1: exit status {code}, stopped after step 3 with a checkpoint")
+        code, out, err = run([app, "--restart", checkpoint], dirs["D"])
+        first = next((l for l in out.splitlines() if "adaptive refinement after load step" in l), "")
+        check(code == 0 and "after load step 3:" in first and "cells refined" in first,
+              f"D2: exit status {code}, the restart adapts the mesh of step 3 first: {first.strip()[:120]}")
+        if code != 0:
+            print(err)
+        compare_csv(os.path.join(dirs["D0"], "out", "solution.csv"), os.path.join(dirs["D"], "out", "solution.csv"),
+                    "D vs D0", same_ranks=deterministic(os.path.join(dirs["D0"], "out")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{checks - failures} passed, {failures} failed")
