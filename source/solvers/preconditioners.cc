@@ -124,10 +124,13 @@ namespace plastix
                                 const DirichletBoundaries             &dirichlet,
                                 const AmgData                         &data)
   {
-    // Homogeneous Dirichlet rows/columns, as in the device operator.
+    // Homogeneous Dirichlet rows/columns and the hanging-node lines, as in
+    // the device operator (C^T A C; without the lines AMG would precondition
+    // a different operator on a locally refined mesh).
     dealii::IndexSet relevant;
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
     dealii::AffineConstraints<double> constraints(relevant);
+    dealii::DoFTools::make_hanging_node_constraints(dof_handler, constraints);
     for (const auto &[boundary_id, components] : dirichlet)
       dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
     constraints.close();
