@@ -376,11 +376,13 @@ namespace plastix
                   << adaptation.dofs_after << " DoFs; re-equilibrated in " << result.iterations
                   << " Newton iterations (|R|/F = " << result.relative_residual << ")" << std::endl;
     };
-    // A checkpoint is written before the adaptation of its step: repeat it.
-    if (restart && parameters.mesh.adaptive.due_after(step))
-      adapt(restart_history_before, lambda, step);
     try
       {
+        // A checkpoint is written before the adaptation of its step: repeat
+        // it (inside the try: an interruption of its re-equilibration names
+        // the checkpoint like any other).
+        if (restart && parameters.mesh.adaptive.due_after(step))
+          adapt(restart_history_before, lambda, step);
         for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
              ++target_index)
           {
