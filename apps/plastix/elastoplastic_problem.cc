@@ -324,10 +324,13 @@ namespace plastix
     // displacement and history move to the new cells, the state, Newton
     // iteration and monitor are rebuilt, and the step is solved again at the
     // same load factor (re-equilibration) and committed.
-    const auto adapt = [&](const std::vector<double> &history_before, const double at_lambda,
-                           const unsigned int at_step) {
+    // @p u_host is the displacement on the host (ghosted), which adapt_mesh
+    // replaces by its transfer.
+    const auto adapt = [&](dealii::LinearAlgebra::distributed::Vector<double> u_host,
+                           const std::vector<double>                         &history_before,
+                           const double                                       at_lambda,
+                           const unsigned int                                 at_step) {
       timer.start();
-      auto                u_host  = d.to_host(newton->u);
       std::vector<double> history = state->committed_history();
       LoadSteppingState   rows;
       monitor->save(rows);
@@ -382,7 +385,7 @@ namespace plastix
         // it (inside the try: an interruption of its re-equilibration names
         // the checkpoint like any other).
         if (restart && parameters.mesh.adaptive.due_after(step))
-          adapt(restart_history_before, lambda, step);
+          adapt(d.to_host(newton->u), restart_history_before, lambda, step);
         for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
              ++target_index)
           {
@@ -447,7 +450,8 @@ namespace plastix
                 // restart repeats the step's last stress update); the
                 // plastic-strain indicator compares with it.
                 std::vector<double> history_before;
-                if (write_checkpoint_now || adapt_now)
+                if (write_checkpoint_now ||
+                    (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
                   history_before = state->committed_history();
                 state->commit();
                 newton->accept(lambda, result.reference);
@@ -498,7 +502,7 @@ namespace plastix
                             << " Newton iterations, " << result.linear_iterations << " linear iterations, "
                             << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
                 if (adapt_now)
-                  adapt(history_before, lambda, step);
+                  adapt(u_host, history_before, lambda, step);
                 increment = target - lambda;
                 if (stop_here)
                   {

@@ -242,6 +242,34 @@ main(int argc, char **argv)
       env.pout << "  closed form: eps_z = 0.001, 0.002, " << 0.003 + 150. / 66000. << "; eps_x = -0.0003, -0.0006, "
            << -0.0009 - 75. / 66000. << std::endl;
       const std::string cube_text = plastix_test::read_text(prm_dir + "/cube_single_element.prm");
+      // Monitor/Points naming the points p0, p1, ...
+      auto monitor_points = [](const std::vector<Point<3>> &points) {
+        std::ostringstream text;
+        for (unsigned int i = 0; i < points.size(); ++i)
+          text << (i ? "; " : "") << "p" << i << ": " << points[i][0] << ", " << points[i][1] << ", "
+               << points[i][2];
+        return text.str();
+      };
+      // Largest relative difference of the monitored displacements of CSV
+      // row @p row from u = (eps_x x, eps_x y, eps_z z) at uniaxial stress @p sigma.
+      auto uniform_strain_error = [&](const auto &csv, const unsigned int row, const std::vector<Point<3>> &points,
+                                      const double sigma) {
+        double ez, ex;
+        eps(sigma, ez, ex);
+        double worst = 0;
+        for (unsigned int i = 0; i < points.size(); ++i)
+          {
+            const double expected[3] = {ex * points[i][0], ex * points[i][1], ez * points[i][2]};
+            const double scale =
+              std::sqrt(expected[0] * expected[0] + expected[1] * expected[1] + expected[2] * expected[2]);
+            for (unsigned int c = 0; c < 3; ++c)
+              worst = std::max(worst, std::abs(csv.rows[row][csv.column("p" + std::to_string(i) + "_u" +
+                                                                         std::string(1, "xyz"[c]))] -
+                                                expected[c]) /
+                                        scale);
+          }
+        return worst;
+      };
 
       // Single element: the CSV (10 significant digits) per step.
       {
@@ -301,14 +329,10 @@ main(int argc, char **argv)
       {
         const std::vector<Point<3>> points = {{1, 1, 1}, {0.5, 0.25, 0.75}, {0.25, 1, 0.5}, {1, 0.75, 0.25},
                                               {0, 0, 1}, {0.75, 0.5, 0}};
-        std::ostringstream          monitor;
-        for (unsigned int i = 0; i < points.size(); ++i)
-          monitor << (i ? "; " : "") << "p" << i << ": " << points[i][0] << ", " << points[i][1] << ", "
-                  << points[i][2];
         const auto p = plastix_test::parameters_from_text(
           cube_text + common_overrides(out_dir + "/cube_4x4x4") +
-          "subsection Mesh\n set Subdivisions = 4, 4, 4\nend\nsubsection Monitor\n set Points = " + monitor.str() +
-          "\nend\n");
+          "subsection Mesh\n set Subdivisions = 4, 4, 4\nend\nsubsection Monitor\n set Points = " +
+          monitor_points(points) + "\nend\n");
         plastix::RunSummary summary;
         if (run(p, summary))
           {
@@ -316,23 +340,9 @@ main(int argc, char **argv)
             checker.check_true("4x4x4: 3 CSV rows", csv.rows.size() == 3);
             for (unsigned int k = 0; k < 3 && k < csv.rows.size(); ++k)
               {
-                double ez, ex;
-                eps(stresses[k], ez, ex);
-                double worst = 0;
-                for (unsigned int i = 0; i < points.size(); ++i)
-                  {
-                    const double expected[3] = {ex * points[i][0], ex * points[i][1], ez * points[i][2]};
-                    const double scale = std::sqrt(expected[0] * expected[0] + expected[1] * expected[1] +
-                                                   expected[2] * expected[2]);
-                    for (unsigned int c = 0; c < 3; ++c)
-                      worst = std::max(worst, std::abs(csv.rows[k][csv.column("p" + std::to_string(i) + "_u" +
-                                                                                std::string(1, "xyz"[c]))] -
-                                                       expected[c]) /
-                                                scale);
-                  }
                 checker.check("  4x4x4 step " + std::to_string(k + 1) +
                                 ": nodal displacement vs eps x at 6 nodes, max relative",
-                              worst, 1e-9);
+                              uniform_strain_error(csv, k, points, stresses[k]), 1e-9);
                 checker.check_true("  4x4x4 step " + std::to_string(k + 1) + ": plastic points " +
                                      std::to_string(static_cast<long long>(csv.rows[k][csv.column("plastic_points")])) +
                                      " (all 512 at 600 MPa)",
@@ -353,17 +363,13 @@ main(int argc, char **argv)
       // also in the plastic steps 500 and 600 MPa after a plastic transfer.
       {
         const std::vector<Point<3>> points = {{1, 1, 1}, {0.5, 0.25, 0.75}, {0.25, 1, 0.5}, {0, 0, 1}};
-        std::ostringstream          monitor;
-        for (unsigned int i = 0; i < points.size(); ++i)
-          monitor << (i ? "; " : "") << "p" << i << ": " << points[i][0] << ", " << points[i][1] << ", "
-                  << points[i][2];
         const auto p = plastix_test::parameters_from_text(
           cube_text + common_overrides(out_dir + "/cube_adaptive") +
           "subsection Mesh\n set Subdivisions = 4, 4, 4\n subsection Adaptive refinement\n  set Indicator = kelly\n"
           "  set Refine fraction = 0.3\n  set Coarsen fraction = 0.1\n  set Maximum level = 2\n end\nend\n"
           "subsection Load stepping\n set Load factors = 0.333333333333333333, 0.666666666666666667, "
           "0.833333333333333333, 1\nend\nsubsection Monitor\n set Points = " +
-          monitor.str() + "\nend\n");
+          monitor_points(points) + "\nend\n");
         plastix::RunSummary summary;
         std::string         log;
         if (run(p, summary, &log))
@@ -376,25 +382,9 @@ main(int argc, char **argv)
             checker.check_true("adaptive: 4 CSV rows", csv.rows.size() == 4);
             const std::vector<double> adaptive_stresses = {200e6, 400e6, 500e6, 600e6};
             for (unsigned int k = 0; k < 4 && k < csv.rows.size(); ++k)
-              {
-                double ez, ex;
-                eps(adaptive_stresses[k], ez, ex);
-                double worst = 0;
-                for (unsigned int i = 0; i < points.size(); ++i)
-                  {
-                    const double expected[3] = {ex * points[i][0], ex * points[i][1], ez * points[i][2]};
-                    const double scale = std::sqrt(expected[0] * expected[0] + expected[1] * expected[1] +
-                                                   expected[2] * expected[2]);
-                    for (unsigned int c = 0; c < 3; ++c)
-                      worst = std::max(worst, std::abs(csv.rows[k][csv.column("p" + std::to_string(i) + "_u" +
-                                                                                std::string(1, "xyz"[c]))] -
-                                                       expected[c]) /
-                                                scale);
-                  }
-                checker.check("  adaptive step " + std::to_string(k + 1) +
-                                ": nodal displacement vs eps x at 4 nodes, max relative",
-                              worst, 1e-9);
-              }
+              checker.check("  adaptive step " + std::to_string(k + 1) +
+                              ": nodal displacement vs eps x at 4 nodes, max relative",
+                            uniform_strain_error(csv, k, points, adaptive_stresses[k]), 1e-9);
             double ez, ex;
             eps(600e6, ez, ex);
             const double expected = std::sqrt(2 * ex * ex + ez * ez);
