@@ -7,6 +7,7 @@
 #include <plastix/core/runtime.h>
 #include <plastix/material/plasticity.h>
 #include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>
 
 #include "adaptive_refinement.h"
@@ -309,13 +310,10 @@ namespace plastix
                     << monitor->point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
 
     const std::string checkpoint = checkpoint_directory(parameters.output.directory);
-    const auto       &targets    = parameters.load_stepping.load_factors;
-    double            lambda     = start.lambda;
-    unsigned int      step       = start.step;
-    unsigned int      steps_this_run = 0;
-    unsigned int      checkpoint_step = restart ? start.step : 0;
-    bool              stopped_early   = false;
-    DeviceVector      u_start;
+    LoadStepping      stepping(parameters.load_stepping, {start.step, start.target_index, start.lambda});
+    unsigned int steps_this_run  = 0;
+    unsigned int checkpoint_step = restart ? start.step : 0;
+    bool         stopped_early   = false;
     // Wall time since the run started or its last checkpoint (Output/Checkpoint wall time).
     dealii::Timer since_checkpoint;
 
@@ -384,131 +382,98 @@ namespace plastix
         // A checkpoint is written before the adaptation of its step: repeat
         // it (inside the try: an interruption of its re-equilibration names
         // the checkpoint like any other).
-        if (restart && parameters.mesh.adaptive.due_after(step))
-          adapt(d.to_host(newton->u), restart_history_before, lambda, step);
-        for (unsigned int target_index = start.target_index; target_index < targets.size() && !stopped_early;
-             ++target_index)
+        if (restart && parameters.mesh.adaptive.due_after(start.step))
+          adapt(d.to_host(newton->u), restart_history_before, start.lambda, start.step);
+        while (!stepping.finished())
           {
-            const double target    = targets[target_index];
-            double       increment = target - lambda;
-            unsigned int cuts      = 0;
-            while (lambda != target)
-              {
+            timer.start();
+            const LoadStepResult result =
+              stepping.solve_step(*newton, *state, root, [&]() {
                 if (interrupt_requested(communicator))
-                  throw Interrupted("before load step " + std::to_string(step + 1));
-                const double lambda_new =
-                  std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target : lambda + increment;
-                timer.start();
-                u_start                   = newton->u;
-                const NewtonResult result = newton->step(lambda, lambda_new, step + 1, root);
-                summary.newton_iterations += result.iterations;
-                summary.linear_iterations += result.linear_iterations;
-                timer.stop("newton");
-                if (!result.converged)
-                  {
-                    // Back to the converged state; try half the increment.
-                    newton->u = u_start;
-                    state->reset_trial();
-                    state->update(newton->u, newton->f_int);
-                    ++cuts;
-                    ++summary.n_cuts;
-                    increment /= 2;
-                    if (root)
-                      std::cout << "  step to load factor " << lambda_new << " failed (" << result.failure
-                                << "); retrying with increment " << increment << std::endl;
-                    if (cuts > parameters.load_stepping.max_cuts ||
-                        std::abs(increment) < parameters.load_stepping.minimum_increment)
-                      {
-                        std::ostringstream message;
-                        message << "Newton iteration failed at load factor " << lambda_new << " (last converged "
-                                << lambda << ") after " << cuts << " step cuts: " << result.failure
-                                << "; last relative residual " << result.relative_residual
-                                << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
-                                   "'Load stepping/Number of steps'";
-                        throw SolverError(message.str());
-                      }
-                    continue;
-                  }
-                ++steps_this_run;
-                const bool last_step = target_index + 1 == targets.size() && lambda_new == target;
-                const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
-                                       steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
-                // No checkpoint after the last step: the run is complete.
-                // Otherwise one every 'Checkpoint interval' steps, when
-                // 'Checkpoint wall time' has passed (the slowest rank's
-                // clock decides, so all ranks agree), and where the run stops.
-                const unsigned int interval = parameters.output.checkpoint_interval;
-                const double       wall     = parameters.output.checkpoint_wall_time;
-                const bool         time_due =
-                  wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
-                const bool write_checkpoint_now =
-                  !last_step && (stop_here || (interval > 0 && (step + 1) % interval == 0) || time_due);
-                // The mesh adapts after the step's output and checkpoint,
-                // unless the run ends or stops here (a restart adapts then).
-                const bool adapt_now = !last_step && !stop_here && parameters.mesh.adaptive.due_after(step + 1);
-                // A checkpoint holds the history before this step (the
-                // restart repeats the step's last stress update); the
-                // plastic-strain indicator compares with it.
-                std::vector<double> history_before;
-                if (write_checkpoint_now ||
-                    (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
-                  history_before = state->committed_history();
-                state->commit();
-                newton->accept(lambda, result.reference);
-                lambda = lambda_new;
-                ++step;
-                summary.final_residual    = result.residual;
-                summary.relative_residual = result.relative_residual;
+                  throw Interrupted("before load step " + std::to_string(stepping.position().step + 1));
+              });
+            summary.newton_iterations += result.newton_iterations;
+            summary.linear_iterations += result.linear_iterations;
+            summary.n_cuts += result.cuts;
+            timer.stop("newton");
+            ++steps_this_run;
+            const bool last_step = stepping.is_last_step(result);
+            const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
+                                   steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
+            const unsigned int step = stepping.position().step + 1;
+            // No checkpoint after the last step: the run is complete.
+            // Otherwise one every 'Checkpoint interval' steps, when
+            // 'Checkpoint wall time' has passed (the slowest rank's
+            // clock decides, so all ranks agree), and where the run stops.
+            const unsigned int interval = parameters.output.checkpoint_interval;
+            const double       wall     = parameters.output.checkpoint_wall_time;
+            const bool         time_due =
+              wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
+            const bool write_checkpoint_now =
+              !last_step && (stop_here || (interval > 0 && step % interval == 0) || time_due);
+            // The mesh adapts after the step's output and checkpoint,
+            // unless the run ends or stops here (a restart adapts then).
+            const bool adapt_now = !last_step && !stop_here && parameters.mesh.adaptive.due_after(step);
+            // A checkpoint holds the history before this step (the
+            // restart repeats the step's last stress update); the
+            // plastic-strain indicator compares with it.
+            std::vector<double> history_before;
+            if (write_checkpoint_now ||
+                (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
+              history_before = state->committed_history();
+            stepping.accept_step(*newton, *state, result);
+            const double lambda       = stepping.load_factor();
+            summary.final_residual    = result.newton.residual;
+            summary.relative_residual = result.newton.relative_residual;
 
+            timer.start();
+            const auto u_host = d.to_host(newton->u);
+            monitor->record(step, lambda, result.newton.iterations, result.newton.linear_iterations,
+                            result.newton.plastic.n_plastic_points, u_host, newton->f_int);
+            if (parameters.output.write_vtu)
+              {
+                const std::string pvtu = d.write_vtu(output, newton->u, plastic_cell_fields(*state),
+                                                     parameters.output.base_name, step);
+                pvd.emplace_back(lambda, pvtu);
+                std::ostringstream pvd_text;
+                dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
+                output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
+              }
+            output.write_text(parameters.output.base_name + ".csv", monitor->csv());
+            // Each converged step's files are complete: publish them.
+            output.commit();
+            timer.stop("output");
+            if (write_checkpoint_now)
+              {
                 timer.start();
-                const auto u_host = d.to_host(newton->u);
-                monitor->record(step, lambda, result.iterations, result.linear_iterations,
-                                result.plastic.n_plastic_points, u_host, newton->f_int);
-                if (parameters.output.write_vtu)
-                  {
-                    const std::string pvtu = d.write_vtu(output, newton->u, plastic_cell_fields(*state),
-                                                         parameters.output.base_name, step);
-                    pvd.emplace_back(lambda, pvtu);
-                    std::ostringstream pvd_text;
-                    dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
-                    output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
-                  }
-                output.write_text(parameters.output.base_name + ".csv", monitor->csv());
-                // Each converged step's files are complete: publish them.
-                output.commit();
-                timer.stop("output");
-                if (write_checkpoint_now)
-                  {
-                    timer.start();
-                    LoadSteppingState now;
-                    now.step              = step;
-                    now.target_index      = lambda == target ? target_index + 1 : target_index;
-                    now.lambda            = lambda;
-                    now.lambda_previous   = newton->lambda_previous;
-                    now.force_scale       = newton->force_scale;
-                    now.newton_iterations = summary.newton_iterations;
-                    now.linear_iterations = summary.linear_iterations;
-                    now.n_cuts            = summary.n_cuts;
-                    now.pvd               = pvd;
-                    monitor->save(now);
-                    write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
-                                     u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
-                    checkpoint_step = step;
-                    timer.stop("checkpoint");
-                    since_checkpoint.restart();
-                  }
-                if (root)
-                  std::cout << "load step " << step << ": load factor " << lambda << ", " << result.iterations
-                            << " Newton iterations, " << result.linear_iterations << " linear iterations, "
-                            << result.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
-                if (adapt_now)
-                  adapt(u_host, history_before, lambda, step);
-                increment = target - lambda;
-                if (stop_here)
-                  {
-                    stopped_early = true;
-                    break;
-                  }
+                LoadSteppingState now;
+                now.step              = step;
+                now.target_index      = stepping.position().target_index;
+                now.lambda            = lambda;
+                now.lambda_previous   = newton->lambda_previous;
+                now.force_scale       = newton->force_scale;
+                now.newton_iterations = summary.newton_iterations;
+                now.linear_iterations = summary.linear_iterations;
+                now.n_cuts            = summary.n_cuts;
+                now.pvd               = pvd;
+                monitor->save(now);
+                write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation,
+                                 d.dof_handler, u_host, history_before,
+                                 backend::PlasticityState::history_values_per_cell, now);
+                checkpoint_step = step;
+                timer.stop("checkpoint");
+                since_checkpoint.restart();
+              }
+            if (root)
+              std::cout << "load step " << step << ": load factor " << lambda << ", " << result.newton.iterations
+                        << " Newton iterations, " << result.newton.linear_iterations << " linear iterations, "
+                        << result.newton.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+            if (adapt_now)
+              adapt(u_host, history_before, lambda, step);
+            if (stop_here)
+              {
+                stopped_early = true;
+                break;
               }
           }
       }
@@ -524,6 +489,7 @@ namespace plastix
           message += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
         throw Interrupted(message);
       }
+    const unsigned int step  = stepping.position().step;
     summary.n_steps          = step;
     summary.yielded_points   = state->n_yielded_points();
     summary.max_displacement = internal::max_nodal_displacement(newton->u);

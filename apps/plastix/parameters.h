@@ -11,6 +11,7 @@
 #include <plastix/core/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>
 #include <plastix/solvers/solver_types.h>
 
@@ -366,8 +367,12 @@ namespace plastix
     declare(dealii::ParameterHandler &prm);
   };
 
-  /** Subsection "Load stepping": load factors of the elastoplastic run. */
-  struct LoadSteppingParameters
+  /**
+   * Subsection "Load stepping": load factors of the elastoplastic run and the
+   * step cutting of LoadStepping (LoadSteppingData: the load factors, parsed
+   * in check(), Minimum increment, Maximum cuts).
+   */
+  struct LoadSteppingParameters : public LoadSteppingData
   {
     /** Load factor at the end of the run (multiplies loads and prescribed displacements). */
     double final_load_factor = 1.;
@@ -375,19 +380,12 @@ namespace plastix
     unsigned int n_steps = 1;
     /** Explicit increasing list of load factors (overrides the two entries above). */
     std::string load_factors_text;
-    /** Smallest load-factor increment a cut step may reach before the run fails. */
-    double minimum_increment = 1e-6;
-    /** Most times a step may be halved. */
-    unsigned int max_cuts = 12;
     /**
      * Stop cleanly after this many converged load steps of this run (0: run
      * to the end), e.g. to fit a batch job's time limit; with checkpoints on,
      * 'plastix --restart' continues.
      */
     unsigned int steps_per_run = 0;
-
-    /** The load factors, parsed in check(). */
-    std::vector<double> load_factors;
 
     void
     declare(dealii::ParameterHandler &prm);

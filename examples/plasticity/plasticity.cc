@@ -1,7 +1,7 @@
 // A deal.II program that runs J2 elastoplasticity with plastix on its own
-// mesh, constraints and loads: the same Newton-Raphson (plastix::NewtonRaphson)
-// and linear solver as the plastix application, with the program's own loop
-// over load steps. A cube of 2 x 2 x 2 cells with symmetry planes x = 0, y = 0,
+// mesh, constraints and loads: the same load stepping with step cutting
+// (plastix::LoadStepping), Newton-Raphson (plastix::NewtonRaphson) and linear
+// solver as the plastix application. A cube of 2 x 2 x 2 cells with symmetry planes x = 0, y = 0,
 // z = 0 under a uniaxial traction of 600 MPa in three steps (E 200 GPa, nu 0.3,
 // yield stress 450 MPa, isotropic hardening 66 GPa): the state is homogeneous,
 // so the top face's displacement is the closed form, which the program checks.
@@ -21,6 +21,7 @@
 #include <plastix/core/runtime.h>
 #include <plastix/material/plasticity.h>
 #include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>
 
 #include <cmath>
@@ -74,40 +75,41 @@ main(int argc, char **argv)
                                 newton_data);
   state.update(newton.u, newton.f_int); // the stress-free initial state
 
-  // The program's own load stepping: three steps to the full load.
-  int    failures = 0;
-  double lambda   = 0;
-  for (const double lambda_new : {1. / 3, 2. / 3, 1.})
+  // The application's load stepping: three steps to the full load (a step
+  // that fails is retried with half the increment).
+  plastix::LoadSteppingData stepping_data;
+  stepping_data.load_factors = {1. / 3, 2. / 3, 1.};
+  plastix::LoadStepping stepping(stepping_data);
+  int                   failures = 0;
+  try
     {
-      const plastix::NewtonResult result = newton.step(lambda, lambda_new);
-      if (!result.converged)
-        {
-          if (root)
-            std::cerr << "plastix example: load factor " << lambda_new << " failed: " << result.failure << std::endl;
-          return 1;
-        }
-      state.commit();
-      newton.accept(lambda, result.reference);
-      lambda = lambda_new;
-
-      // The top face's vertical displacement against the closed form.
-      LinearAlgebra::distributed::Vector<double> u(op.get_partitioner());
-      newton.u.copy_to_host(u);
-      double top_uz = 0;
-      for (const auto &cell : dof_handler.active_cell_iterators())
-        if (cell->is_locally_owned())
-          for (const auto v : cell->vertex_indices())
-            if (std::abs(cell->vertex(v)[2] - 1.) < 1e-12)
-              top_uz = std::max(top_uz, u(cell->vertex_dof_index(v, 2)));
-      top_uz              = Utilities::MPI::max(top_uz, comm);
-      const double stress = 600e6 * lambda;
-      const double exact  = stress / 200e9 + std::max(0., stress - 450e6) / 66e9;
-      const bool   ok     = std::abs(top_uz - exact) <= 1e-8 * exact;
-      failures += ok ? 0 : 1;
+      stepping.run(newton, state, [&](const plastix::LoadStepResult &result) {
+        const double lambda = stepping.load_factor();
+        // The top face's vertical displacement against the closed form.
+        LinearAlgebra::distributed::Vector<double> u(op.get_partitioner());
+        newton.u.copy_to_host(u);
+        double top_uz = 0;
+        for (const auto &cell : dof_handler.active_cell_iterators())
+          if (cell->is_locally_owned())
+            for (const auto v : cell->vertex_indices())
+              if (std::abs(cell->vertex(v)[2] - 1.) < 1e-12)
+                top_uz = std::max(top_uz, u(cell->vertex_dof_index(v, 2)));
+        top_uz              = Utilities::MPI::max(top_uz, comm);
+        const double stress = 600e6 * lambda;
+        const double exact  = stress / 200e9 + std::max(0., stress - 450e6) / 66e9;
+        const bool   ok     = std::abs(top_uz - exact) <= 1e-8 * exact;
+        failures += ok ? 0 : 1;
+        if (root)
+          std::cout << "plastix example: load factor " << lambda << ", " << result.newton.iterations << " Newton iterations, "
+                    << result.newton.plastic.n_plastic_points << " plastic Gauss points, top u_z " << top_uz
+                    << " (closed form " << exact << (ok ? ", ok" : ", FAIL") << ")" << std::endl;
+      });
+    }
+  catch (const plastix::SolverError &error)
+    {
       if (root)
-        std::cout << "plastix example: load factor " << lambda << ", " << result.iterations << " Newton iterations, "
-                  << result.plastic.n_plastic_points << " plastic Gauss points, top u_z " << top_uz
-                  << " (closed form " << exact << (ok ? ", ok" : ", FAIL") << ")" << std::endl;
+        std::cerr << "plastix example: " << error.what() << std::endl;
+      return 1;
     }
   return failures == 0 ? 0 : 1;
 }

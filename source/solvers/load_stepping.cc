@@ -1,0 +1,135 @@
+// Load stepping with step cutting around NewtonRaphson (load_stepping.h).
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/load_stepping.h>
+
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace plastix
+{
+  LoadStepping::LoadStepping(const LoadSteppingData &data, const LoadSteppingPosition &start)
+    : data(data)
+    , current(start)
+  {
+    aim_at_next_target();
+  }
+
+  void
+  LoadStepping::aim_at_next_target()
+  {
+    while (!finished() && data.load_factors[current.target_index] == current.load_factor)
+      {
+        ++current.target_index;
+        cuts_to_target = 0;
+      }
+    if (!finished())
+      increment = data.load_factors[current.target_index] - current.load_factor;
+  }
+
+  bool
+  LoadStepping::finished() const
+  {
+    return current.target_index >= data.load_factors.size();
+  }
+
+  LoadStepResult
+  LoadStepping::solve_step(NewtonRaphson                &newton,
+                           PlasticityState              &state,
+                           const bool                    verbose,
+                           const std::function<void()> &before_attempt)
+  {
+    if (finished())
+      throw SolverError("LoadStepping::solve_step: every load factor has been reached");
+    const double   target = data.load_factors[current.target_index];
+    LoadStepResult step;
+    u_converged = newton.u;
+    while (true)
+      {
+        if (before_attempt)
+          before_attempt();
+        const double lambda     = current.load_factor;
+        const double lambda_new = std::abs(target - lambda) <= std::abs(increment) * (1 + 1e-12) ? target :
+                                                                                                  lambda + increment;
+        step.newton      = newton.step(lambda, lambda_new, current.step + 1, verbose);
+        step.load_factor = lambda_new;
+        step.newton_iterations += step.newton.iterations;
+        step.linear_iterations += step.newton.linear_iterations;
+        if (step.newton.converged)
+          return step;
+
+        // Back to the converged state; try half the increment.
+        newton.u = u_converged;
+        state.reset_trial();
+        state.update(newton.u, newton.f_int);
+        ++step.cuts;
+        ++cuts_to_target;
+        ++total_cuts;
+        increment /= 2;
+        if (verbose)
+          std::cout << "  step to load factor " << lambda_new << " failed (" << step.newton.failure
+                    << "); retrying with increment " << increment << std::endl;
+        if (cuts_to_target > data.max_cuts || std::abs(increment) < data.minimum_increment)
+          {
+            std::ostringstream message;
+            message << "Newton iteration failed at load factor " << lambda_new << " (last converged " << lambda
+                    << ") after " << cuts_to_target << " step cuts: " << step.newton.failure
+                    << "; last relative residual " << step.newton.relative_residual
+                    << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
+                       "'Load stepping/Number of steps'";
+            throw SolverError(message.str());
+          }
+      }
+  }
+
+  bool
+  LoadStepping::is_last_step(const LoadStepResult &result) const
+  {
+    return current.target_index + 1 == data.load_factors.size() &&
+           result.load_factor == data.load_factors[current.target_index];
+  }
+
+  void
+  LoadStepping::accept_step(NewtonRaphson &newton, PlasticityState &state, const LoadStepResult &result)
+  {
+    state.commit();
+    newton.accept(current.load_factor, result.newton.reference);
+    current.load_factor = result.load_factor;
+    ++current.step;
+    // The next step tries the whole remaining increment again.
+    aim_at_next_target();
+  }
+
+  void
+  LoadStepping::run(NewtonRaphson                                     &newton,
+                    PlasticityState                                   &state,
+                    const std::function<void(const LoadStepResult &)> &after_step,
+                    const bool                                         verbose)
+  {
+    while (!finished())
+      {
+        const LoadStepResult result = solve_step(newton, state, verbose);
+        accept_step(newton, state, result);
+        if (after_step)
+          after_step(result);
+      }
+  }
+
+  double
+  LoadStepping::load_factor() const
+  {
+    return current.load_factor;
+  }
+
+  LoadSteppingPosition
+  LoadStepping::position() const
+  {
+    return current;
+  }
+
+  unsigned int
+  LoadStepping::n_cuts() const
+  {
+    return total_cuts;
+  }
+} // namespace plastix

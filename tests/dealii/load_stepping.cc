@@ -1,0 +1,226 @@
+// plastix::LoadStepping (the application's load stepping as a library class)
+// on a deal.II mesh of the test's own: a unit cube of 2 x 2 x 2 cells with
+// symmetry planes x = 0, y = 0, z = 0 under a uniaxial traction of 600 MPa on
+// z = 1 (E 200 GPa, nu 0.3, yield stress 450 MPa). The state is homogeneous,
+// so the top face's displacement has a closed form.
+//  1. With hardening (66 GPa), load factors 1/3, 2/3, 1 through run(): one
+//     callback per step at the right step number and load factor, each on
+//     the closed form, no cuts.
+//  2. Continuing from a position (a restart): the first two load factors by
+//     one object, the third by a new one made at their position; the same
+//     closed form, step 3, and a load factor equal to the current one is
+//     skipped.
+//  3. Perfectly plastic (limit load factor 0.75), load factors 0.6, 1: the
+//     steps beyond 0.75 fail, are cut, and after Maximum cuts + 1 = 13 cuts
+//     solve_step() throws SolverError naming them. The sequence of halvings
+//     is known: the last converged load factor is 0.7457 (0.6, 0.7, 0.7375,
+//     0.74570...), and the displacement was put back to that step's
+//     (elastic: the closed form), so the failed attempts left nothing behind.
+//  4. The minimum increment ends the cutting too: with 0.15, after the
+//     failed 1.0 and 0.8 (increment 0.1 < 0.15), at load factor 0.6.
+#include <deal.II/base/function.h>
+#include <deal.II/base/tensor.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+#include <deal.II/grid/grid_generator.h>
+#include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <plastix/core/device_vector.h>
+#include <plastix/core/external_force.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/material/plasticity.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/load_stepping.h>
+#include <plastix/solvers/newton.h>
+
+#include "test_environment.h"
+
+#include <cmath>
+#include <memory>
+
+using namespace dealii;
+
+namespace
+{
+  constexpr double E = 200e9, nu = 0.3, yield_stress = 450e6, traction = 600e6;
+
+  /** The cube, its operator with one material, the external force, the state and Newton. */
+  struct UniaxialCube
+  {
+    UniaxialCube(const MPI_Comm comm, const double hardening)
+      : tria(comm)
+      , fe(FE_Q<3>(1), 3)
+      , dof_handler(tria)
+    {
+      GridGenerator::hyper_rectangle(tria, Point<3>(), Point<3>(1, 1, 1), true);
+      for (const auto &cell : tria.active_cell_iterators())
+        cell->set_material_id(0);
+      tria.refine_global(1);
+      dof_handler.distribute_dofs(fe);
+      IndexSet relevant;
+      DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+      AffineConstraints<double> constraints(relevant);
+      for (const unsigned int d : {0u, 1u, 2u})
+        VectorTools::interpolate_boundary_values(dof_handler, 2 * d, Functions::ZeroFunction<3>(3), constraints,
+                                                 fe.component_mask(FEValuesExtractors::Scalar(d)));
+      constraints.close();
+      op.reinit(dof_handler, constraints, {{0, plastix::make_material(E, nu, yield_stress, hardening)}});
+      state = std::make_unique<plastix::PlasticityState>(op);
+      LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
+      plastix::assemble_external_force(dof_handler, {{5, Tensor<1, 3>({0., 0., traction})}}, {}, Tensor<1, 3>(),
+                                       force);
+      op.initialize_dof_vector(external_force);
+      external_force.copy_from_host(force);
+      plastix::LinearSolverData solver_data;
+      solver_data.preconditioner = plastix::PreconditionerType::jacobi;
+      linear_solver              = std::make_unique<plastix::LinearSolver>(solver_data);
+      plastix::NewtonData newton_data;
+      newton_data.residual_tolerance = newton_data.displacement_tolerance = 1e-12;
+      newton                                                              = std::make_unique<plastix::NewtonRaphson>(
+        op, *state, external_force, *linear_solver,
+        [this](const bool new_load_step) { linear_solver->initialize(op, new_load_step); }, newton_data);
+      state->update(newton->u, newton->f_int);
+    }
+
+    /** The largest vertical displacement of the top face z = 1. */
+    double
+    top_uz() const
+    {
+      LinearAlgebra::distributed::Vector<double> u(op.get_partitioner());
+      newton->u.copy_to_host(u);
+      double top = -1e300;
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        if (cell->is_locally_owned())
+          for (const auto v : cell->vertex_indices())
+            if (std::abs(cell->vertex(v)[2] - 1.) < 1e-12)
+              top = std::max(top, u(cell->vertex_dof_index(v, 2)));
+      return Utilities::MPI::max(top, tria.get_communicator());
+    }
+
+    parallel::distributed::Triangulation<3>         tria;
+    const FESystem<3>                               fe;
+    DoFHandler<3>                                   dof_handler;
+    plastix::MechanicsOperator                      op;
+    std::unique_ptr<plastix::PlasticityState>       state;
+    plastix::DeviceVector                           external_force;
+    std::unique_ptr<plastix::LinearSolver>          linear_solver;
+    std::unique_ptr<plastix::NewtonRaphson>         newton;
+  };
+
+  /** Top displacement of the uniaxial cube at @p lambda under monotonic loading with hardening @p H. */
+  double
+  closed_form_uz(const double lambda, const double H)
+  {
+    const double stress = traction * lambda;
+    return stress / E + (H > 0 ? std::max(0., stress - yield_stress) / H : 0.);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  plastix_test::Environment env(argc, argv);
+  plastix_test::Checker    &checker = env.checker;
+  const double              H       = 66e9;
+  try
+    {
+      env.pout << "1. hardening, load factors 1/3, 2/3, 1 through run()" << std::endl;
+      {
+        UniaxialCube              cube(env.comm, H);
+        plastix::LoadSteppingData data;
+        data.load_factors = {1. / 3, 2. / 3, 1.};
+        plastix::LoadStepping stepping(data);
+        unsigned int          calls = 0;
+        stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &result) {
+          ++calls;
+          const std::string label = "  step " + std::to_string(calls) + ": ";
+          checker.check_true(label + "position (step, target index)",
+                             stepping.position().step == calls && stepping.position().target_index == calls);
+          checker.check(label + "load factor", std::abs(stepping.load_factor() - data.load_factors[calls - 1]), 1e-15);
+          checker.check(label + "result's load factor", std::abs(result.load_factor - stepping.load_factor()), 0);
+          const double exact = closed_form_uz(stepping.load_factor(), H);
+          checker.check(label + "top u_z against the closed form (relative)", std::abs(cube.top_uz() - exact) / exact,
+                        1e-9);
+        });
+        checker.check_true("  three callbacks, finished, no cuts", calls == 3 && stepping.finished() &&
+                                                                     stepping.n_cuts() == 0);
+      }
+
+      env.pout << "2. continuing from a position" << std::endl;
+      {
+        UniaxialCube              cube(env.comm, H);
+        plastix::LoadSteppingData first;
+        first.load_factors = {1. / 3, 2. / 3};
+        plastix::LoadStepping(first).run(*cube.newton, *cube.state);
+        plastix::LoadSteppingData all;
+        all.load_factors = {1. / 3, 2. / 3, 2. / 3, 1.};
+        plastix::LoadStepping stepping(all, {2, 2, 2. / 3});
+        checker.check_true("  a load factor equal to the current one is skipped",
+                           stepping.position().target_index == 3);
+        unsigned int steps = 0;
+        stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &) { ++steps; });
+        checker.check_true("  one more step, numbered 3", steps == 1 && stepping.position().step == 3);
+        checker.check("  top u_z at load factor 1 (relative)",
+                      std::abs(cube.top_uz() - closed_form_uz(1, H)) / closed_form_uz(1, H), 1e-9);
+      }
+
+      env.pout << "3. perfectly plastic beyond the limit load factor 0.75: cuts, then SolverError" << std::endl;
+      {
+        UniaxialCube              cube(env.comm, 0);
+        plastix::LoadSteppingData data;
+        data.load_factors = {0.6, 1.};
+        data.max_cuts     = 12;
+        plastix::LoadStepping stepping(data);
+        std::string           error;
+        unsigned int          steps = 0;
+        try
+          {
+            stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &) { ++steps; });
+          }
+        catch (const plastix::SolverError &e)
+          {
+            error = e.what();
+          }
+        env.pout << "  " << steps << " steps, " << stepping.n_cuts() << " cuts, last converged load factor "
+                 << stepping.load_factor() << "; " << error << std::endl;
+        checker.check_true("  SolverError naming 13 step cuts", error.find("after 13 step cuts") != std::string::npos);
+        checker.check_true("  13 cuts, 4 converged steps", stepping.n_cuts() == 13 && steps == 4);
+        // 0.6, then 0.7, 0.7375, 0.74570312... (see the header).
+        checker.check("  last converged load factor 0.6 + 0.1 + 0.0375 + 0.00820312", 
+                      std::abs(stepping.load_factor() - (0.6 + 0.1 + 0.0375 + 0.008203125)), 1e-12);
+        const double exact = closed_form_uz(stepping.load_factor(), 0);
+        checker.check("  the displacement is that of the last converged (elastic) step (relative)",
+                      std::abs(cube.top_uz() - exact) / exact, 1e-9);
+        checker.check("  the state too: no plastic point after a stress update at it",
+                      cube.state->update(cube.newton->u, cube.newton->f_int).n_plastic_points, 0);
+      }
+
+      env.pout << "4. minimum increment 0.15" << std::endl;
+      {
+        UniaxialCube              cube(env.comm, 0);
+        plastix::LoadSteppingData data;
+        data.load_factors      = {0.6, 1.};
+        data.minimum_increment = 0.15;
+        plastix::LoadStepping stepping(data);
+        bool                  thrown = false;
+        try
+          {
+            stepping.run(*cube.newton, *cube.state);
+          }
+        catch (const plastix::SolverError &)
+          {
+            thrown = true;
+          }
+        checker.check_true("  SolverError after 2 cuts at load factor 0.6",
+                           thrown && stepping.n_cuts() == 2 && stepping.load_factor() == 0.6);
+      }
+    }
+  catch (const std::exception &e)
+    {
+      env.fail(e);
+    }
+  return env.finish();
+}
