@@ -15,6 +15,44 @@ namespace plastix
     namespace internal
     {
       /**
+       * Radial return at Gauss point @p q of @p cell for the strain @p eps
+       * from the committed history: the trial history, the stress and the
+       * tangent data of the point written; returns whether it is plastic.
+       * The history layout (8 points per field): plastic strain 0-5,
+       * alpha 6, back stress 7-12; the tangent: a, b, n.
+       */
+      KOKKOS_INLINE_FUNCTION bool
+      return_map_at_point(const Material              &m,
+                          const double                 eps[6],
+                          const Strided<const double> &committed,
+                          const Strided<double>       &trial,
+                          const Strided<double>       &stress,
+                          const Strided<double>       &tangent,
+                          const Index64                cell,
+                          const int                    q)
+      {
+        double ep[6], beta[6];
+        for (int k = 0; k < 6; ++k)
+          {
+            ep[k]   = committed(cell, k * 8 + q);
+            beta[k] = committed(cell, (7 + k) * 8 + q);
+          }
+        ReturnMapResult r;
+        j2_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
+        for (int k = 0; k < 6; ++k)
+          {
+            trial(cell, k * 8 + q)         = r.plastic_strain[k];
+            trial(cell, (7 + k) * 8 + q)   = r.back_stress[k];
+            stress(cell, k * 8 + q)        = r.stress[k];
+            tangent(cell, (2 + k) * 8 + q) = r.n[k];
+          }
+        trial(cell, 6 * 8 + q) = r.alpha;
+        tangent(cell, q)       = r.a;
+        tangent(cell, 8 + q)   = r.b;
+        return r.plastic;
+      }
+
+      /**
        * Radial return at all Gauss points of all cells for displacement u.
        * Returns (plastic points) + (plastic cells << 32).
        */
@@ -57,26 +95,9 @@ namespace plastix
                 strain_at_point(e, q, inv, eps);
                 if constexpr (mean_dilatation)
                   replace_dilatation(eps, theta_bar);
-                double ep[6], beta[6];
-                for (int k = 0; k < 6; ++k)
-                  {
-                    ep[k]   = committed(cell, k * 8 + q);
-                    beta[k] = committed(cell, (7 + k) * 8 + q);
-                  }
-                ReturnMapResult r;
-                j2_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
-                for (int k = 0; k < 6; ++k)
-                  {
-                    trial(cell, k * 8 + q)       = r.plastic_strain[k];
-                    trial(cell, (7 + k) * 8 + q) = r.back_stress[k];
-                    stress(cell, k * 8 + q)      = r.stress[k];
-                    tangent(cell, (2 + k) * 8 + q) = r.n[k];
-                  }
-                trial(cell, 6 * 8 + q) = r.alpha;
-                tangent(cell, q)       = r.a;
-                tangent(cell, 8 + q)   = r.b;
-                point_plastic[8 * cell + q] = r.plastic ? 1 : 0;
-                plastic_count += r.plastic ? 1 : 0;
+                const bool plastic = return_map_at_point(m, eps, committed, trial, stress, tangent, cell, q);
+                point_plastic[8 * cell + q] = plastic ? 1 : 0;
+                plastic_count += plastic ? 1 : 0;
               }
             cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
             sum += plastic_count + (plastic_count > 0 ? (Index64(1) << 32) : 0);
@@ -157,25 +178,10 @@ namespace plastix
               strain_at_point(e, q, inv, eps);
               if constexpr (mean_dilatation)
                 replace_dilatation(eps, mean_dilatation_of_points(V_s + 16 * (t / 8)));
-              double ep[6], beta[6];
-              for (int k = 0; k < 6; ++k)
-                {
-                  ep[k]   = committed(cell, k * 8 + q);
-                  beta[k] = committed(cell, (7 + k) * 8 + q);
-                }
-              ReturnMapResult r;
-              j2_return_map(materials[cell_material[cell]], eps, ep, committed(cell, 6 * 8 + q), beta, r);
-              for (int k = 0; k < 6; ++k)
-                {
-                  trial(cell, k * 8 + q)         = r.plastic_strain[k];
-                  trial(cell, (7 + k) * 8 + q)   = r.back_stress[k];
-                  stress(cell, k * 8 + q)        = r.stress[k];
-                  tangent(cell, (2 + k) * 8 + q) = r.n[k];
-                }
-              trial(cell, 6 * 8 + q)      = r.alpha;
-              tangent(cell, q)            = r.a;
-              tangent(cell, 8 + q)        = r.b;
-              point_plastic[8 * cell + q] = r.plastic ? 1 : 0;
+              point_plastic[8 * cell + q] =
+                return_map_at_point(materials[cell_material[cell]], eps, committed, trial, stress, tangent, cell, q) ?
+                  1 :
+                  0;
             });
             team.team_barrier();
             Index64 team_sum = 0;

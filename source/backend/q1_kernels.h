@@ -293,21 +293,29 @@ namespace plastix
         return invert_jacobian(J, inv) * static_cast<Number>(gauss_weight);
       }
 
+      /** Edge differences e[c][d][m] of the 24 nodal values u[3a+c] of a cell. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      vector_edge_differences(const Number *u, Number e[3][3][4])
+      {
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          {
+            Number v[8];
+            PLASTIX_UNROLL
+            for (int a = 0; a < 8; ++a)
+              v[a] = u[3 * a + c];
+            edge_differences(v, e[c]);
+          }
+      }
+
       /** Inverse Jacobian and JxW at Gauss point q from the 24 vertex coordinates x[3a+i]. */
       template <typename Number>
       KOKKOS_INLINE_FUNCTION Number
       geometry_from_coordinates(const Number *x, const int q, Number inv[3][3])
       {
         Number edges[3][3][4];
-        PLASTIX_UNROLL
-        for (int i = 0; i < 3; ++i)
-          {
-            Number v[8];
-            PLASTIX_UNROLL
-            for (int a = 0; a < 8; ++a)
-              v[a] = x[3 * a + i];
-            edge_differences(v, edges[i]);
-          }
+        vector_edge_differences(x, edges);
         return geometry_from_edges(edges, q, inv);
       }
 
@@ -411,22 +419,6 @@ namespace plastix
             for (int i = 0; i < 3; ++i)
               G[c][i] = gref[0] * inv[0][i] + gref[1] * inv[1][i] +
                         gref[2] * inv[2][i];
-          }
-      }
-
-      /** Edge differences e[c][d][m] of the 24 nodal values u[3a+c] of a cell. */
-      template <typename Number>
-      KOKKOS_INLINE_FUNCTION void
-      vector_edge_differences(const Number *u, Number e[3][3][4])
-      {
-        PLASTIX_UNROLL
-        for (int c = 0; c < 3; ++c)
-          {
-            Number v[8];
-            PLASTIX_UNROLL
-            for (int a = 0; a < 8; ++a)
-              v[a] = u[3 * a + c];
-            edge_differences(v, e[c]);
           }
       }
 
