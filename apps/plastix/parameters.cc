@@ -700,6 +700,13 @@ namespace plastix
     prm.add_parameter("Maximum iterations", max_iterations,
                       "Iterations after which the solve fails with an error",
                       dealii::Patterns::Integer(1));
+    prm.add_parameter("Divergence factor", divergence_factor,
+                      "The solve (cg, gmres) fails as soon as the residual exceeds this factor "
+                      "times the initial residual, e.g. when a preconditioner is no longer "
+                      "positive definite for the tangent; Newton then cuts the step. 0: never "
+                      "(the default: CG's residual can rise far above the initial one on "
+                      "ill-conditioned problems that converge); otherwise greater than 1",
+                      dealii::Patterns::Double(0.));
     prm.add_parameter("Chebyshev degree", chebyshev_degree,
                       "Polynomial degree of the Chebyshev preconditioner",
                       dealii::Patterns::Integer(1, 100));
@@ -1051,6 +1058,12 @@ namespace plastix
     if (op.strategy == backend::Strategy::ebe_tiled && op.thread_mapping == backend::ThreadMapping::node)
       throw InputError("Operator/Thread mapping",
                        "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
+    if (solver.divergence_factor > 0 && solver.divergence_factor <= 1)
+      {
+        std::ostringstream value;
+        value << solver.divergence_factor;
+        throw InputError("Linear solver/Divergence factor", "must be 0 (never) or greater than 1, not " + value.str());
+      }
     if (solver.multigrid_level_precision == LevelPrecision::single_precision && !solver.is_conjugate_gradients())
       throw InputError("Linear solver/Multigrid level precision",
                        "single needs Type = cg or belos cg (" + enum_name(solver.type) +

@@ -10,6 +10,7 @@
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/preconditioners.h>
 
+#include <cmath>
 #include <sstream>
 
 namespace plastix
@@ -210,8 +211,12 @@ namespace plastix
     auto failure = [&](const double residual, const unsigned int iterations) {
       std::ostringstream message;
       message << name() << " did not converge: residual " << residual << " after " << iterations
-              << " iterations, target " << tolerance << " (|b| = " << b_norm
-              << "); raise 'Linear solver/Maximum iterations' or use a stronger preconditioner";
+              << " iterations, target " << tolerance << " (|b| = " << b_norm << "); ";
+      if (iterations < parameters.max_iterations && std::isfinite(residual))
+        message << "it diverged (the residual grew beyond 'Linear solver/Divergence factor' = "
+                << parameters.divergence_factor << " times the initial one)";
+      else
+        message << "raise 'Linear solver/Maximum iterations' or use a stronger preconditioner";
       return SolverError(message.str());
     };
 
@@ -247,6 +252,8 @@ namespace plastix
 
     dealii::SolverControl control(parameters.max_iterations, tolerance, false, false);
     control.enable_history_data();
+    if (parameters.divergence_factor > 0)
+      control.set_failure_criterion(parameters.divergence_factor);
     try
       {
         auto run = [&](auto &solver) {

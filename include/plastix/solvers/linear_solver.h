@@ -50,6 +50,17 @@ namespace plastix
     double absolute_tolerance = 0.;
     /** Most iterations; more is a SolverError. */
     unsigned int max_iterations = 10000;
+    /**
+     * A solve with deal.II CG or GMRES fails (SolverError) as soon as the
+     * residual exceeds this factor times the initial one, instead of running
+     * to max_iterations (e.g. CG with a preconditioner that the tangent has
+     * made singular); 0 (the default): never. Must be 0 or greater than 1.
+     * Off by default: CG's residual is not monotone, and on ill-conditioned
+     * problems it can rise far above the initial one on the way to
+     * convergence (223 times after one AMG-preconditioned iteration on a
+     * cantilever with nu = 0.4999).
+     */
+    double divergence_factor = 0;
     /** Degree of the Chebyshev-Jacobi preconditioner (PreconditionerType::chebyshev). */
     unsigned int chebyshev_degree = 4;
     /** Krylov vectors of GMRES before a restart. */
