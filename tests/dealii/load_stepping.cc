@@ -110,6 +110,24 @@ namespace
     std::unique_ptr<plastix::NewtonRaphson>         newton;
   };
 
+  /**
+   * Runs @p stepping on @p cube to its end; returns the message of the
+   * SolverError that ended it early (empty if none) and counts the steps.
+   */
+  std::string
+  run_to_error(plastix::LoadStepping &stepping, UniaxialCube &cube, unsigned int &steps)
+  {
+    try
+      {
+        stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &) { ++steps; });
+      }
+    catch (const plastix::SolverError &e)
+      {
+        return e.what();
+      }
+    return "";
+  }
+
   /** Top displacement of the uniaxial cube at @p lambda under monotonic loading with hardening @p H. */
   double
   closed_form_uz(const double lambda, const double H)
@@ -174,22 +192,14 @@ main(int argc, char **argv)
         data.load_factors = {0.6, 1.};
         data.max_cuts     = 12;
         plastix::LoadStepping stepping(data);
-        std::string           error;
         unsigned int          steps = 0;
-        try
-          {
-            stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &) { ++steps; });
-          }
-        catch (const plastix::SolverError &e)
-          {
-            error = e.what();
-          }
+        const std::string     error = run_to_error(stepping, cube, steps);
         env.pout << "  " << steps << " steps, " << stepping.n_cuts() << " cuts, last converged load factor "
                  << stepping.load_factor() << "; " << error << std::endl;
         checker.check_true("  SolverError naming 13 step cuts", error.find("after 13 step cuts") != std::string::npos);
         checker.check_true("  13 cuts, 4 converged steps", stepping.n_cuts() == 13 && steps == 4);
         // 0.6, then 0.7, 0.7375, 0.74570312... (see the header).
-        checker.check("  last converged load factor 0.6 + 0.1 + 0.0375 + 0.00820312", 
+        checker.check("  last converged load factor 0.6 + 0.1 + 0.0375 + 0.00820312",
                       std::abs(stepping.load_factor() - (0.6 + 0.1 + 0.0375 + 0.008203125)), 1e-12);
         const double exact = closed_form_uz(stepping.load_factor(), 0);
         checker.check("  the displacement is that of the last converged (elastic) step (relative)",
@@ -205,17 +215,10 @@ main(int argc, char **argv)
         data.load_factors      = {0.6, 1.};
         data.minimum_increment = 0.15;
         plastix::LoadStepping stepping(data);
-        bool                  thrown = false;
-        try
-          {
-            stepping.run(*cube.newton, *cube.state);
-          }
-        catch (const plastix::SolverError &)
-          {
-            thrown = true;
-          }
-        checker.check_true("  SolverError after 2 cuts at load factor 0.6",
-                           thrown && stepping.n_cuts() == 2 && stepping.load_factor() == 0.6);
+        unsigned int          steps  = 0;
+        const bool            thrown = !run_to_error(stepping, cube, steps).empty();
+        checker.check_true("  SolverError after 2 cuts at load factor 0.6, one step",
+                           thrown && stepping.n_cuts() == 2 && stepping.load_factor() == 0.6 && steps == 1);
       }
     }
   catch (const std::exception &e)
