@@ -434,14 +434,15 @@ main(int argc, char **argv)
               for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
                     {
                       MechanicsOperator op(plastic_mesh, settings);
-                      PlasticityState   state(op);
+                      PlasticityState  &state = op.create_plasticity_state();
+                      op.use_tangent(false);
                       StressUpdateStatistics statistics;
                       const double update_s = median_seconds(repeats, [&] { statistics = state.update(u.data(), f_int.data()); });
                       const double force_s  = median_seconds(repeats, [&] { state.internal_force(f_int.data()); });
-                      op.set_plasticity_state(&state);
+                      op.use_tangent(true);
                       const double tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
                       const double tangent_s       = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
-                      op.set_plasticity_state(nullptr);
+                      op.release_plasticity_state();
                       const double plastic = statistics.n_plastic_points / (8. * plastic_mesh.n_cells());
                       char         line[512];
                       std::snprintf(line, sizeof(line),

@@ -236,19 +236,20 @@ namespace plastix
     internal::set_up_mesh_dofs_operator(d, timer, summary,
                                         restart ? checkpoint_mesh_file(restart_directory) : std::string());
     d.assemble_external_force();
-    // The state, the Newton iteration and the monitor refer to the operator
-    // and the DoFs: an adaptive refinement rebuilds them.
-    auto         state = std::make_unique<PlasticityState>(d.op);
+    // The Gauss-point history belongs to the operator; it, the Newton
+    // iteration and the monitor refer to the cells and the DoFs: an adaptive
+    // refinement rebuilds them.
+    d.op.enable_plasticity();
     LinearSolver linear_solver(parameters.solver);
     const auto   make_newton = [&]() {
       return std::make_unique<NewtonRaphson>(
-        d.op, *state, d.external_force, linear_solver,
+        d.op, d.external_force, linear_solver,
         [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
     };
     auto newton  = make_newton();
     auto monitor = std::make_unique<Monitor>(d, parameters.monitor);
     // The tangent and f_int of the initial (stress-free) state.
-    state->update(newton->u, newton->f_int);
+    d.op.plasticity().update(newton->u, newton->f_int);
     timer.stop("operator");
 
     // The preconditioner's structure (multigrid hierarchy, AMG) once per
@@ -282,9 +283,10 @@ namespace plastix
         // displacement after it: the stress update and commit repeat that
         // step's last ones, so the run continues exactly as it would have.
         newton->u.copy_from_host(u_host);
-        state->set_committed_history(history);
-        state->update(newton->u, newton->f_int);
-        state->commit();
+        PlasticityState &state = d.op.plasticity();
+        state.set_committed_history(history);
+        state.update(newton->u, newton->f_int);
+        state.commit();
         newton->lambda_previous = start.lambda_previous;
         newton->force_scale     = start.force_scale;
         monitor->restore(start);
@@ -329,13 +331,13 @@ namespace plastix
                            const double                                       at_lambda,
                            const unsigned int                                 at_step) {
       timer.start();
-      std::vector<double> history = state->committed_history();
+      std::vector<double> history = d.op.plasticity().committed_history();
       LoadSteppingState   rows;
       monitor->save(rows);
       const double lambda_previous = newton->lambda_previous, force_scale = newton->force_scale;
       const AdaptationStatistics adaptation = adapt_mesh(d, u_host, history, history_before, [&]() {
         newton.reset();
-        state.reset();
+        d.op.disable_plasticity();
       });
       if (!adaptation.changed())
         {
@@ -344,14 +346,14 @@ namespace plastix
             std::cout << "  adaptive refinement after load step " << at_step << ": no cell marked" << std::endl;
           return;
         }
-      state = std::make_unique<PlasticityState>(d.op);
-      state->set_committed_history(history);
+      PlasticityState &state = d.op.enable_plasticity();
+      state.set_committed_history(history);
       newton = make_newton();
       newton->u.copy_from_host(u_host);
       d.op.set_constrained_values(newton->u, at_lambda);
       newton->lambda_previous = lambda_previous;
       newton->force_scale     = force_scale;
-      state->update(newton->u, newton->f_int);
+      state.update(newton->u, newton->f_int);
       monitor = std::make_unique<Monitor>(d, parameters.monitor);
       monitor->restore(rows);
       d.initialize_solver(linear_solver, true);
@@ -369,7 +371,7 @@ namespace plastix
         throw SolverError("re-equilibration after the adaptive refinement of load step " + std::to_string(at_step) +
                           " failed: " + result.failure + "; last relative residual " +
                           std::to_string(result.relative_residual));
-      state->commit();
+      state.commit();
       if (root)
         std::cout << "  adaptive refinement after load step " << at_step << ": " << adaptation.n_refined
                   << " cells refined, " << adaptation.n_coarsened << " coarsened; " << adaptation.cells_before
@@ -388,7 +390,7 @@ namespace plastix
           {
             timer.start();
             const LoadStepResult result =
-              stepping.solve_step(*newton, *state, root, [&]() {
+              stepping.solve_step(*newton, root, [&]() {
                 if (interrupt_requested(communicator))
                   throw Interrupted("before load step " + std::to_string(stepping.position().step + 1));
               });
@@ -420,8 +422,8 @@ namespace plastix
             std::vector<double> history_before;
             if (write_checkpoint_now ||
                 (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
-              history_before = state->committed_history();
-            stepping.accept_step(*newton, *state, result);
+              history_before = d.op.plasticity().committed_history();
+            stepping.accept_step(*newton, result);
             const double lambda       = stepping.load_factor();
             summary.final_residual    = result.newton.residual;
             summary.relative_residual = result.newton.relative_residual;
@@ -432,7 +434,7 @@ namespace plastix
                             result.newton.plastic.n_plastic_points, u_host, newton->f_int);
             if (parameters.output.write_vtu)
               {
-                const std::string pvtu = d.write_vtu(output, newton->u, plastic_cell_fields(*state),
+                const std::string pvtu = d.write_vtu(output, newton->u, plastic_cell_fields(d.op.plasticity()),
                                                      parameters.output.base_name, step);
                 pvd.emplace_back(lambda, pvtu);
                 std::ostringstream pvd_text;
@@ -491,7 +493,7 @@ namespace plastix
       }
     const unsigned int step  = stepping.position().step;
     summary.n_steps          = step;
-    summary.yielded_points   = state->n_yielded_points();
+    summary.yielded_points   = d.op.plasticity().n_yielded_points();
     summary.max_displacement = internal::max_nodal_displacement(newton->u);
     if (parameters.output.write_vtu && !pvd.empty())
       summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();

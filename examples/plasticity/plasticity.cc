@@ -54,10 +54,11 @@ main(int argc, char **argv)
                                              fe.component_mask(FEValuesExtractors::Scalar(d)));
   constraints.close();
 
-  // The operator with an elastoplastic material, its J2 state, and the load.
+  // The operator with an elastoplastic material and its J2 state (the
+  // Gauss-point history, owned by the operator), and the load.
   plastix::MechanicsOperator op;
   op.reinit(dof_handler, constraints, {{0, plastix::make_material(200e9, 0.3, 450e6, 66e9)}});
-  plastix::PlasticityState state(op);
+  plastix::PlasticityState &state = op.enable_plasticity();
   LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
   plastix::assemble_external_force(dof_handler, {{5, Tensor<1, 3>({0., 0., 600e6})}}, {}, Tensor<1, 3>(), force);
   plastix::DeviceVector external_force;
@@ -70,7 +71,7 @@ main(int argc, char **argv)
   plastix::LinearSolver linear_solver(solver_data);
   plastix::NewtonData   newton_data;
   newton_data.residual_tolerance = newton_data.displacement_tolerance = 1e-12;
-  plastix::NewtonRaphson newton(op, state, external_force, linear_solver,
+  plastix::NewtonRaphson newton(op, external_force, linear_solver,
                                 [&](const bool new_load_step) { linear_solver.initialize(op, new_load_step); },
                                 newton_data);
   state.update(newton.u, newton.f_int); // the stress-free initial state
@@ -83,7 +84,7 @@ main(int argc, char **argv)
   int                   failures = 0;
   try
     {
-      stepping.run(newton, state, [&](const plastix::LoadStepResult &result) {
+      stepping.run(newton, [&](const plastix::LoadStepResult &result) {
         const double lambda = stepping.load_factor();
         // The top face's vertical displacement against the closed form.
         LinearAlgebra::distributed::Vector<double> u(op.get_partitioner());

@@ -916,12 +916,41 @@ namespace plastix
       });
     }
 
-    void
-    MechanicsOperator::set_plasticity_state(const PlasticityState *state)
+    PlasticityState &
+    MechanicsOperator::create_plasticity_state()
     {
-      if (state != nullptr && &state->mechanics_operator() != this)
-        throw std::invalid_argument("MechanicsOperator::set_plasticity_state: the state belongs to another operator");
-      impl_->plasticity = state != nullptr ? &state->impl() : nullptr;
+      release_plasticity_state();
+      impl_->plasticity_state.reset(new PlasticityState(*this));
+      use_tangent(true);
+      return *impl_->plasticity_state;
+    }
+
+    void
+    MechanicsOperator::release_plasticity_state()
+    {
+      if (impl_->plasticity_state == nullptr)
+        return;
+      use_tangent(false);
+      impl_->plasticity_state.reset();
+    }
+
+    PlasticityState *
+    MechanicsOperator::plasticity_state()
+    {
+      return impl_->plasticity_state.get();
+    }
+
+    const PlasticityState *
+    MechanicsOperator::plasticity_state() const
+    {
+      return impl_->plasticity_state.get();
+    }
+
+    void
+    MechanicsOperator::use_tangent(const bool tangent)
+    {
+      const PlasticityState *state = impl_->plasticity_state.get();
+      impl_->plasticity = tangent && state != nullptr ? &state->impl() : nullptr;
       update_tangent();
     }
 

@@ -120,7 +120,9 @@ namespace plastix
       DeviceArray<LocalIndex> plastic_cells;
       std::size_t             n_plastic_matrices = 0;
 
-      /** Attached plasticity state (tangent operator), or null for elasticity. */
+      /** The plasticity state the operator owns, if any. */
+      std::unique_ptr<PlasticityState> plasticity_state;
+      /** Its data while the operator is its tangent, else null (elasticity). */
       const PlasticityState::Impl *plasticity = nullptr;
 
       internal::Strided<const LocalIndex>

@@ -6,6 +6,7 @@
 #include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/material/plasticity.h>
 
 #include <algorithm>
 #include <cmath>
@@ -103,6 +104,8 @@ namespace plastix
                            const unsigned int                       level,
                            const AdditionalData                    &additional_data)
   {
+    // The state belongs to the cells being replaced.
+    disable_plasticity();
     // level == invalid_unsigned_int: the active cells and DoFs; otherwise the
     // cells and level DoFs of that multigrid level.
     const bool on_level = level != dealii::numbers::invalid_unsigned_int;
@@ -492,10 +495,54 @@ namespace plastix
     return result;
   }
 
-  void
-  MechanicsOperator::attach_plasticity_state(const backend::PlasticityState *state)
+  PlasticityState &
+  MechanicsOperator::enable_plasticity()
   {
-    device_operator->set_plasticity_state(state);
+    if (device_operator == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator::enable_plasticity: call reinit() first");
+    disable_plasticity();
+    backend::PlasticityState &state = device_operator->create_plasticity_state();
+    plasticity_state.reset(new PlasticityState(*this, state));
+    cached_diagonal.reset();
+    return *plasticity_state;
+  }
+
+  void
+  MechanicsOperator::disable_plasticity()
+  {
+    plasticity_state.reset();
+    if (device_operator != nullptr)
+      device_operator->release_plasticity_state();
+    cached_diagonal.reset();
+  }
+
+  bool
+  MechanicsOperator::has_plasticity() const
+  {
+    return plasticity_state != nullptr;
+  }
+
+  PlasticityState &
+  MechanicsOperator::plasticity()
+  {
+    if (plasticity_state == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator: no plasticity state (call enable_plasticity())");
+    return *plasticity_state;
+  }
+
+  const PlasticityState &
+  MechanicsOperator::plasticity() const
+  {
+    if (plasticity_state == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator: no plasticity state (call enable_plasticity())");
+    return *plasticity_state;
+  }
+
+  void
+  MechanicsOperator::use_tangent(const bool tangent)
+  {
+    if (device_operator != nullptr)
+      device_operator->use_tangent(tangent);
     cached_diagonal.reset();
   }
 

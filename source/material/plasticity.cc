@@ -5,24 +5,17 @@
 
 namespace plastix
 {
-  PlasticityState::PlasticityState(MechanicsOperator &op)
+  PlasticityState::PlasticityState(MechanicsOperator &op, backend::PlasticityState &state)
     : op(op)
-    , state(std::make_unique<backend::PlasticityState>(op.backend_operator()))
-  {
-    op.attach_plasticity_state(state.get());
-  }
-
-  PlasticityState::~PlasticityState()
-  {
-    op.attach_plasticity_state(nullptr);
-  }
+    , state(state)
+  {}
 
   StressUpdateStatistics
   PlasticityState::update(const DeviceVector &u, DeviceVector &internal_force)
   {
     u.update_ghost_values();
     op.initialize_dof_vector(internal_force);
-    const auto local = state->update(u.device_data(), internal_force.device_data());
+    const auto local = state.update(u.device_data(), internal_force.device_data());
     internal_force.compress(dealii::VectorOperation::add);
     op.tangent_changed();
     const MPI_Comm         comm = op.get_partitioner()->get_mpi_communicator();
@@ -33,28 +26,22 @@ namespace plastix
   }
 
   void
-  PlasticityState::use_tangent(const bool tangent)
-  {
-    op.attach_plasticity_state(tangent ? state.get() : nullptr);
-  }
-
-  void
   PlasticityState::commit()
   {
-    state->commit();
+    state.commit();
   }
 
   void
   PlasticityState::reset_trial()
   {
-    state->reset_trial();
+    state.reset_trial();
   }
 
   std::vector<double>
   PlasticityState::cell_averages() const
   {
     std::vector<double> result(10 * static_cast<std::size_t>(op.n_locally_owned_cells()));
-    state->cell_averages(result.data());
+    state.cell_averages(result.data());
     return result;
   }
 
@@ -63,7 +50,7 @@ namespace plastix
   {
     std::vector<double> history(backend::PlasticityState::history_values_per_cell *
                                 static_cast<std::size_t>(op.n_locally_owned_cells()));
-    state->get_committed_history(history.data());
+    state.get_committed_history(history.data());
     return history;
   }
 
@@ -73,19 +60,25 @@ namespace plastix
     AssertThrow(history.size() == backend::PlasticityState::history_values_per_cell *
                                     static_cast<std::size_t>(op.n_locally_owned_cells()),
                 dealii::ExcMessage("history of the wrong size"));
-    state->set_committed_history(history.data());
+    state.set_committed_history(history.data());
   }
 
   unsigned long long
   PlasticityState::n_yielded_points() const
   {
-    return dealii::Utilities::MPI::sum<unsigned long long>(state->n_yielded_points(),
+    return dealii::Utilities::MPI::sum<unsigned long long>(state.n_yielded_points(),
                                                           op.get_partitioner()->get_mpi_communicator());
   }
 
   const backend::PlasticityState &
   PlasticityState::backend_state() const
   {
-    return *state;
+    return state;
+  }
+
+  const MechanicsOperator &
+  PlasticityState::mechanics_operator() const
+  {
+    return op;
   }
 } // namespace plastix

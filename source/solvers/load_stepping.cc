@@ -35,7 +35,6 @@ namespace plastix
 
   LoadStepResult
   LoadStepping::solve_step(NewtonRaphson                &newton,
-                           PlasticityState              &state,
                            const bool                    verbose,
                            const std::function<void()> &before_attempt)
   {
@@ -59,9 +58,7 @@ namespace plastix
           return step;
 
         // Back to the converged state; try half the increment.
-        newton.u = u_converged;
-        state.reset_trial();
-        state.update(newton.u, newton.f_int);
+        newton.restore(u_converged);
         ++step.cuts;
         ++cuts_to_target;
         ++total_cuts;
@@ -90,9 +87,8 @@ namespace plastix
   }
 
   void
-  LoadStepping::accept_step(NewtonRaphson &newton, PlasticityState &state, const LoadStepResult &result)
+  LoadStepping::accept_step(NewtonRaphson &newton, const LoadStepResult &result)
   {
-    state.commit();
     newton.accept(current.load_factor, result.newton.reference);
     current.load_factor = result.load_factor;
     ++current.step;
@@ -102,14 +98,13 @@ namespace plastix
 
   void
   LoadStepping::run(NewtonRaphson                                     &newton,
-                    PlasticityState                                   &state,
                     const std::function<void(const LoadStepResult &)> &after_step,
                     const bool                                         verbose)
   {
     while (!finished())
       {
-        const LoadStepResult result = solve_step(newton, state, verbose);
-        accept_step(newton, state, result);
+        const LoadStepResult result = solve_step(newton, verbose);
+        accept_step(newton, result);
         if (after_step)
           after_step(result);
       }

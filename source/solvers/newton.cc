@@ -6,22 +6,24 @@
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <stdexcept>
 
 namespace plastix
 {
   NewtonRaphson::NewtonRaphson(MechanicsOperator        &op,
-                               PlasticityState          &state,
                                const DeviceVector       &external_force,
                                LinearSolver             &linear_solver,
                                std::function<void(bool)> initialize_linear_solver,
                                const NewtonData         &data)
     : op(op)
-    , state(state)
     , external_force(external_force)
     , linear_solver(linear_solver)
     , initialize_linear_solver(std::move(initialize_linear_solver))
     , data(data)
   {
+    if (!op.has_plasticity())
+      throw std::logic_error("plastix::NewtonRaphson: the operator has no plasticity state "
+                             "(call MechanicsOperator::enable_plasticity() first)");
     for (DeviceVector *v : {&u, &du, &f_int, &residual, &work})
       op.initialize_dof_vector(*v);
   }
@@ -57,7 +59,7 @@ namespace plastix
         // operator predicts that, the softened tangent would overshoot.
         const bool reversal = (lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0;
         if (reversal)
-          state.use_tangent(false);
+          op.use_tangent(false);
         residual.equ(lambda_new, external_force);
         residual.add(-1., f_int);
         op.lift_inhomogeneities(residual, lambda_new - lambda_old);
@@ -73,7 +75,7 @@ namespace plastix
         op.set_constrained_values(u, lambda_new);
         if (reversal)
           {
-            state.use_tangent(true);
+            op.use_tangent(true);
             initialize_linear_solver(true);
           }
 
@@ -82,7 +84,7 @@ namespace plastix
           {
             if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
               throw Interrupted("during load step " + std::to_string(step_number));
-            result.plastic = state.update(u, f_int);
+            result.plastic = op.plasticity().update(u, f_int);
             double residual_norm, reference;
             compute_residual(lambda_new, residual_norm, reference);
             result.iterations        = k;
@@ -136,7 +138,7 @@ namespace plastix
       }
     catch (const SolverError &error)
       {
-        state.use_tangent(true);
+        op.use_tangent(true);
         result.failure = std::string("linear solver failed: ") + error.what();
       }
     return result;
@@ -145,7 +147,17 @@ namespace plastix
   void
   NewtonRaphson::accept(const double lambda_old, const double reference)
   {
+    op.plasticity().commit();
     lambda_previous = lambda_old;
     force_scale     = std::max(force_scale, reference);
+  }
+
+  void
+  NewtonRaphson::restore(const DeviceVector &u_converged)
+  {
+    u = u_converged;
+    PlasticityState &state = op.plasticity();
+    state.reset_trial();
+    state.update(u, f_int);
   }
 } // namespace plastix

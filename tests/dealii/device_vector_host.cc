@@ -110,7 +110,7 @@ main(int argc, char **argv)
       {
         plastix::MechanicsOperator elastic;
         elastic.reinit(dof_handler, constraints, {{0, plastix::make_material(200e9, 0.3, yield, 1e9)}});
-        plastix::PlasticityState state(elastic);
+        plastix::PlasticityState &state = elastic.enable_plasticity();
         plastix::DeviceVector    displacement, force;
         elastic.initialize_dof_vector(displacement);
         displacement.copy_from_host(all); // strains of order one: far beyond any finite yield stress

@@ -18,6 +18,11 @@
 //     (elastic: the closed form), so the failed attempts left nothing behind.
 //  4. The minimum increment ends the cutting too: with 0.15, after the
 //     failed 1.0 and 0.8 (increment 0.1 < 0.15), at load factor 0.6.
+//  5. The operator owns the state: after case 1 (every point plastic) the
+//     operator is the tangent, which differs from elasticity; use_tangent()
+//     switches to elasticity (equal to a new elastic operator to the last
+//     bit) and back; disable_plasticity() and reinit() leave an elastic
+//     operator without a state; Newton refuses an operator without one.
 #include <deal.II/base/function.h>
 #include <deal.II/base/tensor.h>
 #include <deal.II/distributed/tria.h>
@@ -40,6 +45,7 @@
 
 #include <cmath>
 #include <memory>
+#include <stdexcept>
 
 using namespace dealii;
 
@@ -62,13 +68,13 @@ namespace
       dof_handler.distribute_dofs(fe);
       IndexSet relevant;
       DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
-      AffineConstraints<double> constraints(relevant);
+      constraints.reinit(relevant);
       for (const unsigned int d : {0u, 1u, 2u})
         VectorTools::interpolate_boundary_values(dof_handler, 2 * d, Functions::ZeroFunction<3>(3), constraints,
                                                  fe.component_mask(FEValuesExtractors::Scalar(d)));
       constraints.close();
       op.reinit(dof_handler, constraints, {{0, plastix::make_material(E, nu, yield_stress, hardening)}});
-      state = std::make_unique<plastix::PlasticityState>(op);
+      state = &op.enable_plasticity();
       LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
       plastix::assemble_external_force(dof_handler, {{5, Tensor<1, 3>({0., 0., traction})}}, {}, Tensor<1, 3>(),
                                        force);
@@ -80,7 +86,7 @@ namespace
       plastix::NewtonData newton_data;
       newton_data.residual_tolerance = newton_data.displacement_tolerance = 1e-12;
       newton                                                              = std::make_unique<plastix::NewtonRaphson>(
-        op, *state, external_force, *linear_solver,
+        op, external_force, *linear_solver,
         [this](const bool new_load_step) { linear_solver->initialize(op, new_load_step); }, newton_data);
       state->update(newton->u, newton->f_int);
     }
@@ -103,8 +109,9 @@ namespace
     parallel::distributed::Triangulation<3>         tria;
     const FESystem<3>                               fe;
     DoFHandler<3>                                   dof_handler;
+    AffineConstraints<double>                       constraints;
     plastix::MechanicsOperator                      op;
-    std::unique_ptr<plastix::PlasticityState>       state;
+    plastix::PlasticityState                       *state = nullptr;
     plastix::DeviceVector                           external_force;
     std::unique_ptr<plastix::LinearSolver>          linear_solver;
     std::unique_ptr<plastix::NewtonRaphson>         newton;
@@ -119,7 +126,7 @@ namespace
   {
     try
       {
-        stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &) { ++steps; });
+        stepping.run(*cube.newton, [&](const plastix::LoadStepResult &) { ++steps; });
       }
     catch (const plastix::SolverError &e)
       {
@@ -152,7 +159,7 @@ main(int argc, char **argv)
         data.load_factors = {1. / 3, 2. / 3, 1.};
         plastix::LoadStepping stepping(data);
         unsigned int          calls = 0;
-        stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &result) {
+        stepping.run(*cube.newton, [&](const plastix::LoadStepResult &result) {
           ++calls;
           const std::string label = "  step " + std::to_string(calls) + ": ";
           checker.check_true(label + "position (step, target index)",
@@ -172,14 +179,14 @@ main(int argc, char **argv)
         UniaxialCube              cube(env.comm, H);
         plastix::LoadSteppingData first;
         first.load_factors = {1. / 3, 2. / 3};
-        plastix::LoadStepping(first).run(*cube.newton, *cube.state);
+        plastix::LoadStepping(first).run(*cube.newton);
         plastix::LoadSteppingData all;
         all.load_factors = {1. / 3, 2. / 3, 2. / 3, 1.};
         plastix::LoadStepping stepping(all, {2, 2, 2. / 3});
         checker.check_true("  a load factor equal to the current one is skipped",
                            stepping.position().target_index == 3);
         unsigned int steps = 0;
-        stepping.run(*cube.newton, *cube.state, [&](const plastix::LoadStepResult &) { ++steps; });
+        stepping.run(*cube.newton, [&](const plastix::LoadStepResult &) { ++steps; });
         checker.check_true("  one more step, numbered 3", steps == 1 && stepping.position().step == 3);
         checker.check("  top u_z at load factor 1 (relative)",
                       std::abs(cube.top_uz() - closed_form_uz(1, H)) / closed_form_uz(1, H), 1e-9);
@@ -219,6 +226,74 @@ main(int argc, char **argv)
         const bool            thrown = !run_to_error(stepping, cube, steps).empty();
         checker.check_true("  SolverError after 2 cuts at load factor 0.6, one step",
                            thrown && stepping.n_cuts() == 2 && stepping.load_factor() == 0.6 && steps == 1);
+      }
+
+      env.pout << "5. the operator owns the state" << std::endl;
+      {
+        UniaxialCube              cube(env.comm, H);
+        plastix::LoadSteppingData data;
+        data.load_factors = {1. / 3, 2. / 3, 1.};
+        plastix::LoadStepping(data).run(*cube.newton);
+        plastix::MechanicsOperator &op = cube.op;
+        plastix::DeviceVector       x, tangent, elastic, again, difference;
+        for (auto *v : {&x, &tangent, &elastic, &again, &difference})
+          op.initialize_dof_vector(*v);
+        x = cube.newton->u;
+        op.vmult(tangent, x);
+        plastix::MechanicsOperator reference;
+        reference.reinit(cube.dof_handler, cube.constraints,
+                         {{0, plastix::make_material(E, nu, yield_stress, H)}});
+        plastix::DeviceVector reference_elastic;
+        reference.initialize_dof_vector(reference_elastic);
+        reference.vmult(reference_elastic, x);
+        const double scale = reference_elastic.l2_norm();
+        const auto   distance = [&](const plastix::DeviceVector &a, const plastix::DeviceVector &b) {
+          difference = a;
+          difference.add(-1., b);
+          return difference.l2_norm() / scale;
+        };
+        checker.check_true("  with plasticity, every point plastic: the tangent differs from elasticity by > 10 %",
+                           op.has_plasticity() && distance(tangent, reference_elastic) > 0.1);
+        op.use_tangent(false);
+        op.vmult(elastic, x);
+        checker.check("  use_tangent(false): elasticity (against a new elastic operator)",
+                      distance(elastic, reference_elastic), 0);
+        op.use_tangent(true);
+        op.vmult(again, x);
+        checker.check("  use_tangent(true): the tangent again", distance(again, tangent), 0);
+        const unsigned long long yielded = op.plasticity().n_yielded_points();
+        checker.check_true("  the state is the operator's: " + std::to_string(yielded) + " yielded points",
+                           &op.plasticity() == cube.state && yielded == 64);
+        op.disable_plasticity();
+        cube.state = nullptr;
+        op.vmult(elastic, x);
+        checker.check("  disable_plasticity(): elasticity", distance(elastic, reference_elastic), 0);
+        checker.check_true("  disable_plasticity(): no state", !op.has_plasticity());
+        op.enable_plasticity().update(cube.newton->u, cube.newton->f_int);
+        op.reinit(cube.dof_handler, cube.constraints, {{0, plastix::make_material(E, nu, yield_stress, H)}});
+        op.vmult(elastic, x);
+        checker.check_true("  reinit() discards the state", !op.has_plasticity());
+        checker.check("  reinit(): elasticity", distance(elastic, reference_elastic), 0);
+        bool refused = false;
+        try
+          {
+            plastix::NewtonRaphson(op, cube.external_force, *cube.linear_solver, [](bool) {});
+          }
+        catch (const std::logic_error &)
+          {
+            refused = true;
+          }
+        checker.check_true("  NewtonRaphson refuses an operator without plasticity", refused);
+        bool no_state = false;
+        try
+          {
+            op.plasticity();
+          }
+        catch (const std::logic_error &)
+          {
+            no_state = true;
+          }
+        checker.check_true("  plasticity() without a state throws", no_state);
       }
     }
   catch (const std::exception &e)

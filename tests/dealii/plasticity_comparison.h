@@ -188,7 +188,7 @@ namespace plastix_test
   {
     const MPI_Comm                             comm  = d.communicator;
     const IndexSet                            &owned = d.dof_handler.locally_owned_dofs();
-    plastix::PlasticityState                   state(d.op);
+    plastix::PlasticityState                  &state = d.op.enable_plasticity();
     LinearAlgebra::distributed::Vector<double> host(d.op.get_partitioner()), x_host(d.op.get_partitioner());
     plastix::DeviceVector                      u_dev, f_dev, x_dev, y_dev;
     for (auto *v : {&u_dev, &f_dev, &x_dev, &y_dev})
@@ -364,6 +364,7 @@ namespace plastix_test
         checker.check(label + "tangent vs central difference of f_int", worst_fd, 1e-6);
         checker.check_true(label + "plastic point and cell counts == reference, all steps", counts_ok);
       }
+    d.op.disable_plasticity();
   }
 
   /** Driver results: displacement at every vertex and plastic points, per load factor of the run. */

@@ -144,8 +144,8 @@ namespace plastix
     /**
      * The matrix-free operator of small-strain solid mechanics on Q1
      * hexahedra (3 components, 2x2x2 Gauss points), resident on the device:
-     * linear elasticity, or the consistent tangent of J2 plasticity when a
-     * PlasticityState is attached.
+     * linear elasticity, or the consistent tangent of J2 plasticity when it
+     * owns a PlasticityState (create_plasticity_state()).
      * All vectors are device arrays over the
      * local DoFs (owned then ghost); ghost entries of a result hold partial
      * sums that the caller adds to their owners (MPI compress).
@@ -224,13 +224,37 @@ namespace plastix
       compute_diagonal(double *diagonal) const;
 
       /**
-       * Make the operator the consistent tangent of @p state (elastic where a
-       * point is elastic), or linear elasticity again for nullptr. The state
-       * must belong to this operator and outlive its use here. apply(),
-       * apply_unconstrained() and compute_diagonal() follow.
+       * Give the operator a J2 plasticity history at every Gauss point of its
+       * cells (zero: all points elastic and stress free), owned by the
+       * operator, and make the operator its consistent tangent (use_tangent()
+       * is true). An earlier state is replaced. The reference stays valid
+       * until release_plasticity_state(), the next call or the operator's
+       * destruction.
+       */
+      PlasticityState &
+      create_plasticity_state();
+
+      /** Destroy the plasticity state; the operator is linear elastic again. */
+      void
+      release_plasticity_state();
+
+      /** The plasticity state, or nullptr if there is none. */
+      PlasticityState *
+      plasticity_state();
+
+      /** The plasticity state, or nullptr if there is none. */
+      const PlasticityState *
+      plasticity_state() const;
+
+      /**
+       * With a plasticity state, whether apply(), apply_unconstrained() and
+       * compute_diagonal() give its consistent tangent (elastic where a
+       * point is elastic; @p tangent = true, the default) or linear
+       * elasticity (false, e.g. the predictor of a step that reverses the
+       * loading). Without a state the operator is elastic either way.
        */
       void
-      set_plasticity_state(const PlasticityState *state);
+      use_tangent(bool tangent);
 
       /**
        * Refresh what the element-matrix kernel stores of the tangent (the

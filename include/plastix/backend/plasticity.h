@@ -45,9 +45,6 @@ namespace plastix
     class PLASTIX_BACKEND_EXPORT PlasticityState
     {
     public:
-      /** State for the cells of @p op, all elastic and stress free. */
-      explicit PlasticityState(const MechanicsOperator &op);
-
       ~PlasticityState();
 
       PlasticityState(const PlasticityState &) = delete;
@@ -115,7 +112,7 @@ namespace plastix
       std::size_t
       memory_consumption() const;
 
-      /** The operator the state belongs to. */
+      /** The operator that owns the state. */
       const MechanicsOperator &
       mechanics_operator() const;
 
@@ -126,6 +123,15 @@ namespace plastix
       impl() const;
 
     private:
+      friend class MechanicsOperator;
+
+      /**
+       * State for the cells of @p op, all elastic and stress free: made by
+       * MechanicsOperator::create_plasticity_state() only, so that the
+       * operator owns it.
+       */
+      explicit PlasticityState(const MechanicsOperator &op);
+
       std::unique_ptr<Impl> impl_;
     };
 

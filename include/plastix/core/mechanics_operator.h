@@ -24,6 +24,8 @@
 
 namespace plastix
 {
+  class PlasticityState;
+
   /**
    * The matrix-free operator of small-strain solid mechanics for a
    * DoFHandler with FESystem(FE_Q(1), 3) on hexahedra, 2x2x2 Gauss points,
@@ -230,18 +232,41 @@ namespace plastix
     cell_average_strain(const DeviceVector &u) const;
 
     /**
-     * Make the operator the consistent tangent of @p state (nullptr:
-     * elasticity again). Used by plastix::PlasticityState.
+     * Give the operator J2 plasticity: a PlasticityState with a history at
+     * every Gauss point of the locally owned cells, zero (all points elastic
+     * and stress free), owned by the operator, whose consistent tangent the
+     * operator is from then on (use_tangent()). An earlier state is
+     * replaced. reinit() and reinit_level() discard the state together with
+     * the cells it belongs to: call this again after them (and
+     * PlasticityState::set_committed_history() to carry a history over).
      */
+    PlasticityState &
+    enable_plasticity();
+
+    /** Discard the plasticity state: the operator is linear elastic again. */
     void
-    attach_plasticity_state(const backend::PlasticityState *state);
+    disable_plasticity();
+
+    /** Whether the operator has a plasticity state (enable_plasticity()). */
+    bool
+    has_plasticity() const;
+
+    /** The plasticity state; throws std::logic_error if there is none. */
+    PlasticityState &
+    plasticity();
+
+    /** The plasticity state; throws std::logic_error if there is none. */
+    const PlasticityState &
+    plasticity() const;
 
     /**
-     * The tangent changed (after a stress update): refresh element matrices
-     * of plastic cells and forget the cached diagonal.
+     * With plasticity, whether the operator is the consistent tangent of its
+     * state (@p tangent = true, the default after enable_plasticity()) or
+     * linear elasticity (false, e.g. the predictor of a load step that
+     * reverses the loading). Without plasticity it is elastic either way.
      */
     void
-    tangent_changed();
+    use_tangent(bool tangent);
 
     /** The layout of the vectors. */
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
@@ -264,6 +289,15 @@ namespace plastix
     description() const;
 
   private:
+    friend class PlasticityState;
+
+    /**
+     * The tangent changed (PlasticityState::update()): refresh the element
+     * matrices of plastic cells and forget the cached diagonal.
+     */
+    void
+    tangent_changed();
+
     /** reinit() (@p level = numbers::invalid_unsigned_int) and reinit_level(). */
     void
     setup(const dealii::Mapping<3>                &mapping,
@@ -286,6 +320,8 @@ namespace plastix
     mutable DeviceVector                                         temporary;
     mutable device::Vector<float>                                temporary_float;
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
+    /** The plasticity state (after device_operator: destroyed before it). */
+    std::unique_ptr<PlasticityState>                             plasticity_state;
   };
   namespace internal
   {

@@ -6,7 +6,6 @@
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
 
-#include <memory>
 #include <vector>
 
 namespace plastix
@@ -20,19 +19,20 @@ namespace plastix
 
   /**
    * The J2 plasticity history of every Gauss point of a MechanicsOperator,
-   * on the device (backend::PlasticityState). While it exists, the operator
-   * is the consistent tangent at the state of the last update() (elastic
-   * where points are elastic); on destruction the operator is elastic again.
+   * on the device (backend::PlasticityState). The operator owns it: it is
+   * made by MechanicsOperator::enable_plasticity() and reached through
+   * MechanicsOperator::plasticity(); it ends with disable_plasticity(), a
+   * reinit() or the operator. While it exists, the operator is the
+   * consistent tangent at the state of the last update() (elastic where
+   * points are elastic; MechanicsOperator::use_tangent() switches).
+   * @code
+   * plastix::PlasticityState &state = op.enable_plasticity();
+   * state.update(u, internal_force); // stress, f_int and the tangent at u
+   * @endcode
    */
   class PlasticityState
   {
   public:
-    /** Zero history for the cells of @p op; attaches itself to @p op. */
-    explicit PlasticityState(MechanicsOperator &op);
-
-    /** Detaches from the operator. */
-    ~PlasticityState();
-
     PlasticityState(const PlasticityState &) = delete;
     PlasticityState &
     operator=(const PlasticityState &) = delete;
@@ -45,14 +45,6 @@ namespace plastix
      */
     StressUpdateStatistics
     update(const DeviceVector &u, DeviceVector &internal_force);
-
-    /**
-     * Make the operator the consistent tangent of this state (@p tangent =
-     * true, the default after construction) or linear elasticity (false),
-     * e.g. for the predictor of a load step that reverses the loading.
-     */
-    void
-    use_tangent(bool tangent);
 
     /** Accept the trial state (converged load step). */
     void
@@ -91,9 +83,18 @@ namespace plastix
     const backend::PlasticityState &
     backend_state() const;
 
+    /** The operator that owns the state. */
+    const MechanicsOperator &
+    mechanics_operator() const;
+
   private:
-    MechanicsOperator                        &op;
-    std::unique_ptr<backend::PlasticityState> state;
+    friend class MechanicsOperator;
+
+    /** The state of @p op over its device state @p state (MechanicsOperator::enable_plasticity()). */
+    PlasticityState(MechanicsOperator &op, backend::PlasticityState &state);
+
+    MechanicsOperator        &op;
+    backend::PlasticityState &state;
   };
 } // namespace plastix
 

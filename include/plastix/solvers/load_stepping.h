@@ -70,13 +70,14 @@ namespace plastix
    * plastix::LoadStepping stepping(data);
    * while (!stepping.finished())
    *   {
-   *     const plastix::LoadStepResult result = stepping.solve_step(newton, state);
-   *     stepping.accept_step(newton, state, result);
+   *     const plastix::LoadStepResult result = stepping.solve_step(newton);
+   *     stepping.accept_step(newton, result);
    *     // output at stepping.load_factor() ...
    *   }
    * @endcode
-   * NewtonRaphson and PlasticityState are passed to every call, so that a
-   * program may replace them between steps (e.g. after adapting the mesh).
+   * The NewtonRaphson (and with it the operator and its plasticity state) is
+   * passed to every call, so that a program may replace it between steps
+   * (e.g. after adapting the mesh).
    */
   class LoadStepping
   {
@@ -90,7 +91,7 @@ namespace plastix
 
     /**
      * Solves the next load step with @p newton, cutting as described above;
-     * @p state is not committed (accept_step() does that). @p verbose
+     * the plasticity state is not committed (accept_step() does that). @p verbose
      * prints Newton's lines and each cut on std::cout. Throws SolverError
      * naming the load factors and the last failure when cutting gives up.
      * @p before_attempt, if given, is called before every attempt (e.g. to
@@ -98,7 +99,6 @@ namespace plastix
      */
     LoadStepResult
     solve_step(NewtonRaphson                &newton,
-               PlasticityState              &state,
                bool                          verbose        = false,
                const std::function<void()> &before_attempt = {});
 
@@ -110,11 +110,12 @@ namespace plastix
     is_last_step(const LoadStepResult &result) const;
 
     /**
-     * Accepts the converged @p result of solve_step(): commits @p state,
-     * tells @p newton (NewtonRaphson::accept()) and moves to the next step.
+     * Accepts the converged @p result of solve_step(): tells @p newton
+     * (NewtonRaphson::accept(), which commits the plasticity state) and
+     * moves to the next step.
      */
     void
-    accept_step(NewtonRaphson &newton, PlasticityState &state, const LoadStepResult &result);
+    accept_step(NewtonRaphson &newton, const LoadStepResult &result);
 
     /**
      * solve_step() and accept_step() until finished(), calling
@@ -123,7 +124,6 @@ namespace plastix
      */
     void
     run(NewtonRaphson                                   &newton,
-        PlasticityState                                 &state,
         const std::function<void(const LoadStepResult &)> &after_step = {},
         bool                                             verbose      = false);
 

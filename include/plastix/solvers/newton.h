@@ -66,17 +66,20 @@ namespace plastix
    * forcing term for the linear solves, until |R| <= residual_tolerance *
    * reference and |du| <= displacement_tolerance * |u|. A failed step
    * (no convergence, divergence, a non-finite residual, a linear solver
-   * error) is reported, not thrown: the caller resets u and the state and
-   * retries with a smaller increment.
+   * error) is reported, not thrown: the caller puts u and the state back
+   * (restore()) and retries with a smaller increment.
    *
-   * The caller owns the loop over load steps: after a converged step it
-   * commits the state (PlasticityState::commit()) and calls accept().
+   * The plasticity state is the operator's (MechanicsOperator::plasticity()).
+   * The caller owns the loop over load steps (LoadStepping is one): after a
+   * converged step it calls accept(), which commits the state.
    */
   class NewtonRaphson
   {
   public:
     /**
-     * @p op: the operator whose tangent @p state sets; @p external_force:
+     * @p op: the operator, with plasticity (MechanicsOperator::enable_plasticity();
+     * std::logic_error otherwise), whose state and tangent the iteration
+     * updates; @p external_force:
      * the external force at load factor 1 (op's layout; kept by reference);
      * @p linear_solver: solves with the current tangent (kept by reference);
      * @p initialize_linear_solver(new_load_step): re-initializes it after the
@@ -85,7 +88,6 @@ namespace plastix
      * u starts at zero (the stress-free state).
      */
     NewtonRaphson(MechanicsOperator                &op,
-                  PlasticityState                  &state,
                   const DeviceVector               &external_force,
                   LinearSolver                     &linear_solver,
                   std::function<void(bool)>         initialize_linear_solver,
@@ -100,12 +102,20 @@ namespace plastix
     step(double lambda_old, double lambda_new, unsigned int step_number = 0, bool verbose = false);
 
     /**
-     * Accept a converged step from @p lambda_old: its load factor (load
-     * reversals are detected against it) and its force reference count
-     * from now on.
+     * Accept a converged step from @p lambda_old: commits the state
+     * (PlasticityState::commit()); its load factor (load reversals are
+     * detected against it) and its force reference (@p reference,
+     * NewtonResult::reference) count from now on.
      */
     void
     accept(double lambda_old, double reference);
+
+    /**
+     * Back to a converged state after a failed step: u = @p u_converged,
+     * the trial history discarded, f_int and the tangent at u.
+     */
+    void
+    restore(const DeviceVector &u_converged);
 
     /** The displacement (converged after a converged step). */
     DeviceVector u;
@@ -122,7 +132,6 @@ namespace plastix
     compute_residual(double load_factor, double &residual_norm, double &reference);
 
     MechanicsOperator        &op;
-    PlasticityState          &state;
     const DeviceVector       &external_force;
     LinearSolver             &linear_solver;
     std::function<void(bool)> initialize_linear_solver;
