@@ -15,42 +15,53 @@ namespace plastix
     namespace internal
     {
       /**
-       * Radial return at Gauss point @p q of @p cell for the strain @p eps
-       * from the committed history: the trial history, the stress and the
-       * tangent data of the point written; returns whether it is plastic.
-       * The history layout (8 points per field): plastic strain 0-5,
-       * alpha 6, back stress 7-12; the tangent: a, b, n.
+       * The per-point data of a PlasticityState that the return map reads
+       * and writes (history layout, 8 points per field: plastic strain 0-5,
+       * alpha 6, back stress 7-12; the tangent: a, b, n), with the
+       * materials and the plastic flags.
        */
-      KOKKOS_INLINE_FUNCTION bool
-      return_map_at_point(const Material              &m,
-                          const double                 eps[6],
-                          const Strided<const double> &committed,
-                          const Strided<double>       &trial,
-                          const Strided<double>       &stress,
-                          const Strided<double>       &tangent,
-                          const Index64                cell,
-                          const int                    q)
+      struct PointHistory
       {
-        double ep[6], beta[6];
-        for (int k = 0; k < 6; ++k)
-          {
-            ep[k]   = committed(cell, k * 8 + q);
-            beta[k] = committed(cell, (7 + k) * 8 + q);
-          }
-        ReturnMapResult r;
-        j2_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
-        for (int k = 0; k < 6; ++k)
-          {
-            trial(cell, k * 8 + q)         = r.plastic_strain[k];
-            trial(cell, (7 + k) * 8 + q)   = r.back_stress[k];
-            stress(cell, k * 8 + q)        = r.stress[k];
-            tangent(cell, (2 + k) * 8 + q) = r.n[k];
-          }
-        trial(cell, 6 * 8 + q) = r.alpha;
-        tangent(cell, q)       = r.a;
-        tangent(cell, 8 + q)   = r.b;
-        return r.plastic;
-      }
+        const Material        *materials;
+        const std::uint16_t   *cell_material;
+        Strided<const double>  committed;
+        Strided<double>        trial;
+        Strided<double>        stress;
+        Strided<double>        tangent;
+        std::uint8_t          *cell_plastic;
+        std::uint8_t          *point_plastic;
+
+        /**
+         * Radial return at Gauss point @p q of @p cell for the strain @p eps
+         * from the committed history: the trial history, the stress, the
+         * tangent data and the plastic flag of the point written; returns
+         * whether it is plastic.
+         */
+        KOKKOS_INLINE_FUNCTION bool
+        return_map(const Index64 cell, const int q, const double eps[6]) const
+        {
+          double ep[6], beta[6];
+          for (int k = 0; k < 6; ++k)
+            {
+              ep[k]   = committed(cell, k * 8 + q);
+              beta[k] = committed(cell, (7 + k) * 8 + q);
+            }
+          ReturnMapResult r;
+          j2_return_map(materials[cell_material[cell]], eps, ep, committed(cell, 6 * 8 + q), beta, r);
+          for (int k = 0; k < 6; ++k)
+            {
+              trial(cell, k * 8 + q)         = r.plastic_strain[k];
+              trial(cell, (7 + k) * 8 + q)   = r.back_stress[k];
+              stress(cell, k * 8 + q)        = r.stress[k];
+              tangent(cell, (2 + k) * 8 + q) = r.n[k];
+            }
+          trial(cell, 6 * 8 + q)   = r.alpha;
+          tangent(cell, q)         = r.a;
+          tangent(cell, 8 + q)     = r.b;
+          point_plastic[8 * cell + q] = r.plastic ? 1 : 0;
+          return r.plastic;
+        }
+      };
 
       /**
        * Radial return at all Gauss points of all cells for displacement u.
@@ -60,14 +71,7 @@ namespace plastix
       Index64
       stress_update(const Geometry                  &geometry,
                     const Strided<const LocalIndex> &cell_nodes,
-                    const Material                  *materials,
-                    const std::uint16_t             *cell_material,
-                    const Strided<const double>     &committed,
-                    const Strided<double>           &trial,
-                    const Strided<double>           &stress,
-                    const Strided<double>           &tangent,
-                    std::uint8_t                    *cell_plastic,
-                    std::uint8_t                    *point_plastic,
+                    const PointHistory              &points,
                     const double                    *u,
                     const Index64                    n_cells)
       {
@@ -83,9 +87,8 @@ namespace plastix
             vector_edge_differences(values, e);
             typename Geometry::CellData g;
             geometry.load(cell, g);
-            const Material &m             = materials[cell_material[cell]];
-            int             plastic_count = 0;
-            double          theta_bar     = 0;
+            int    plastic_count = 0;
+            double theta_bar     = 0;
             if constexpr (mean_dilatation)
               theta_bar = cell_mean_dilatation(geometry, g, e);
             for (int q = 0; q < 8; ++q)
@@ -95,11 +98,9 @@ namespace plastix
                 strain_at_point(e, q, inv, eps);
                 if constexpr (mean_dilatation)
                   replace_dilatation(eps, theta_bar);
-                const bool plastic = return_map_at_point(m, eps, committed, trial, stress, tangent, cell, q);
-                point_plastic[8 * cell + q] = plastic ? 1 : 0;
-                plastic_count += plastic ? 1 : 0;
+                plastic_count += points.return_map(cell, q, eps) ? 1 : 0;
               }
-            cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
+            points.cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
             sum += plastic_count + (plastic_count > 0 ? (Index64(1) << 32) : 0);
           },
           counts);
@@ -116,14 +117,7 @@ namespace plastix
       stress_update_team(const Geometry                  &geometry,
                          const Strided<const LocalIndex> &cell_nodes,
                          const double                    *coordinates,
-                         const Material                  *materials,
-                         const std::uint16_t             *cell_material,
-                         const Strided<const double>     &committed,
-                         const Strided<double>           &trial,
-                         const Strided<double>           &stress,
-                         const Strided<double>           &tangent,
-                         std::uint8_t                    *cell_plastic,
-                         std::uint8_t                    *point_plastic,
+                         const PointHistory              &points,
                          const double                    *u,
                          const Index64                    n_cells)
       {
@@ -178,10 +172,7 @@ namespace plastix
               strain_at_point(e, q, inv, eps);
               if constexpr (mean_dilatation)
                 replace_dilatation(eps, mean_dilatation_of_points(V_s + 16 * (t / 8)));
-              point_plastic[8 * cell + q] =
-                return_map_at_point(materials[cell_material[cell]], eps, committed, trial, stress, tangent, cell, q) ?
-                  1 :
-                  0;
+              points.return_map(cell, q, eps);
             });
             team.team_barrier();
             Index64 team_sum = 0;
@@ -193,8 +184,8 @@ namespace plastix
                   return;
                 int n = 0;
                 for (int q = 0; q < 8; ++q)
-                  n += point_plastic[8 * cell + q];
-                cell_plastic[cell] = n > 0 ? 1 : 0;
+                  n += points.point_plastic[8 * cell + q];
+                points.cell_plastic[cell] = n > 0 ? 1 : 0;
                 local += n + (n > 0 ? (Index64(1) << 32) : 0);
               },
               team_sum);
@@ -293,36 +284,22 @@ namespace plastix
       Impl                          &s = *impl_;
       const MechanicsOperator::Impl &d = s.op->impl();
       Index64                        counts = 0;
+      const internal::PointHistory   points{d.materials.data(),
+                                          d.cell_material.data(),
+                                          s.history(s.history_committed),
+                                          s.history(s.history_trial),
+                                          s.stress_view(),
+                                          s.tangent_view(),
+                                          s.cell_plastic.data(),
+                                          s.point_plastic.data()};
       with_geometry(d, [&](const auto &geometry) {
        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
         constexpr bool bbar = decltype(mean_dilatation)::value;
         if (d.settings.thread_mapping == ThreadMapping::node)
-          counts = internal::stress_update_team<bbar>(geometry,
-                                                d.cell_node_table(),
-                                                d.coordinates.data(),
-                                                d.materials.data(),
-                                                d.cell_material.data(),
-                                                s.history(s.history_committed),
-                                                s.history(s.history_trial),
-                                                s.stress_view(),
-                                                s.tangent_view(),
-                                                s.cell_plastic.data(),
-                                                s.point_plastic.data(),
-                                                u,
-                                                s.n_cells);
+          counts = internal::stress_update_team<bbar>(geometry, d.cell_node_table(), d.coordinates.data(), points, u,
+                                                      s.n_cells);
         else
-          counts = internal::stress_update<bbar>(geometry,
-                                           d.cell_node_table(),
-                                           d.materials.data(),
-                                           d.cell_material.data(),
-                                           s.history(s.history_committed),
-                                           s.history(s.history_trial),
-                                           s.stress_view(),
-                                           s.tangent_view(),
-                                           s.cell_plastic.data(),
-                                           s.point_plastic.data(),
-                                           u,
-                                           s.n_cells);
+          counts = internal::stress_update<bbar>(geometry, d.cell_node_table(), points, u, s.n_cells);
        });
       });
       if (f_int != nullptr)
