@@ -142,117 +142,109 @@ namespace
 int
 main(int argc, char **argv)
 {
-  plastix_test::Environment env(argc, argv);
-  plastix_test::Checker &checker = env.checker;
-  try
-    {
-      const double F = 1e6, L = 10, h = 1, E = 200e9, nu = 0.3;
-      const double I = h * h * h * h / 12, area = h * h, G = E / (2 * (1 + nu)), kappa = 5. / 6.;
-      const double bending = F * L * L * L / (3 * E * I), shear = F * L / (kappa * G * area);
-      const double timoshenko = bending + shear;
-      if (env.root)
-        std::printf("Timoshenko: F L^3/(3 E I) + F L/(kappa G A) = %.6e + %.6e = %.6e m (kappa = 5/6)\n", bending,
-                    shear, timoshenko);
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    const double F = 1e6, L = 10, h = 1, E = 200e9, nu = 0.3;
+    const double I = h * h * h * h / 12, area = h * h, G = E / (2 * (1 + nu)), kappa = 5. / 6.;
+    const double bending = F * L * L * L / (3 * E * I), shear = F * L / (kappa * G * area);
+    const double timoshenko = bending + shear;
+    if (env.root)
+      std::printf("Timoshenko: F L^3/(3 E I) + F L/(kappa G A) = %.6e + %.6e = %.6e m (kappa = 5/6)\n", bending,
+                  shear, timoshenko);
 
-      std::vector<Result> results;
-      for (const unsigned int r : {1u, 2u, 3u, 4u})
-        results.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm));
-      if (env.root)
-        {
-          std::printf("%5s %8s %8s %6s %14s %10s %14s %7s %8s\n", "refs", "cells", "DoFs", "CG it", "tip w [m]",
-                      "error", "w - w_prev", "order", "time [s]");
-          for (std::size_t k = 0; k < results.size(); ++k)
-            {
-              const double error = std::abs(results[k].tip - timoshenko) / timoshenko;
-              char         difference[32] = "-", order[16] = "-";
-              if (k > 0)
-                std::snprintf(difference, sizeof(difference), "%.4e", results[k].tip - results[k - 1].tip);
-              if (k > 1)
-                std::snprintf(order, sizeof(order), "%.2f",
-                              std::log2((results[k - 1].tip - results[k - 2].tip) / (results[k].tip - results[k - 1].tip)));
-              std::printf("%5u %8llu %8llu %6u %14.7e %9.3f%% %14s %7s %8.2f\n", results[k].refinements,
-                          results[k].n_cells, results[k].n_dofs, results[k].iterations, results[k].tip, 100 * error,
-                          difference, order, results[k].seconds);
-            }
-          std::printf("(error: relative to Timoshenko; order: log2 of the ratio of successive differences)\n");
-        }
-      bool monotone = true;
-      for (std::size_t k = 1; k < results.size(); ++k)
-        monotone = monotone && std::abs(results[k].tip - timoshenko) < std::abs(results[k - 1].tip - timoshenko);
-      checker.check_true("error decreases monotonically with refinement", monotone);
-      bool from_below = true;
-      for (const auto &r : results)
-        from_below = from_below && r.tip < timoshenko && r.tip > 0;
-      checker.check_true("every tip deflection is positive (downwards) and below the beam value (Q1 is too stiff)", from_below);
-      const double finest_error = std::abs(results.back().tip - timoshenko) / timoshenko;
-      checker.check_true("finest error " + std::to_string(100 * finest_error) + " % < 2 %", finest_error < 0.02);
-      // Successive differences shrink by about 4 (O(h^2)); robust against the
-      // small difference between the 3D solution and beam theory.
-      const std::size_t n  = results.size();
-      const double      d1 = results[n - 2].tip - results[n - 3].tip, d2 = results[n - 1].tip - results[n - 2].tip;
-      const double order = std::log2(d1 / d2);
-      checker.check_true("observed order from successive differences " + std::to_string(order) + " in [1.4, 2.6]",
-            order > 1.4 && order < 2.6);
-      const double extrapolated = results[n - 1].tip + d2 / (std::pow(2., order) - 1);
-      if (env.root)
-        std::printf("  Richardson extrapolation %.7e m, %.3f %% from Timoshenko\n", extrapolated,
-                    100 * (extrapolated - timoshenko) / timoshenko);
-      checker.check_true("extrapolated deflection within 1 % of Timoshenko", std::abs(extrapolated - timoshenko) / timoshenko < 0.01);
-
-      // The second level with the other strategies gives the same deflection.
-      for (const auto strategy : {plastix::backend::Strategy::ebe_colored, plastix::backend::Strategy::dbd})
-        {
-          const Result r = solve(results[1].refinements, strategy, env.comm);
-          const double d = std::abs(r.tip - results[1].tip) / results[1].tip;
-          char        text[160];
-          std::snprintf(text, sizeof(text), ": tip deflection (%u refinements) equal to ebe atomic (%.2e relative < 1e-8)",
-                        r.refinements, d);
-          checker.check_true(plastix::backend::to_string(strategy) + text, d < 1e-8);
-        }
-
-      // Near incompressibility (nu = 0.4999, lambda / mu = 5000): full
-      // integration locks (volumetric locking, the tip deflection far below
-      // the beam value and hardly improving); B-bar converges at the rate of
-      // the compressible beam to the beam value of nu = 0.4999.
+    std::vector<Result> results;
+    for (const unsigned int r : {1u, 2u, 3u, 4u})
+      results.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm));
+    if (env.root)
       {
-        const double nu_i = 0.4999, G_i = E / (2 * (1 + nu_i));
-        const double timoshenko_i = bending + F * L / (kappa * G_i * area);
-        if (env.root)
-          std::printf("\nnu = %.4f: Timoshenko %.6e m\n%5s %14s %10s %7s %14s %10s %7s\n", nu_i, timoshenko_i, "refs",
-                      "full w [m]", "error", "CG it", "B-bar w [m]", "error", "CG it");
-        std::vector<Result> full, bbar;
-        for (const unsigned int r : {1u, 2u, 3u})
+        std::printf("%5s %8s %8s %6s %14s %10s %14s %7s %8s\n", "refs", "cells", "DoFs", "CG it", "tip w [m]",
+                    "error", "w - w_prev", "order", "time [s]");
+        for (std::size_t k = 0; k < results.size(); ++k)
           {
-            full.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm, nu_i,
-                                 plastix::backend::ElementFormulation::full));
-            bbar.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm, nu_i,
-                                 plastix::backend::ElementFormulation::bbar));
-            if (env.root)
-              std::printf("%5u %14.7e %9.3f%% %7u %14.7e %9.3f%% %7u\n", r, full.back().tip,
-                          100 * (full.back().tip - timoshenko_i) / timoshenko_i, full.back().iterations, bbar.back().tip,
-                          100 * (bbar.back().tip - timoshenko_i) / timoshenko_i, bbar.back().iterations);
+            const double error = std::abs(results[k].tip - timoshenko) / timoshenko;
+            char         difference[32] = "-", order[16] = "-";
+            if (k > 0)
+              std::snprintf(difference, sizeof(difference), "%.4e", results[k].tip - results[k - 1].tip);
+            if (k > 1)
+              std::snprintf(order, sizeof(order), "%.2f",
+                            std::log2((results[k - 1].tip - results[k - 2].tip) / (results[k].tip - results[k - 1].tip)));
+            std::printf("%5u %8llu %8llu %6u %14.7e %9.3f%% %14s %7s %8.2f\n", results[k].refinements,
+                        results[k].n_cells, results[k].n_dofs, results[k].iterations, results[k].tip, 100 * error,
+                        difference, order, results[k].seconds);
           }
-        const double full_error = std::abs(full.back().tip - timoshenko_i) / timoshenko_i;
-        const double bbar_error = std::abs(bbar.back().tip - timoshenko_i) / timoshenko_i;
-        checker.check_true("nu = 0.4999, full integration locks: finest error " + std::to_string(100 * full_error) +
-                             " % > 30 %",
-                           full_error > 0.3);
-        checker.check_true("nu = 0.4999, B-bar: finest error " + std::to_string(100 * bbar_error) + " % < 3 %",
-                           bbar_error < 0.03);
-        checker.check_true("nu = 0.4999: B-bar error 15 times below full integration's on the finest mesh",
-                           bbar_error * 15 < full_error);
-        // Pre-asymptotic on these meshes (the compressible beam's order at
-        // the same levels is about 1.5-1.8): ask for convergence from below
-        // with successive differences that at least halve (order > 1).
-        const double d1 = bbar[1].tip - bbar[0].tip, d2 = bbar[2].tip - bbar[1].tip, order_i = std::log2(d1 / d2);
-        checker.check_true("nu = 0.4999, B-bar: deflections increase towards the beam value with order " +
-                             std::to_string(order_i) + " > 1",
-                           d1 > 0 && d2 > 0 && bbar[2].tip < timoshenko_i && order_i > 1);
+        std::printf("(error: relative to Timoshenko; order: log2 of the ratio of successive differences)\n");
       }
-    }
-  catch (const std::exception &error)
+    bool monotone = true;
+    for (std::size_t k = 1; k < results.size(); ++k)
+      monotone = monotone && std::abs(results[k].tip - timoshenko) < std::abs(results[k - 1].tip - timoshenko);
+    checker.check_true("error decreases monotonically with refinement", monotone);
+    bool from_below = true;
+    for (const auto &r : results)
+      from_below = from_below && r.tip < timoshenko && r.tip > 0;
+    checker.check_true("every tip deflection is positive (downwards) and below the beam value (Q1 is too stiff)", from_below);
+    const double finest_error = std::abs(results.back().tip - timoshenko) / timoshenko;
+    checker.check_true("finest error " + std::to_string(100 * finest_error) + " % < 2 %", finest_error < 0.02);
+    // Successive differences shrink by about 4 (O(h^2)); robust against the
+    // small difference between the 3D solution and beam theory.
+    const std::size_t n  = results.size();
+    const double      d1 = results[n - 2].tip - results[n - 3].tip, d2 = results[n - 1].tip - results[n - 2].tip;
+    const double order = std::log2(d1 / d2);
+    checker.check_true("observed order from successive differences " + std::to_string(order) + " in [1.4, 2.6]",
+          order > 1.4 && order < 2.6);
+    const double extrapolated = results[n - 1].tip + d2 / (std::pow(2., order) - 1);
+    if (env.root)
+      std::printf("  Richardson extrapolation %.7e m, %.3f %% from Timoshenko\n", extrapolated,
+                  100 * (extrapolated - timoshenko) / timoshenko);
+    checker.check_true("extrapolated deflection within 1 % of Timoshenko", std::abs(extrapolated - timoshenko) / timoshenko < 0.01);
+
+    // The second level with the other strategies gives the same deflection.
+    for (const auto strategy : {plastix::backend::Strategy::ebe_colored, plastix::backend::Strategy::dbd})
+      {
+        const Result r = solve(results[1].refinements, strategy, env.comm);
+        const double d = std::abs(r.tip - results[1].tip) / results[1].tip;
+        char        text[160];
+        std::snprintf(text, sizeof(text), ": tip deflection (%u refinements) equal to ebe atomic (%.2e relative < 1e-8)",
+                      r.refinements, d);
+        checker.check_true(plastix::backend::to_string(strategy) + text, d < 1e-8);
+      }
+
+    // Near incompressibility (nu = 0.4999, lambda / mu = 5000): full
+    // integration locks (volumetric locking, the tip deflection far below
+    // the beam value and hardly improving); B-bar converges at the rate of
+    // the compressible beam to the beam value of nu = 0.4999.
     {
-      env.fail(error);
+      const double nu_i = 0.4999, G_i = E / (2 * (1 + nu_i));
+      const double timoshenko_i = bending + F * L / (kappa * G_i * area);
+      if (env.root)
+        std::printf("\nnu = %.4f: Timoshenko %.6e m\n%5s %14s %10s %7s %14s %10s %7s\n", nu_i, timoshenko_i, "refs",
+                    "full w [m]", "error", "CG it", "B-bar w [m]", "error", "CG it");
+      std::vector<Result> full, bbar;
+      for (const unsigned int r : {1u, 2u, 3u})
+        {
+          full.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm, nu_i,
+                               plastix::backend::ElementFormulation::full));
+          bbar.push_back(solve(r, plastix::backend::Strategy::ebe_atomic, env.comm, nu_i,
+                               plastix::backend::ElementFormulation::bbar));
+          if (env.root)
+            std::printf("%5u %14.7e %9.3f%% %7u %14.7e %9.3f%% %7u\n", r, full.back().tip,
+                        100 * (full.back().tip - timoshenko_i) / timoshenko_i, full.back().iterations, bbar.back().tip,
+                        100 * (bbar.back().tip - timoshenko_i) / timoshenko_i, bbar.back().iterations);
+        }
+      const double full_error = std::abs(full.back().tip - timoshenko_i) / timoshenko_i;
+      const double bbar_error = std::abs(bbar.back().tip - timoshenko_i) / timoshenko_i;
+      checker.check_true("nu = 0.4999, full integration locks: finest error " + std::to_string(100 * full_error) +
+                           " % > 30 %",
+                         full_error > 0.3);
+      checker.check_true("nu = 0.4999, B-bar: finest error " + std::to_string(100 * bbar_error) + " % < 3 %",
+                         bbar_error < 0.03);
+      checker.check_true("nu = 0.4999: B-bar error 15 times below full integration's on the finest mesh",
+                         bbar_error * 15 < full_error);
+      // Pre-asymptotic on these meshes (the compressible beam's order at
+      // the same levels is about 1.5-1.8): ask for convergence from below
+      // with successive differences that at least halve (order > 1).
+      const double d1 = bbar[1].tip - bbar[0].tip, d2 = bbar[2].tip - bbar[1].tip, order_i = std::log2(d1 / d2);
+      checker.check_true("nu = 0.4999, B-bar: deflections increase towards the beam value with order " +
+                           std::to_string(order_i) + " > 1",
+                         d1 > 0 && d2 > 0 && bbar[2].tip < timoshenko_i && order_i > 1);
     }
-  return env.finish();
+  });
 }

@@ -147,158 +147,150 @@ namespace
 int
 main(int argc, char **argv)
 {
-  plastix_test::Environment env(argc, argv);
-  plastix_test::Checker    &checker = env.checker;
-  const double              H       = 66e9;
-  try
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    const double              H       = 66e9;
+    env.pout << "1. hardening, load factors 1/3, 2/3, 1 through run()" << std::endl;
     {
-      env.pout << "1. hardening, load factors 1/3, 2/3, 1 through run()" << std::endl;
-      {
-        UniaxialCube              cube(env.comm, H);
-        plastix::LoadSteppingData data;
-        data.load_factors = {1. / 3, 2. / 3, 1.};
-        plastix::LoadStepping stepping(data);
-        unsigned int          calls = 0;
-        stepping.run(*cube.newton, [&](const plastix::LoadStepResult &result) {
-          ++calls;
-          const std::string label = "  step " + std::to_string(calls) + ": ";
-          checker.check_true(label + "position (step, target index)",
-                             stepping.position().step == calls && stepping.position().target_index == calls);
-          checker.check(label + "load factor", std::abs(stepping.load_factor() - data.load_factors[calls - 1]), 1e-15);
-          checker.check(label + "result's load factor", std::abs(result.load_factor - stepping.load_factor()), 0);
-          const double exact = closed_form_uz(stepping.load_factor(), H);
-          checker.check(label + "top u_z against the closed form (relative)", std::abs(cube.top_uz() - exact) / exact,
-                        1e-9);
-        });
-        checker.check_true("  three callbacks, finished, no cuts", calls == 3 && stepping.finished() &&
-                                                                     stepping.n_cuts() == 0);
-      }
-
-      env.pout << "2. continuing from a position" << std::endl;
-      {
-        UniaxialCube              cube(env.comm, H);
-        plastix::LoadSteppingData first;
-        first.load_factors = {1. / 3, 2. / 3};
-        plastix::LoadStepping(first).run(*cube.newton);
-        plastix::LoadSteppingData all;
-        all.load_factors = {1. / 3, 2. / 3, 2. / 3, 1.};
-        plastix::LoadStepping stepping(all, {2, 2, 2. / 3});
-        checker.check_true("  a load factor equal to the current one is skipped",
-                           stepping.position().target_index == 3);
-        unsigned int steps = 0;
-        stepping.run(*cube.newton, [&](const plastix::LoadStepResult &) { ++steps; });
-        checker.check_true("  one more step, numbered 3", steps == 1 && stepping.position().step == 3);
-        checker.check("  top u_z at load factor 1 (relative)",
-                      std::abs(cube.top_uz() - closed_form_uz(1, H)) / closed_form_uz(1, H), 1e-9);
-      }
-
-      env.pout << "3. perfectly plastic beyond the limit load factor 0.75: cuts, then SolverError" << std::endl;
-      {
-        UniaxialCube              cube(env.comm, 0);
-        plastix::LoadSteppingData data;
-        data.load_factors = {0.6, 1.};
-        data.max_cuts     = 12;
-        plastix::LoadStepping stepping(data);
-        unsigned int          steps = 0;
-        const std::string     error = run_to_error(stepping, cube, steps);
-        env.pout << "  " << steps << " steps, " << stepping.n_cuts() << " cuts, last converged load factor "
-                 << stepping.load_factor() << "; " << error << std::endl;
-        checker.check_true("  SolverError naming 13 step cuts", error.find("after 13 step cuts") != std::string::npos);
-        checker.check_true("  13 cuts, 4 converged steps", stepping.n_cuts() == 13 && steps == 4);
-        // 0.6, then 0.7, 0.7375, 0.74570312... (see the header).
-        checker.check("  last converged load factor 0.6 + 0.1 + 0.0375 + 0.00820312",
-                      std::abs(stepping.load_factor() - (0.6 + 0.1 + 0.0375 + 0.008203125)), 1e-12);
-        const double exact = closed_form_uz(stepping.load_factor(), 0);
-        checker.check("  the displacement is that of the last converged (elastic) step (relative)",
-                      std::abs(cube.top_uz() - exact) / exact, 1e-9);
-        checker.check("  the state too: no plastic point after a stress update at it",
-                      cube.state->update(cube.newton->u, cube.newton->f_int).n_plastic_points, 0);
-      }
-
-      env.pout << "4. minimum increment 0.15" << std::endl;
-      {
-        UniaxialCube              cube(env.comm, 0);
-        plastix::LoadSteppingData data;
-        data.load_factors      = {0.6, 1.};
-        data.minimum_increment = 0.15;
-        plastix::LoadStepping stepping(data);
-        unsigned int          steps  = 0;
-        const bool            thrown = !run_to_error(stepping, cube, steps).empty();
-        checker.check_true("  SolverError after 2 cuts at load factor 0.6, one step",
-                           thrown && stepping.n_cuts() == 2 && stepping.load_factor() == 0.6 && steps == 1);
-      }
-
-      env.pout << "5. the operator owns the state" << std::endl;
-      {
-        UniaxialCube              cube(env.comm, H);
-        plastix::LoadSteppingData data;
-        data.load_factors = {1. / 3, 2. / 3, 1.};
-        plastix::LoadStepping(data).run(*cube.newton);
-        plastix::MechanicsOperator &op = cube.op;
-        plastix::DeviceVector       x, tangent, elastic, again, difference;
-        for (auto *v : {&x, &tangent, &elastic, &again, &difference})
-          op.initialize_dof_vector(*v);
-        x = cube.newton->u;
-        op.vmult(tangent, x);
-        plastix::MechanicsOperator reference;
-        reference.reinit(cube.dof_handler, cube.constraints,
-                         {{0, plastix::make_material(E, nu, yield_stress, H)}});
-        plastix::DeviceVector reference_elastic;
-        reference.initialize_dof_vector(reference_elastic);
-        reference.vmult(reference_elastic, x);
-        const double scale = reference_elastic.l2_norm();
-        const auto   distance = [&](const plastix::DeviceVector &a, const plastix::DeviceVector &b) {
-          difference = a;
-          difference.add(-1., b);
-          return difference.l2_norm() / scale;
-        };
-        checker.check_true("  with plasticity, every point plastic: the tangent differs from elasticity by > 10 %",
-                           op.has_plasticity() && distance(tangent, reference_elastic) > 0.1);
-        op.use_tangent(false);
-        op.vmult(elastic, x);
-        checker.check("  use_tangent(false): elasticity (against a new elastic operator)",
-                      distance(elastic, reference_elastic), 0);
-        op.use_tangent(true);
-        op.vmult(again, x);
-        checker.check("  use_tangent(true): the tangent again", distance(again, tangent), 0);
-        const unsigned long long yielded = op.plasticity().n_yielded_points();
-        checker.check_true("  the state is the operator's: " + std::to_string(yielded) + " yielded points",
-                           &op.plasticity() == cube.state && yielded == 64);
-        op.disable_plasticity();
-        cube.state = nullptr;
-        op.vmult(elastic, x);
-        checker.check("  disable_plasticity(): elasticity", distance(elastic, reference_elastic), 0);
-        checker.check_true("  disable_plasticity(): no state", !op.has_plasticity());
-        op.enable_plasticity().update(cube.newton->u, cube.newton->f_int);
-        op.reinit(cube.dof_handler, cube.constraints, {{0, plastix::make_material(E, nu, yield_stress, H)}});
-        op.vmult(elastic, x);
-        checker.check_true("  reinit() discards the state", !op.has_plasticity());
-        checker.check("  reinit(): elasticity", distance(elastic, reference_elastic), 0);
-        bool refused = false;
-        try
-          {
-            plastix::NewtonRaphson(op, cube.external_force, *cube.linear_solver, [](bool) {});
-          }
-        catch (const std::logic_error &)
-          {
-            refused = true;
-          }
-        checker.check_true("  NewtonRaphson refuses an operator without plasticity", refused);
-        bool no_state = false;
-        try
-          {
-            op.plasticity();
-          }
-        catch (const std::logic_error &)
-          {
-            no_state = true;
-          }
-        checker.check_true("  plasticity() without a state throws", no_state);
-      }
+      UniaxialCube              cube(env.comm, H);
+      plastix::LoadSteppingData data;
+      data.load_factors = {1. / 3, 2. / 3, 1.};
+      plastix::LoadStepping stepping(data);
+      unsigned int          calls = 0;
+      stepping.run(*cube.newton, [&](const plastix::LoadStepResult &result) {
+        ++calls;
+        const std::string label = "  step " + std::to_string(calls) + ": ";
+        checker.check_true(label + "position (step, target index)",
+                           stepping.position().step == calls && stepping.position().target_index == calls);
+        checker.check(label + "load factor", std::abs(stepping.load_factor() - data.load_factors[calls - 1]), 1e-15);
+        checker.check(label + "result's load factor", std::abs(result.load_factor - stepping.load_factor()), 0);
+        const double exact = closed_form_uz(stepping.load_factor(), H);
+        checker.check(label + "top u_z against the closed form (relative)", std::abs(cube.top_uz() - exact) / exact,
+                      1e-9);
+      });
+      checker.check_true("  three callbacks, finished, no cuts", calls == 3 && stepping.finished() &&
+                                                                   stepping.n_cuts() == 0);
     }
-  catch (const std::exception &e)
+
+    env.pout << "2. continuing from a position" << std::endl;
     {
-      env.fail(e);
+      UniaxialCube              cube(env.comm, H);
+      plastix::LoadSteppingData first;
+      first.load_factors = {1. / 3, 2. / 3};
+      plastix::LoadStepping(first).run(*cube.newton);
+      plastix::LoadSteppingData all;
+      all.load_factors = {1. / 3, 2. / 3, 2. / 3, 1.};
+      plastix::LoadStepping stepping(all, {2, 2, 2. / 3});
+      checker.check_true("  a load factor equal to the current one is skipped",
+                         stepping.position().target_index == 3);
+      unsigned int steps = 0;
+      stepping.run(*cube.newton, [&](const plastix::LoadStepResult &) { ++steps; });
+      checker.check_true("  one more step, numbered 3", steps == 1 && stepping.position().step == 3);
+      checker.check("  top u_z at load factor 1 (relative)",
+                    std::abs(cube.top_uz() - closed_form_uz(1, H)) / closed_form_uz(1, H), 1e-9);
     }
-  return env.finish();
+
+    env.pout << "3. perfectly plastic beyond the limit load factor 0.75: cuts, then SolverError" << std::endl;
+    {
+      UniaxialCube              cube(env.comm, 0);
+      plastix::LoadSteppingData data;
+      data.load_factors = {0.6, 1.};
+      data.max_cuts     = 12;
+      plastix::LoadStepping stepping(data);
+      unsigned int          steps = 0;
+      const std::string     error = run_to_error(stepping, cube, steps);
+      env.pout << "  " << steps << " steps, " << stepping.n_cuts() << " cuts, last converged load factor "
+               << stepping.load_factor() << "; " << error << std::endl;
+      checker.check_true("  SolverError naming 13 step cuts", error.find("after 13 step cuts") != std::string::npos);
+      checker.check_true("  13 cuts, 4 converged steps", stepping.n_cuts() == 13 && steps == 4);
+      // 0.6, then 0.7, 0.7375, 0.74570312... (see the header).
+      checker.check("  last converged load factor 0.6 + 0.1 + 0.0375 + 0.00820312",
+                    std::abs(stepping.load_factor() - (0.6 + 0.1 + 0.0375 + 0.008203125)), 1e-12);
+      const double exact = closed_form_uz(stepping.load_factor(), 0);
+      checker.check("  the displacement is that of the last converged (elastic) step (relative)",
+                    std::abs(cube.top_uz() - exact) / exact, 1e-9);
+      checker.check("  the state too: no plastic point after a stress update at it",
+                    cube.state->update(cube.newton->u, cube.newton->f_int).n_plastic_points, 0);
+    }
+
+    env.pout << "4. minimum increment 0.15" << std::endl;
+    {
+      UniaxialCube              cube(env.comm, 0);
+      plastix::LoadSteppingData data;
+      data.load_factors      = {0.6, 1.};
+      data.minimum_increment = 0.15;
+      plastix::LoadStepping stepping(data);
+      unsigned int          steps  = 0;
+      const bool            thrown = !run_to_error(stepping, cube, steps).empty();
+      checker.check_true("  SolverError after 2 cuts at load factor 0.6, one step",
+                         thrown && stepping.n_cuts() == 2 && stepping.load_factor() == 0.6 && steps == 1);
+    }
+
+    env.pout << "5. the operator owns the state" << std::endl;
+    {
+      UniaxialCube              cube(env.comm, H);
+      plastix::LoadSteppingData data;
+      data.load_factors = {1. / 3, 2. / 3, 1.};
+      plastix::LoadStepping(data).run(*cube.newton);
+      plastix::MechanicsOperator &op = cube.op;
+      plastix::DeviceVector       x, tangent, elastic, again, difference;
+      for (auto *v : {&x, &tangent, &elastic, &again, &difference})
+        op.initialize_dof_vector(*v);
+      x = cube.newton->u;
+      op.vmult(tangent, x);
+      plastix::MechanicsOperator reference;
+      reference.reinit(cube.dof_handler, cube.constraints,
+                       {{0, plastix::make_material(E, nu, yield_stress, H)}});
+      plastix::DeviceVector reference_elastic;
+      reference.initialize_dof_vector(reference_elastic);
+      reference.vmult(reference_elastic, x);
+      const double scale = reference_elastic.l2_norm();
+      const auto   distance = [&](const plastix::DeviceVector &a, const plastix::DeviceVector &b) {
+        difference = a;
+        difference.add(-1., b);
+        return difference.l2_norm() / scale;
+      };
+      checker.check_true("  with plasticity, every point plastic: the tangent differs from elasticity by > 10 %",
+                         op.has_plasticity() && distance(tangent, reference_elastic) > 0.1);
+      op.use_tangent(false);
+      op.vmult(elastic, x);
+      checker.check("  use_tangent(false): elasticity (against a new elastic operator)",
+                    distance(elastic, reference_elastic), 0);
+      op.use_tangent(true);
+      op.vmult(again, x);
+      checker.check("  use_tangent(true): the tangent again", distance(again, tangent), 0);
+      const unsigned long long yielded = op.plasticity().n_yielded_points();
+      checker.check_true("  the state is the operator's: " + std::to_string(yielded) + " yielded points",
+                         &op.plasticity() == cube.state && yielded == 64);
+      op.disable_plasticity();
+      cube.state = nullptr;
+      op.vmult(elastic, x);
+      checker.check("  disable_plasticity(): elasticity", distance(elastic, reference_elastic), 0);
+      checker.check_true("  disable_plasticity(): no state", !op.has_plasticity());
+      op.enable_plasticity().update(cube.newton->u, cube.newton->f_int);
+      op.reinit(cube.dof_handler, cube.constraints, {{0, plastix::make_material(E, nu, yield_stress, H)}});
+      op.vmult(elastic, x);
+      checker.check_true("  reinit() discards the state", !op.has_plasticity());
+      checker.check("  reinit(): elasticity", distance(elastic, reference_elastic), 0);
+      bool refused = false;
+      try
+        {
+          plastix::NewtonRaphson(op, cube.external_force, *cube.linear_solver, [](bool) {});
+        }
+      catch (const std::logic_error &)
+        {
+          refused = true;
+        }
+      checker.check_true("  NewtonRaphson refuses an operator without plasticity", refused);
+      bool no_state = false;
+      try
+        {
+          op.plasticity();
+        }
+      catch (const std::logic_error &)
+        {
+          no_state = true;
+        }
+      checker.check_true("  plasticity() without a state throws", no_state);
+    }
+  });
 }

@@ -201,59 +201,51 @@ namespace
 int
 main(int argc, char **argv)
 {
-  plastix_test::Environment env(argc, argv);
-  plastix_test::Checker &checker = env.checker;
-  try
-    {
-      plastix::Parameters p;
-      p.mesh.geometry           = plastix::GeometryType::box;
-      p.mesh.subdivisions       = {3, 2, 2};
-      p.mesh.global_refinements = 3;
-      p.mesh.distortion         = 0.2;
-      parallel::distributed::Triangulation<3> triangulation(
-        env.comm, Triangulation<3>::limit_level_difference_at_vertices,
-        parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
-      plastix::create_mesh(p.mesh, triangulation);
-      const FESystem<3> fe(FE_Q<3>(1), 3);
-      DoFHandler<3>     dof_handler(triangulation);
-      dof_handler.distribute_dofs(fe);
-      dof_handler.distribute_mg_dofs();
-      const unsigned int finest = triangulation.n_global_levels() - 1;
-      env.pout << Utilities::MPI::n_mpi_processes(env.comm) << " env.rank(s), " << finest + 1 << " levels, "
-           << dof_handler.n_dofs() << " active DoFs\n";
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    plastix::Parameters p;
+    p.mesh.geometry           = plastix::GeometryType::box;
+    p.mesh.subdivisions       = {3, 2, 2};
+    p.mesh.global_refinements = 3;
+    p.mesh.distortion         = 0.2;
+    parallel::distributed::Triangulation<3> triangulation(
+      env.comm, Triangulation<3>::limit_level_difference_at_vertices,
+      parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+    plastix::create_mesh(p.mesh, triangulation);
+    const FESystem<3> fe(FE_Q<3>(1), 3);
+    DoFHandler<3>     dof_handler(triangulation);
+    dof_handler.distribute_dofs(fe);
+    dof_handler.distribute_mg_dofs();
+    const unsigned int finest = triangulation.n_global_levels() - 1;
+    env.pout << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s), " << finest + 1 << " levels, "
+         << dof_handler.n_dofs() << " active DoFs\n";
 
-      // Vector layouts: level DoFs below the finest, active DoFs on it.
-      std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> layouts(finest + 1);
-      for (unsigned int l = 0; l < finest; ++l)
-        {
-          IndexSet relevant;
-          DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
-          layouts[l] =
-            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
-        }
-      IndexSet relevant_active;
-      DoFTools::extract_locally_relevant_dofs(dof_handler, relevant_active);
-      layouts[finest] =
-        std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, env.comm);
-      std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> level_layouts(finest + 1);
-      for (unsigned int l = 0; l <= finest; ++l)
-        {
-          IndexSet relevant;
-          DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
-          level_layouts[l] =
-            std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
-        }
-      const auto pairs = level_to_active(dof_handler);
+    // Vector layouts: level DoFs below the finest, active DoFs on it.
+    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> layouts(finest + 1);
+    for (unsigned int l = 0; l < finest; ++l)
+      {
+        IndexSet relevant;
+        DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
+        layouts[l] =
+          std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
+      }
+    IndexSet relevant_active;
+    DoFTools::extract_locally_relevant_dofs(dof_handler, relevant_active);
+    layouts[finest] =
+      std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, env.comm);
+    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> level_layouts(finest + 1);
+    for (unsigned int l = 0; l <= finest; ++l)
+      {
+        IndexSet relevant;
+        DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
+        level_layouts[l] =
+          std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
+      }
+    const auto pairs = level_to_active(dof_handler);
 
-      MGTransferMatrixFree<3, double> reference;
-      reference.build(dof_handler);
+    MGTransferMatrixFree<3, double> reference;
+    reference.build(dof_handler);
 
-      check_transfers<double>(dof_handler, layouts, level_layouts, pairs, reference, 1e-13, checker, env.pout);
-      check_transfers<float>(dof_handler, layouts, level_layouts, pairs, reference, 2e-6, checker, env.pout);
-    }
-  catch (const std::exception &error)
-    {
-      env.fail(error);
-    }
-  return env.finish();
+    check_transfers<double>(dof_handler, layouts, level_layouts, pairs, reference, 1e-13, checker, env.pout);
+    check_transfers<float>(dof_handler, layouts, level_layouts, pairs, reference, 2e-6, checker, env.pout);
+  });
 }

@@ -30,91 +30,90 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  plastix_test::Environment env(argc, argv);
-  plastix_test::Checker &checker = env.checker;
-  const std::string directory =
-    "output-multigrid-newton-np" + std::to_string(Utilities::MPI::n_mpi_processes(env.comm));
-  try
-    {
-      struct Run
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    const std::string directory =
+      "output-multigrid-newton-np" + std::to_string(Utilities::MPI::n_mpi_processes(env.comm));
+    try
       {
-        std::string type, preconditioner, reuse, precision = "double";
-      };
-      const std::vector<Run> runs = {{"cg", "jacobi", "never"},
-                                     {"cg", "multigrid", "never"},
-                                     {"cg", "multigrid", "load step"},
-                                     {"cg", "multigrid", "always"},
-                                     {"cg", "multigrid", "never", "single"},
-                                     {"cg", "multigrid", "always", "single"},
-                                     {"belos cg", "multigrid", "never"},
-                                     {"cg", "amg", "never"}};
-      double       reference_displacement = 0;
-      unsigned int reference_linear       = 0;
-      for (const auto &run : runs)
+        struct Run
         {
-          plastix::Parameters p;
-          p.problem.type                                   = plastix::ProblemType::elastoplastic;
-          p.mesh.geometry                                  = plastix::GeometryType::box;
-          p.mesh.subdivisions                              = {2, 2, 2};
-          p.mesh.global_refinements                        = 2;
-          p.materials.default_material.young_modulus       = 200e9;
-          p.materials.default_material.poisson_ratio       = 0.3;
-          p.materials.default_material.yield_stress        = 450e6;
-          p.materials.default_material.isotropic_hardening = 66e9;
-          p.boundary.dirichlet_text                        = "4: xyz = 0, 0, 0";
-          p.boundary.traction_text                         = "5: 0, 0, 800e6";
-          p.load_stepping.n_steps                          = 4;
-          p.newton.residual_tolerance                      = 1e-8;
-          p.newton.displacement_tolerance                  = 1e-8;
-          p.solver.type                       = plastix::parse_enum<plastix::SolverType>(run.type);
-          p.solver.preconditioner             = plastix::parse_enum<plastix::PreconditionerType>(run.preconditioner);
-          p.solver.reuse_preconditioner       = plastix::parse_enum<plastix::PreconditionerReuse>(run.reuse);
-          p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(run.precision);
-          p.output.directory                               = directory;
-          p.output.write_vtu                               = false;
-          p.monitor.write_plot                             = false;
-          p.check();
-          const std::string what = run.type + " + " + run.preconditioner + ", reuse " + run.reuse +
-                                   (run.precision == "single" ? ", single" : "");
-          try
-            {
-              Timer                     timer;
-              plastix::ElastoplasticProblem problem(p, env.comm);
-              const plastix::RunSummary summary = problem.run();
-              const double              seconds = timer.wall_time();
-              env.pout << "  " << std::left << std::setw(38) << what << std::right << ": " << summary.n_steps
-                   << " steps, " << summary.newton_iterations << " Newton, " << std::setw(5)
-                   << summary.linear_iterations << " linear iterations, " << summary.yielded_points
-                   << " yielded points, max |u| " << std::setprecision(8) << summary.max_displacement
-                   << std::setprecision(3) << ", " << seconds << " s" << std::setprecision(6) << "\n";
-              checker.check(what + ": load steps done (of 4) and step cuts", (summary.n_steps == 4 ? 0 : 1) + summary.n_cuts, 0);
-              checker.check(what + ": yielded Gauss points > 0 (0 = yes)", summary.yielded_points > 0 ? 0 : 1, 0);
-              if (run.preconditioner == "jacobi")
-                {
-                  reference_displacement = summary.max_displacement;
-                  reference_linear       = summary.linear_iterations;
-                }
-              else
-                {
-                  checker.check(what + ": max |u| vs cg + jacobi",
-                        std::abs(summary.max_displacement - reference_displacement) / reference_displacement, 1e-6);
-                  if (run.preconditioner == "multigrid")
-                    checker.check(what + ": linear iterations / those of cg + jacobi",
-                          static_cast<double>(summary.linear_iterations) / reference_linear, 0.25);
-                }
-            }
-          catch (const std::exception &error)
-            {
-              checker.fail(what + " threw: " + error.what());
-            }
-        }
-    }
-  catch (const std::exception &error)
-    {
-      env.fail(error);
-    }
-  MPI_Barrier(env.comm);
-  if (Utilities::MPI::this_mpi_process(env.comm) == 0)
-    std::filesystem::remove_all(directory);
-  return env.finish();
+          std::string type, preconditioner, reuse, precision = "double";
+        };
+        const std::vector<Run> runs = {{"cg", "jacobi", "never"},
+                                       {"cg", "multigrid", "never"},
+                                       {"cg", "multigrid", "load step"},
+                                       {"cg", "multigrid", "always"},
+                                       {"cg", "multigrid", "never", "single"},
+                                       {"cg", "multigrid", "always", "single"},
+                                       {"belos cg", "multigrid", "never"},
+                                       {"cg", "amg", "never"}};
+        double       reference_displacement = 0;
+        unsigned int reference_linear       = 0;
+        for (const auto &run : runs)
+          {
+            plastix::Parameters p;
+            p.problem.type                                   = plastix::ProblemType::elastoplastic;
+            p.mesh.geometry                                  = plastix::GeometryType::box;
+            p.mesh.subdivisions                              = {2, 2, 2};
+            p.mesh.global_refinements                        = 2;
+            p.materials.default_material.young_modulus       = 200e9;
+            p.materials.default_material.poisson_ratio       = 0.3;
+            p.materials.default_material.yield_stress        = 450e6;
+            p.materials.default_material.isotropic_hardening = 66e9;
+            p.boundary.dirichlet_text                        = "4: xyz = 0, 0, 0";
+            p.boundary.traction_text                         = "5: 0, 0, 800e6";
+            p.load_stepping.n_steps                          = 4;
+            p.newton.residual_tolerance                      = 1e-8;
+            p.newton.displacement_tolerance                  = 1e-8;
+            p.solver.type                       = plastix::parse_enum<plastix::SolverType>(run.type);
+            p.solver.preconditioner             = plastix::parse_enum<plastix::PreconditionerType>(run.preconditioner);
+            p.solver.reuse_preconditioner       = plastix::parse_enum<plastix::PreconditionerReuse>(run.reuse);
+            p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(run.precision);
+            p.output.directory                               = directory;
+            p.output.write_vtu                               = false;
+            p.monitor.write_plot                             = false;
+            p.check();
+            const std::string what = run.type + " + " + run.preconditioner + ", reuse " + run.reuse +
+                                     (run.precision == "single" ? ", single" : "");
+            try
+              {
+                Timer                     timer;
+                plastix::ElastoplasticProblem problem(p, env.comm);
+                const plastix::RunSummary summary = problem.run();
+                const double              seconds = timer.wall_time();
+                env.pout << "  " << std::left << std::setw(38) << what << std::right << ": " << summary.n_steps
+                     << " steps, " << summary.newton_iterations << " Newton, " << std::setw(5)
+                     << summary.linear_iterations << " linear iterations, " << summary.yielded_points
+                     << " yielded points, max |u| " << std::setprecision(8) << summary.max_displacement
+                     << std::setprecision(3) << ", " << seconds << " s" << std::setprecision(6) << "\n";
+                checker.check(what + ": load steps done (of 4) and step cuts", (summary.n_steps == 4 ? 0 : 1) + summary.n_cuts, 0);
+                checker.check(what + ": yielded Gauss points > 0 (0 = yes)", summary.yielded_points > 0 ? 0 : 1, 0);
+                if (run.preconditioner == "jacobi")
+                  {
+                    reference_displacement = summary.max_displacement;
+                    reference_linear       = summary.linear_iterations;
+                  }
+                else
+                  {
+                    checker.check(what + ": max |u| vs cg + jacobi",
+                          std::abs(summary.max_displacement - reference_displacement) / reference_displacement, 1e-6);
+                    if (run.preconditioner == "multigrid")
+                      checker.check(what + ": linear iterations / those of cg + jacobi",
+                            static_cast<double>(summary.linear_iterations) / reference_linear, 0.25);
+                  }
+              }
+            catch (const std::exception &error)
+              {
+                checker.fail(what + " threw: " + error.what());
+              }
+          }
+      }
+    catch (const std::exception &error)
+      {
+        env.fail(error);
+      }
+    MPI_Barrier(env.comm);
+    if (Utilities::MPI::this_mpi_process(env.comm) == 0)
+      std::filesystem::remove_all(directory);
+  });
 }

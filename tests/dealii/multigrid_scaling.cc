@@ -142,115 +142,107 @@ namespace
 int
 main(int argc, char **argv)
 {
-  plastix_test::Environment env(argc, argv);
-  plastix_test::Checker &checker = env.checker;
-  try
-    {
-      plastix::Parameters cube;
-      cube.mesh.geometry                            = plastix::GeometryType::box;
-      cube.mesh.subdivisions                        = {2, 2, 2};
-      cube.materials.default_material.young_modulus = 200e9;
-      cube.materials.default_material.poisson_ratio = 0.3;
-      cube.boundary.dirichlet_text                  = "4: xyz = 0, 0, 0";
-      cube.boundary.traction_text                   = "5: 0, 0, 800e6";
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    plastix::Parameters cube;
+    cube.mesh.geometry                            = plastix::GeometryType::box;
+    cube.mesh.subdivisions                        = {2, 2, 2};
+    cube.materials.default_material.young_modulus = 200e9;
+    cube.materials.default_material.poisson_ratio = 0.3;
+    cube.boundary.dirichlet_text                  = "4: xyz = 0, 0, 0";
+    cube.boundary.traction_text                   = "5: 0, 0, 800e6";
 
-      plastix::Parameters cantilever;
-      cantilever.mesh.geometry                            = plastix::GeometryType::cantilever;
-      cantilever.mesh.upper_corner                        = Point<3>(10, 1, 1);
-      cantilever.mesh.subdivisions                        = {10, 1, 1};
-      cantilever.materials.default_material.young_modulus = 200e9;
-      cantilever.materials.default_material.poisson_ratio = 0.3;
-      cantilever.boundary.dirichlet_text                  = "0: xyz = 0, 0, 0";
-      cantilever.boundary.traction_text                   = "1: 0, 0, -1e6";
+    plastix::Parameters cantilever;
+    cantilever.mesh.geometry                            = plastix::GeometryType::cantilever;
+    cantilever.mesh.upper_corner                        = Point<3>(10, 1, 1);
+    cantilever.mesh.subdivisions                        = {10, 1, 1};
+    cantilever.materials.default_material.young_modulus = 200e9;
+    cantilever.materials.default_material.poisson_ratio = 0.3;
+    cantilever.boundary.dirichlet_text                  = "0: xyz = 0, 0, 0";
+    cantilever.boundary.traction_text                   = "1: 0, 0, -1e6";
 
-      for (const auto &[name, parameters] : {std::make_pair("cube", cube), std::make_pair("cantilever", cantilever)})
-        {
-          for (const auto &[coarse, precision] : std::vector<std::pair<std::string, std::string>>{{"auto", "double"},
-                                                                                                 {"cg", "double"},
-                                                                                                 {"chebyshev", "double"},
-                                                                                                 {"amg", "double"},
-                                                                                                 {"auto", "single"},
-                                                                                                 {"cg", "single"},
-                                                                                                 {"chebyshev", "single"}})
-            {
-              env.pout << name << ", coarse " << coarse << ", " << precision << " precision, "
-                   << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s):\n";
-              unsigned int first = 0;
-              const unsigned int max_refinements = coarse == "auto" ? 4 : 3;
-              for (unsigned int refinements = 1; refinements <= max_refinements; ++refinements)
-                {
-                  const Result      r    = run(parameters, refinements, env.comm, coarse, "multigrid", precision);
-                  const std::string what = std::string(name) + ", coarse " + coarse + ", " + precision +
-                                           ", refinements " + std::to_string(refinements);
-                  env.pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
-                       << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
-                       << " s; " << r.hierarchy << "\n";
-                  checker.check(what + ": |b - A x| / |b|", r.residual, 1.5e-8);
-                  if (coarse != "cg")
-                    checker.check(what + ": V-cycle symmetry |v.Mu - u.Mv| / |v.Mu|", r.symmetry,
-                                  precision == "single" ? 1e-5 : 1e-10);
-                  if (precision == "single")
-                    {
-                      // The same problem solved in double precision.
-                      const Result reference = run(parameters, refinements, env.comm, coarse);
-                      auto         difference = r.solution;
-                      difference -= reference.solution;
-                      checker.check(what + ": |x_single - x_double| / |x_double|",
-                                    difference.l2_norm() / reference.solution.l2_norm(), 1e-6);
-                    }
-                  if (refinements == 1)
-                    first = r.iterations;
-                  else
-                    checker.check(what + ": iterations / iterations on the first mesh (" +
-                                    std::to_string(r.iterations) + " / " + std::to_string(first) + ")",
-                                  static_cast<double>(r.iterations) / first, 1.5);
-                }
-            }
-        }
-
-      // Units: the cube with its load scaled by 1e-45, 1e-30 and 1e30 gives
-      // the scaled solution in as many iterations. A load of 1e-45 makes the
-      // residual denormal in float: a single-precision V-cycle that does not
-      // scale its input loses every digit and CG stalls (it did: 10000
-      // iterations without convergence where double precision took 9).
+    for (const auto &[name, parameters] : {std::make_pair("cube", cube), std::make_pair("cantilever", cantilever)})
       {
-        const Result reference = run(cube, 2, env.comm, "auto", "multigrid", "single");
-        for (const double scale : {1e-45, 1e-30, 1e30})
-          for (const std::string precision : {"single", "double"})
-            {
-              const Result       r = run(cube, 2, env.comm, "auto", "multigrid", precision, scale);
-              std::ostringstream what;
-              what << "cube, load x " << scale << ", " << precision << " (" << r.iterations << " it., unscaled "
-                   << reference.iterations << ")";
-              checker.check(what.str() + ": |b - A x| / |b|", r.residual, 1.5e-8);
-              auto difference = r.solution;
-              difference *= 1. / scale;
-              difference -= reference.solution;
-              checker.check(what.str() + ": |x / scale - x_unscaled| / |x_unscaled|",
-                            difference.l2_norm() / reference.solution.l2_norm(), 1e-6);
-              checker.check(what.str() + ": iterations / unscaled iterations",
-                            static_cast<double>(r.iterations) / reference.iterations, 1.2);
-            }
+        for (const auto &[coarse, precision] : std::vector<std::pair<std::string, std::string>>{{"auto", "double"},
+                                                                                               {"cg", "double"},
+                                                                                               {"chebyshev", "double"},
+                                                                                               {"amg", "double"},
+                                                                                               {"auto", "single"},
+                                                                                               {"cg", "single"},
+                                                                                               {"chebyshev", "single"}})
+          {
+            env.pout << name << ", coarse " << coarse << ", " << precision << " precision, "
+                 << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s):\n";
+            unsigned int first = 0;
+            const unsigned int max_refinements = coarse == "auto" ? 4 : 3;
+            for (unsigned int refinements = 1; refinements <= max_refinements; ++refinements)
+              {
+                const Result      r    = run(parameters, refinements, env.comm, coarse, "multigrid", precision);
+                const std::string what = std::string(name) + ", coarse " + coarse + ", " + precision +
+                                         ", refinements " + std::to_string(refinements);
+                env.pout << "  refinements " << refinements << ": " << r.n_dofs << " DoFs, " << r.iterations
+                     << " CG iterations, setup " << std::setprecision(3) << r.setup << " s, solve " << r.solve
+                     << " s; " << r.hierarchy << "\n";
+                checker.check(what + ": |b - A x| / |b|", r.residual, 1.5e-8);
+                if (coarse != "cg")
+                  checker.check(what + ": V-cycle symmetry |v.Mu - u.Mv| / |v.Mu|", r.symmetry,
+                                precision == "single" ? 1e-5 : 1e-10);
+                if (precision == "single")
+                  {
+                    // The same problem solved in double precision.
+                    const Result reference = run(parameters, refinements, env.comm, coarse);
+                    auto         difference = r.solution;
+                    difference -= reference.solution;
+                    checker.check(what + ": |x_single - x_double| / |x_double|",
+                                  difference.l2_norm() / reference.solution.l2_norm(), 1e-6);
+                  }
+                if (refinements == 1)
+                  first = r.iterations;
+                else
+                  checker.check(what + ": iterations / iterations on the first mesh (" +
+                                  std::to_string(r.iterations) + " / " + std::to_string(first) + ")",
+                                static_cast<double>(r.iterations) / first, 1.5);
+              }
+          }
       }
 
-      // Preconditioner = auto.
-      {
-        const Result refined = run(cube, 1, env.comm, "auto", "auto");
-        checker.check_true("auto on a refined mesh, level 0 small: " + refined.name,
-                           refined.name == "cg + multigrid (coarse direct) (auto)");
-        plastix::Parameters limited = cube;
-        limited.solver.multigrid_direct_solver_limit = 20;
-        const Result large_coarse = run(limited, 1, env.comm, "auto", "auto");
-        checker.check_true("auto on a refined mesh, level 0 above the direct solver limit: " + large_coarse.name,
-                           large_coarse.name == "cg + multigrid (coarse cg) (auto)");
-        const Result single = run(cube, 0, env.comm, "auto", "auto");
-        checker.check_true("auto on a mesh without levels: " + single.name, single.name == "cg + chebyshev (auto)");
-        checker.check(std::string("auto on a mesh without levels: |b - A x| / |b|"), single.residual, 1.5e-8);
-      }
-    }
-  catch (const std::exception &error)
+    // Units: the cube with its load scaled by 1e-45, 1e-30 and 1e30 gives
+    // the scaled solution in as many iterations. A load of 1e-45 makes the
+    // residual denormal in float: a single-precision V-cycle that does not
+    // scale its input loses every digit and CG stalls (it did: 10000
+    // iterations without convergence where double precision took 9).
     {
-      env.fail(error);
+      const Result reference = run(cube, 2, env.comm, "auto", "multigrid", "single");
+      for (const double scale : {1e-45, 1e-30, 1e30})
+        for (const std::string precision : {"single", "double"})
+          {
+            const Result       r = run(cube, 2, env.comm, "auto", "multigrid", precision, scale);
+            std::ostringstream what;
+            what << "cube, load x " << scale << ", " << precision << " (" << r.iterations << " it., unscaled "
+                 << reference.iterations << ")";
+            checker.check(what.str() + ": |b - A x| / |b|", r.residual, 1.5e-8);
+            auto difference = r.solution;
+            difference *= 1. / scale;
+            difference -= reference.solution;
+            checker.check(what.str() + ": |x / scale - x_unscaled| / |x_unscaled|",
+                          difference.l2_norm() / reference.solution.l2_norm(), 1e-6);
+            checker.check(what.str() + ": iterations / unscaled iterations",
+                          static_cast<double>(r.iterations) / reference.iterations, 1.2);
+          }
     }
-  return env.finish();
+
+    // Preconditioner = auto.
+    {
+      const Result refined = run(cube, 1, env.comm, "auto", "auto");
+      checker.check_true("auto on a refined mesh, level 0 small: " + refined.name,
+                         refined.name == "cg + multigrid (coarse direct) (auto)");
+      plastix::Parameters limited = cube;
+      limited.solver.multigrid_direct_solver_limit = 20;
+      const Result large_coarse = run(limited, 1, env.comm, "auto", "auto");
+      checker.check_true("auto on a refined mesh, level 0 above the direct solver limit: " + large_coarse.name,
+                         large_coarse.name == "cg + multigrid (coarse cg) (auto)");
+      const Result single = run(cube, 0, env.comm, "auto", "auto");
+      checker.check_true("auto on a mesh without levels: " + single.name, single.name == "cg + chebyshev (auto)");
+      checker.check(std::string("auto on a mesh without levels: |b - A x| / |b|"), single.residual, 1.5e-8);
+    }
+  });
 }

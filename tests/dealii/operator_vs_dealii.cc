@@ -18,9 +18,11 @@
 
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/core/runtime.h>
 
 #include "reference_operators.h"
+#include "operator_variants.h"
+#include "q1_dofs.h"
+#include "test_environment.h"
 
 #include <iostream>
 
@@ -29,24 +31,17 @@ using namespace dealii;
 int
 main(int argc, char **argv)
 {
-  Utilities::MPI::MPI_InitFinalize mpi(argc, argv, 1);
-  plastix::Runtime                 runtime;
-  const MPI_Comm                   comm = MPI_COMM_WORLD;
-  ConditionalOStream               pout(std::cout, Utilities::MPI::this_mpi_process(comm) == 0);
-  int                              failures = 0;
-  {
-    parallel::distributed::Triangulation<3> tria(comm);
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    parallel::distributed::Triangulation<3> tria(env.comm);
     GridGenerator::subdivided_hyper_rectangle(tria, {5, 4, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
     tria.refine_global(1);
     GridTools::distort_random(0.25, tria, true, 7);
     for (const auto &cell : tria.active_cell_iterators())
       cell->set_material_id(cell->center()[0] > 1.2 ? 3 : 0);
 
-    const FESystem<3> fe(FE_Q<3>(1), 3);
-    DoFHandler<3>     dof_handler(tria);
-    dof_handler.distribute_dofs(fe);
-    IndexSet relevant;
-    DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+    DoFHandler<3>          dof_handler(tria);
+    const IndexSet         relevant = plastix_test::distribute_q1_dofs(dof_handler);
+    const FiniteElement<3> &fe      = dof_handler.get_fe();
     AffineConstraints<double> constraints(relevant);
     VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ConstantFunction<3>(0.01, 3), constraints);
     // Only the y component fixed on the top face: mixed constrained/free DoFs in one node.
@@ -56,8 +51,8 @@ main(int argc, char **argv)
 
     const plastix::MaterialTable materials = {{0, plastix::make_material(200e9, 0.3)},
                                               {3, plastix::make_material(70e9, 0.35)}};
-    pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells()
-         << ", constrained " << Utilities::MPI::sum(constraints.n_constraints(), comm) << " (summed over ranks)\n";
+    env.pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells()
+         << ", constrained " << Utilities::MPI::sum(constraints.n_constraints(), env.comm) << " (summed over ranks)\n";
 
     plastix::reference::MatrixFreeElasticity mf;
     mf.reinit(dof_handler, constraints, materials);
@@ -79,16 +74,10 @@ main(int argc, char **argv)
           diff += (a(i) - b(i)) * (a(i) - b(i));
           norm += b(i) * b(i);
         }
-      return std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm));
-    };
-    auto check = [&](const std::string &what, const double value, const double tolerance) {
-      const bool ok = value <= tolerance;
-      pout << (ok ? "  ok   " : "  FAIL ") << what << ": " << value << " (tolerance " << tolerance << ")\n";
-      if (!ok)
-        ++failures;
+      return std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm));
     };
 
-    TrilinosWrappers::MPI::Vector src_t(dof_handler.locally_owned_dofs(), comm), dst_full(src_t);
+    TrilinosWrappers::MPI::Vector src_t(dof_handler.locally_owned_dofs(), env.comm), dst_full(src_t);
     for (const auto i : src_host.locally_owned_elements())
       src_t(i) = src_host(i);
     src_t.compress(VectorOperation::insert);
@@ -99,7 +88,7 @@ main(int argc, char **argv)
     for (const auto formulation : {plastix::backend::ElementFormulation::full, plastix::backend::ElementFormulation::bbar})
       {
         const bool bbar = formulation == plastix::backend::ElementFormulation::bbar;
-        pout << (bbar ? "B-bar (mean dilatation)" : "full integration") << "\n";
+        env.pout << (bbar ? "B-bar (mean dilatation)" : "full integration") << "\n";
         TrilinosWrappers::SparseMatrix matrix;
         plastix::assemble_elastic_matrix(dof_handler, constraints, materials, matrix, formulation);
         TrilinosWrappers::MPI::Vector dst_t(src_t);
@@ -107,68 +96,52 @@ main(int argc, char **argv)
         if (!bbar)
           {
             dst_full = dst_t;
-            check("MatrixFree vs Trilinos matrix (free rows)", relative_difference(dst_mf, dst_t, true), 1e-12);
+            checker.check("MatrixFree vs Trilinos matrix (free rows)", relative_difference(dst_mf, dst_t, true), 1e-12);
           }
         else
           {
             const double change = relative_difference(dst_t, dst_full, true);
-            check("B-bar matrix differs from full integration (free rows, relative l2 > 1e-3)",
+            checker.check("B-bar matrix differs from full integration (free rows, relative l2 > 1e-3)",
                   change > 1e-3 ? 0. : 1., 0.);
-            pout << "  B-bar vs full integration matrix, relative l2: " << change << "\n";
+            env.pout << "  B-bar vs full integration matrix, relative l2: " << change << "\n";
           }
 
         LinearAlgebra::distributed::Vector<double> reference_result;
         bool                                       have_reference = false;
-        for (const auto strategy : {plastix::backend::Strategy::ebe_atomic,
-                                    plastix::backend::Strategy::ebe_colored,
-                                    plastix::backend::Strategy::dbd,
-                                    plastix::backend::Strategy::ebe_tiled})
-          for (const auto kernel : {plastix::backend::CellKernel::stored_geometry,
-                                    plastix::backend::CellKernel::geometry_on_the_fly,
-                                    plastix::backend::CellKernel::element_matrix})
-            for (const auto mapping : {plastix::backend::ThreadMapping::cell, plastix::backend::ThreadMapping::node})
+        for (const auto &variant : plastix_test::all_operator_variants(formulation))
+          {
+            plastix::MechanicsOperator op;
+            op.reinit(dof_handler, constraints, materials, variant.data);
+            plastix::DeviceVector src, dst;
+            op.initialize_dof_vector(src);
+            op.initialize_dof_vector(dst);
+            src.copy_from_host(src_host);
+            op.vmult(dst, src);
+            LinearAlgebra::distributed::Vector<double> result;
+            mf.initialize_dof_vector(result);
+            dst.copy_to_host(result);
+            checker.check(variant.name + " vs Trilinos matrix", relative_difference(result, dst_t, true), 1e-12);
+            if (!bbar)
+              checker.check(variant.name + " vs MatrixFree (all rows)", relative_difference(result, dst_mf, false), 1e-12);
+            if (!have_reference)
               {
-                // Eight threads per cell exist for the two element-by-element strategies with global vectors.
-                if (mapping == plastix::backend::ThreadMapping::node && strategy != plastix::backend::Strategy::ebe_atomic &&
-                    strategy != plastix::backend::Strategy::ebe_colored)
-                  continue;
-                plastix::MechanicsOperator op;
-                op.reinit(dof_handler, constraints, materials, {strategy, kernel, mapping, formulation});
-                plastix::DeviceVector src, dst;
-                op.initialize_dof_vector(src);
-                op.initialize_dof_vector(dst);
-                src.copy_from_host(src_host);
-                op.vmult(dst, src);
-                LinearAlgebra::distributed::Vector<double> result;
-                mf.initialize_dof_vector(result);
-                dst.copy_to_host(result);
-                const std::string name = plastix::backend::to_string(strategy) + ", " +
-                                         plastix::backend::to_string(kernel) + ", " +
-                                         plastix::backend::to_string(mapping);
-                check(name + " vs Trilinos matrix", relative_difference(result, dst_t, true), 1e-12);
-                if (!bbar)
-                  check(name + " vs MatrixFree (all rows)", relative_difference(result, dst_mf, false), 1e-12);
-                if (!have_reference)
-                  {
-                    reference_result = result;
-                    have_reference   = true;
-                  }
-                check(name + " vs first strategy", relative_difference(result, reference_result, false), 1e-13);
-
-                plastix::DeviceVector diagonal;
-                op.compute_diagonal(diagonal);
-                double diff = 0, norm = 0;
-                for (const auto i : src_host.locally_owned_elements())
-                  if (!constraints.is_constrained(i))
-                    {
-                      diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
-                      norm += std::pow(matrix.diag_element(i), 2);
-                    }
-                check(name + " diagonal vs matrix",
-                      std::sqrt(Utilities::MPI::sum(diff, comm) / Utilities::MPI::sum(norm, comm)), 1e-12);
+                reference_result = result;
+                have_reference   = true;
               }
+            checker.check(variant.name + " vs first strategy", relative_difference(result, reference_result, false), 1e-13);
+
+            plastix::DeviceVector diagonal;
+            op.compute_diagonal(diagonal);
+            double diff = 0, norm = 0;
+            for (const auto i : src_host.locally_owned_elements())
+              if (!constraints.is_constrained(i))
+                {
+                  diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
+                  norm += std::pow(matrix.diag_element(i), 2);
+                }
+            checker.check(variant.name + " diagonal vs matrix",
+                  std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-12);
+          }
       }
-  }
-  pout << (failures == 0 ? "PASSED" : "FAILED") << std::endl;
-  return failures == 0 ? 0 : 1;
+  });
 }

@@ -133,122 +133,114 @@ namespace
 int
 main(int argc, char **argv)
 {
-  plastix_test::Environment env(argc, argv);
-  plastix_test::Checker &checker = env.checker;
-  try
-    {
-      for (const std::string name : {"distorted", "cantilever"})
-        {
-          Problem problem(name == "distorted" ? distorted_parameters() : cantilever_parameters(), env.comm,
-                          name == "distorted");
-          const auto &op = problem.op;
-          env.pout << name << ": " << problem.dof_handler.n_dofs() << " DoFs, "
-               << problem.triangulation.n_global_active_cells() << " cells, "
-               << problem.triangulation.n_global_levels() << " levels, "
-               << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s)\n";
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    for (const std::string name : {"distorted", "cantilever"})
+      {
+        Problem problem(name == "distorted" ? distorted_parameters() : cantilever_parameters(), env.comm,
+                        name == "distorted");
+        const auto &op = problem.op;
+        env.pout << name << ": " << problem.dof_handler.n_dofs() << " DoFs, "
+             << problem.triangulation.n_global_active_cells() << " cells, "
+             << problem.triangulation.n_global_levels() << " levels, "
+             << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s)\n";
 
-          if (name == "distorted")
-            {
-              std::ostringstream messages;
-              const bool         ok = plastix::check_belos_traits(problem.b, plastix::DeviceOperator::from(op), messages);
-              env.pout << messages.str();
-              checker.check("Belos::TestMultiVecTraits / TestOperatorTraits on DeviceMultiVector (0 = passed)", ok ? 0 : 1, 0);
-            }
+        if (name == "distorted")
+          {
+            std::ostringstream messages;
+            const bool         ok = plastix::check_belos_traits(problem.b, plastix::DeviceOperator::from(op), messages);
+            env.pout << messages.str();
+            checker.check("Belos::TestMultiVecTraits / TestOperatorTraits on DeviceMultiVector (0 = passed)", ok ? 0 : 1, 0);
+          }
 
-          auto solve = [&](const std::string &type, const std::string &preconditioner, const double tolerance,
-                           plastix::DeviceVector &x) {
+        auto solve = [&](const std::string &type, const std::string &preconditioner, const double tolerance,
+                         plastix::DeviceVector &x) {
+          plastix::LinearSolverData parameters;
+          parameters.type               = plastix::parse_enum<plastix::SolverType>(type);
+          parameters.preconditioner     = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
+          parameters.relative_tolerance = tolerance;
+          parameters.max_iterations     = 20000;
+          parameters.gmres_restart      = (preconditioner == "none" || preconditioner == "jacobi") ? 500 : 30;
+          plastix::LinearSolver solver(parameters);
+          solver.initialize(op, problem.dof_handler, problem.materials, problem.parameters.boundary.dirichlet_boundaries());
+          op.initialize_dof_vector(x);
+          op.set_constrained_values(x);
+          return solver.solve(x, problem.b);
+        };
+        auto relative_difference = [](const plastix::DeviceVector &x, const plastix::DeviceVector &y) {
+          plastix::DeviceVector d(x);
+          d.add(-1., y);
+          return d.l2_norm() / y.l2_norm();
+        };
+        const double b_norm = problem.b.l2_norm();
+        auto         explicit_residual = [&](const plastix::DeviceVector &x) {
+          plastix::DeviceVector r;
+          op.vmult(r, x);
+          r.sadd(-1., 1., problem.b);
+          return r.l2_norm() / b_norm;
+        };
+
+        plastix::DeviceVector reference;
+        solve("cg", "jacobi", 1e-13, reference);
+
+        // Multigrid level precision = auto (the default the solves below
+        // use): single under the CG solvers, double under GMRES and MINRES,
+        // which need a preconditioner linear to double precision (with
+        // single-precision levels deal.II GMRES + multigrid stopped at a
+        // true residual of 6.6e-6 here, asked for 1e-10).
+        for (const std::string type : {"cg", "gmres", "belos cg", "belos gmres", "belos minres"})
+          {
             plastix::LinearSolverData parameters;
-            parameters.type               = plastix::parse_enum<plastix::SolverType>(type);
-            parameters.preconditioner     = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
-            parameters.relative_tolerance = tolerance;
-            parameters.max_iterations     = 20000;
-            parameters.gmres_restart      = (preconditioner == "none" || preconditioner == "jacobi") ? 500 : 30;
-            plastix::LinearSolver solver(parameters);
-            solver.initialize(op, problem.dof_handler, problem.materials, problem.parameters.boundary.dirichlet_boundaries());
-            op.initialize_dof_vector(x);
-            op.set_constrained_values(x);
-            return solver.solve(x, problem.b);
-          };
-          auto relative_difference = [](const plastix::DeviceVector &x, const plastix::DeviceVector &y) {
-            plastix::DeviceVector d(x);
-            d.add(-1., y);
-            return d.l2_norm() / y.l2_norm();
-          };
-          const double b_norm = problem.b.l2_norm();
-          auto         explicit_residual = [&](const plastix::DeviceVector &x) {
-            plastix::DeviceVector r;
-            op.vmult(r, x);
-            r.sadd(-1., 1., problem.b);
-            return r.l2_norm() / b_norm;
-          };
+            parameters.type            = plastix::parse_enum<plastix::SolverType>(type);
+            const bool single_expected = type == "cg" || type == "belos cg";
+            checker.check_true("Multigrid level precision = auto under " + type + " is " +
+                                 (single_expected ? "single" : "double"),
+                               plastix::LinearSolver::level_precision(parameters) ==
+                                 (single_expected ? plastix::LevelPrecision::single_precision :
+                                                    plastix::LevelPrecision::double_precision));
+          }
 
-          plastix::DeviceVector reference;
-          solve("cg", "jacobi", 1e-13, reference);
-
-          // Multigrid level precision = auto (the default the solves below
-          // use): single under the CG solvers, double under GMRES and MINRES,
-          // which need a preconditioner linear to double precision (with
-          // single-precision levels deal.II GMRES + multigrid stopped at a
-          // true residual of 6.6e-6 here, asked for 1e-10).
-          for (const std::string type : {"cg", "gmres", "belos cg", "belos gmres", "belos minres"})
+        for (const std::string type : {"cg", "gmres", "belos cg", "belos gmres", "belos minres"})
+          for (const std::string preconditioner : {"none", "jacobi", "chebyshev", "multigrid", "amg"})
             {
-              plastix::LinearSolverData parameters;
-              parameters.type            = plastix::parse_enum<plastix::SolverType>(type);
-              const bool single_expected = type == "cg" || type == "belos cg";
-              checker.check_true("Multigrid level precision = auto under " + type + " is " +
-                                   (single_expected ? "single" : "double"),
-                                 plastix::LinearSolver::level_precision(parameters) ==
-                                   (single_expected ? plastix::LevelPrecision::single_precision :
-                                                      plastix::LevelPrecision::double_precision));
+              const std::string what = name + ", " + type + " + " + preconditioner;
+              try
+                {
+                  const bool   weak_minres = name == "cantilever" && type == "belos minres" &&
+                                           preconditioner != "multigrid" && preconditioner != "amg";
+                  const double tolerance   = weak_minres ? 1e-7 : 1e-10;
+                  Timer                 timer;
+                  plastix::DeviceVector x;
+                  const auto            statistics = solve(type, preconditioner, tolerance, x);
+                  const double          seconds    = timer.wall_time();
+                  std::ostringstream    label;
+                  label << what << " (" << statistics.iterations << " it., " << std::setprecision(2) << seconds
+                        << " s): |b - A x| / |b|";
+                  // A long GMRES cycle (none/jacobi: restart 500, ~200 iterations)
+                  // monitors the Arnoldi estimate, whose distance to the true
+                  // residual grows with the rounding in the Krylov basis: 1.55x
+                  // was measured on the GPU (atomic sums, other rounding).
+                  const bool   long_cycle = type == "gmres" && (preconditioner == "none" || preconditioner == "jacobi");
+                  const double slack      = long_cycle ? 3. : 1.5;
+                  checker.check(label.str(), explicit_residual(x), slack * tolerance);
+                  checker.check(what + ": solution vs reference", relative_difference(x, reference), 1e-7);
+                }
+              catch (const std::exception &error)
+                {
+                  checker.fail(what + " threw: " + error.what());
+                }
             }
 
-          for (const std::string type : {"cg", "gmres", "belos cg", "belos gmres", "belos minres"})
-            for (const std::string preconditioner : {"none", "jacobi", "chebyshev", "multigrid", "amg"})
-              {
-                const std::string what = name + ", " + type + " + " + preconditioner;
-                try
-                  {
-                    const bool   weak_minres = name == "cantilever" && type == "belos minres" &&
-                                             preconditioner != "multigrid" && preconditioner != "amg";
-                    const double tolerance   = weak_minres ? 1e-7 : 1e-10;
-                    Timer                 timer;
-                    plastix::DeviceVector x;
-                    const auto            statistics = solve(type, preconditioner, tolerance, x);
-                    const double          seconds    = timer.wall_time();
-                    std::ostringstream    label;
-                    label << what << " (" << statistics.iterations << " it., " << std::setprecision(2) << seconds
-                          << " s): |b - A x| / |b|";
-                    // A long GMRES cycle (none/jacobi: restart 500, ~200 iterations)
-                    // monitors the Arnoldi estimate, whose distance to the true
-                    // residual grows with the rounding in the Krylov basis: 1.55x
-                    // was measured on the GPU (atomic sums, other rounding).
-                    const bool   long_cycle = type == "gmres" && (preconditioner == "none" || preconditioner == "jacobi");
-                    const double slack      = long_cycle ? 3. : 1.5;
-                    checker.check(label.str(), explicit_residual(x), slack * tolerance);
-                    checker.check(what + ": solution vs reference", relative_difference(x, reference), 1e-7);
-                  }
-                catch (const std::exception &error)
-                  {
-                    checker.fail(what + " threw: " + error.what());
-                  }
-              }
-
-          // Belos and deal.II CG agree on the solution.
-          for (const std::string preconditioner : {"jacobi", "multigrid"})
-            {
-              plastix::DeviceVector x_dealii, x_belos;
-              const auto            dealii_statistics = solve("cg", preconditioner, 1e-13, x_dealii);
-              const auto            belos_statistics  = solve("belos cg", preconditioner, 1e-13, x_belos);
-              checker.check(name + ": belos cg (" + std::to_string(belos_statistics.iterations) + " it.) vs deal.II cg (" +
-                      std::to_string(dealii_statistics.iterations) + " it.), " + preconditioner +
-                      ", tolerance 1e-13: relative difference",
-                    relative_difference(x_belos, x_dealii), 1e-8);
-            }
-        }
-    }
-  catch (const std::exception &error)
-    {
-      env.fail(error);
-    }
-  return env.finish();
+        // Belos and deal.II CG agree on the solution.
+        for (const std::string preconditioner : {"jacobi", "multigrid"})
+          {
+            plastix::DeviceVector x_dealii, x_belos;
+            const auto            dealii_statistics = solve("cg", preconditioner, 1e-13, x_dealii);
+            const auto            belos_statistics  = solve("belos cg", preconditioner, 1e-13, x_belos);
+            checker.check(name + ": belos cg (" + std::to_string(belos_statistics.iterations) + " it.) vs deal.II cg (" +
+                    std::to_string(dealii_statistics.iterations) + " it.), " + preconditioner +
+                    ", tolerance 1e-13: relative difference",
+                  relative_difference(x_belos, x_dealii), 1e-8);
+          }
+      }
+  });
 }

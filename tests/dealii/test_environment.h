@@ -1,5 +1,6 @@
 // What the main() of every deal.II-side test sets up: MPI, the plastix
-// runtime, output on rank 0 and the ok/FAIL checker; finish() reports.
+// runtime, output on rank 0 and the ok/FAIL checker; finish() reports;
+// run() is the whole main() around the test's body.
 #ifndef PLASTIX_TESTS_TEST_ENVIRONMENT_H
 #define PLASTIX_TESTS_TEST_ENVIRONMENT_H
 
@@ -13,6 +14,7 @@
 #include <exception>
 #include <iostream>
 #include <sstream>
+#include <type_traits>
 
 namespace plastix_test
 {
@@ -61,6 +63,30 @@ namespace plastix_test
     std::ostream &out;
     Checker       checker;
   };
+
+  /**
+   * The main() of a test: the Environment, then @p body(env, env.checker);
+   * an exception from the body is a FAIL line on its rank. Returns the exit
+   * status (Environment::finish()).
+   */
+  template <typename Body>
+  int
+  run(int argc, char **argv, const Body &body)
+  {
+    // A body that returned a value on some path would fall off its end on the others.
+    static_assert(std::is_void_v<std::invoke_result_t<const Body &, Environment &, Checker &>>,
+                  "the body of a test returns nothing: failures go through the Checker");
+    Environment env(argc, argv);
+    try
+      {
+        body(env, env.checker);
+      }
+    catch (const std::exception &error)
+      {
+        env.fail(error);
+      }
+    return env.finish();
+  }
 } // namespace plastix_test
 
 #endif

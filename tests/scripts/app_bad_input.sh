@@ -12,6 +12,7 @@
 # usage: app_bad_input.sh <plastix binary> [mpiexec]
 set -u
 APP=$(realpath "$1")
+SCRIPTS=$(dirname "$(realpath "$0")")
 MPIEXEC=${2:-mpirun}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/plastix-bad-input.XXXXXX")
@@ -22,34 +23,10 @@ n_checks=0
 ok() { n_checks=$((n_checks + 1)); echo "  ok   $*"; }
 fail() { n_checks=$((n_checks + 1)); failures=$((failures + 1)); echo "  FAIL $*"; }
 
-# A small valid problem; the cases append or substitute entries.
+# A small valid problem (small_elastic.prm, shared with app_fuzz.py); the
+# cases append or substitute entries.
 base_prm() {
-  cat <<'EOF'
-subsection Mesh
-  set Geometry           = box
-  set Lower corner       = 0, 0, 0
-  set Upper corner       = 2, 1, 1
-  set Subdivisions       = 4, 2, 2
-  set Global refinements = 0
-end
-subsection Materials
-  set Young's modulus = 200e9
-  set Poisson's ratio = 0.3
-end
-subsection Boundary conditions
-  set Dirichlet = 0: xyz = 0, 0, 0
-  set Traction  = 1: 0, 0, -1e6
-end
-subsection Linear solver
-  set Type               = cg
-  set Preconditioner     = jacobi
-  set Relative tolerance = 1e-8
-end
-subsection Output
-  set Directory = output
-  set Base name = solution
-end
-EOF
+  grep -v '^#' "$SCRIPTS/small_elastic.prm"
 }
 
 # run_case <name> <ranks> <expected status> <prm text> <stderr pattern>...
