@@ -409,12 +409,6 @@ namespace plastix
              s.cell_plastic.memory_consumption() + s.point_plastic.memory_consumption();
     }
 
-    const MechanicsOperator &
-    PlasticityState::mechanics_operator() const
-    {
-      return *impl_->op;
-    }
-
     const PlasticityState::Impl &
     PlasticityState::impl() const
     {

@@ -75,10 +75,4 @@ namespace plastix
   {
     return state;
   }
-
-  const MechanicsOperator &
-  PlasticityState::mechanics_operator() const
-  {
-    return op;
-  }
 } // namespace plastix

@@ -112,10 +112,6 @@ namespace plastix
       std::size_t
       memory_consumption() const;
 
-      /** The operator that owns the state. */
-      const MechanicsOperator &
-      mechanics_operator() const;
-
       struct Impl;
 
       /** Internal data, for the operator kernels. */

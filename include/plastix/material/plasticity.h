@@ -83,10 +83,6 @@ namespace plastix
     const backend::PlasticityState &
     backend_state() const;
 
-    /** The operator that owns the state. */
-    const MechanicsOperator &
-    mechanics_operator() const;
-
   private:
     friend class MechanicsOperator;
 
