@@ -494,6 +494,42 @@ namespace plastix_test
     return parameters_from_text(text + "\nsubsection Monitor\n set Points = " + monitor_points_text(vertices) +
                                 "\nend\n");
   }
+
+  /**
+   * The problem of the .prm @p text set up as the driver sets it up (mesh,
+   * DoFs, constraints, operator, external force), and the same parameters
+   * with every vertex as a monitor point: what solve_reference(),
+   * check_kernels() and run_driver() compare vertex by vertex.
+   */
+  struct VertexMonitoredProblem
+  {
+    VertexMonitoredProblem(const std::string &text, const MPI_Comm comm)
+      : base(parameters_from_text(text))
+      , d(base, comm)
+      , vertices(set_up(d, comm))
+      , parameters(parameters_with_vertex_monitors(text, vertices))
+      , vertex_index(vertices)
+    {}
+
+    /** The parameters of @p text (the discretization refers to them). */
+    const plastix::Parameters   base;
+    plastix::Discretization     d;
+    const std::vector<Point<3>> vertices;
+    /** base with every vertex monitored (for the driver run). */
+    const plastix::Parameters parameters;
+    const VertexIndex         vertex_index;
+
+  private:
+    /** Mesh, DoFs, operator and external force of @p d; returns the vertices of all ranks. */
+    static std::vector<Point<3>>
+    set_up(plastix::Discretization &d, const MPI_Comm comm)
+    {
+      d.make_mesh();
+      d.setup();
+      d.assemble_external_force();
+      return gather_vertices(*d.triangulation, comm);
+    }
+  };
 } // namespace plastix_test
 
 #endif

@@ -83,26 +83,20 @@ main(int argc, char **argv)
         Timer timer;
         env.pout << "\n=== " << problem.name << " (" << env.n_ranks << " rank(s))" << std::endl;
         const std::string         text = base + problem.overrides;
-        const plastix::Parameters base_parameters = plastix_test::parameters_from_text(text);
-        plastix::Discretization   d(base_parameters, env.comm);
-        d.make_mesh();
-        d.setup();
-        d.assemble_external_force();
-        const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, env.comm);
-        const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
-        const plastix_test::VertexIndex vertex_index(vertices);
-        const auto                     &load_factors = parameters.load_stepping.load_factors;
+        plastix_test::VertexMonitoredProblem monitored(text, env.comm);
+        const auto                            &load_factors = monitored.parameters.load_stepping.load_factors;
         double                          coordinate_sum = 0;
-        for (const auto &v : vertices)
+        for (const auto &v : monitored.vertices)
           coordinate_sum += v[0] + v[1] + v[2];
-        env.pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs()
+        env.pout << "  " << monitored.d.triangulation->n_global_active_cells() << " cells, "
+                 << monitored.d.dof_handler.n_dofs()
              << " DoFs, sum of the vertex coordinates " << std::setprecision(17) << coordinate_sum
              << std::setprecision(6) << std::endl;
         // The mesh must not depend on the number of ranks.
         checker.check("  mesh: sum of the vertex coordinates vs the stored value (1 rank), relative",
                       std::abs(coordinate_sum - problem.stored_coordinate_sum) / problem.stored_coordinate_sum, 1e-13);
         const plastix_test::ReferenceSolution reference =
-          plastix_test::solve_reference(parameters, d, vertex_index, checker, env.out);
+          plastix_test::solve_reference(monitored.parameters, monitored.d, monitored.vertex_index, checker, env.out);
         {
           // The history matters: reversed yielding at the last step.
           checker.check_true("  reference: plastic points at the peak load and again after reversal",
@@ -129,12 +123,13 @@ main(int argc, char **argv)
                 const std::string name = strategy + " / " + kernel + " / " + mapping;
                 env.pout << "  " << name << std::endl;
                 // Kernels at the reference states, with this operator.
-                plastix::Parameters p = parameters;
+                plastix::Parameters p = monitored.parameters;
                 p.op.strategy         = plastix::parse_enum<plastix::backend::Strategy>(strategy);
                 p.op.cell_kernel      = plastix::parse_enum<plastix::backend::CellKernel>(kernel);
                 p.op.thread_mapping   = plastix::parse_enum<plastix::backend::ThreadMapping>(mapping);
-                d.op.reinit(d.dof_handler, d.constraints, d.materials, p.op.get_additional_data());
-                plastix_test::check_kernels(d, reference, checker, false, env.out, "    kernels: ");
+                monitored.d.op.reinit(monitored.d.dof_handler, monitored.d.constraints, monitored.d.materials,
+                                      p.op.get_additional_data());
+                plastix_test::check_kernels(monitored.d, reference, checker, false, env.out, "    kernels: ");
 
                 // The driver.
                 std::string dir = name;
@@ -144,7 +139,7 @@ main(int argc, char **argv)
                 p.output.directory = "output_plasticity_strategies_np" + std::to_string(env.n_ranks) + "/" +
                                      (problem.name == "voxel beam" ? "voxel_" : "distorted_") + dir;
                 const plastix_test::DriverSolution driver =
-                  plastix_test::run_driver(p, load_factors, vertex_index, env.comm, checker, "    ");
+                  plastix_test::run_driver(p, load_factors, monitored.vertex_index, env.comm, checker, "    ");
                 if (!driver.ok)
                   continue;
                 double       worst_reference = 0, worst_first = 0;

@@ -100,32 +100,26 @@ main(int argc, char **argv)
           "subsection Operator\n set Element formulation = bbar\nend\n";
         // The case's overrides last: they may choose full integration.
         const std::string text = plastix_test::read_text(prm_dir + "/" + c.prm_file) + "\n" + common + c.overrides;
-        const plastix::Parameters base = plastix_test::parameters_from_text(text);
-        plastix::Discretization   d(base, env.comm);
-        d.make_mesh();
-        d.setup();
-        d.assemble_external_force();
-        // The same parameters with every vertex monitored (for the driver run).
-        const std::vector<Point<3>>     vertices   = plastix_test::gather_vertices(*d.triangulation, env.comm);
-        const plastix::Parameters       parameters = plastix_test::parameters_with_vertex_monitors(text, vertices);
-        const plastix_test::VertexIndex vertex_index(vertices);
-        const auto                     &load_factors = parameters.load_stepping.load_factors;
+        // The problem, and its parameters with every vertex monitored (for the driver run).
+        plastix_test::VertexMonitoredProblem problem(text, env.comm);
+        const auto                          &load_factors = problem.parameters.load_stepping.load_factors;
 
         // 1. The reference, and plastix's kernels at its states.
-        env.pout << "  " << d.triangulation->n_global_active_cells() << " cells, " << d.dof_handler.n_dofs() << " DoFs, "
-             << vertices.size() << " vertices, load factors";
+        env.pout << "  " << problem.d.triangulation->n_global_active_cells() << " cells, "
+                 << problem.d.dof_handler.n_dofs() << " DoFs, "
+             << problem.vertices.size() << " vertices, load factors";
         for (const double f : load_factors)
           env.pout << ' ' << f;
         env.pout << std::endl;
         const plastix_test::ReferenceSolution reference =
-          plastix_test::solve_reference(parameters, d, vertex_index, checker, env.out);
-        plastix_test::check_kernels(d, reference, checker, true, env.out);
+          plastix_test::solve_reference(problem.parameters, problem.d, problem.vertex_index, checker, env.out);
+        plastix_test::check_kernels(problem.d, reference, checker, true, env.out);
         const double reference_seconds = timer.wall_time();
 
         // 2. The application driver with every vertex monitored.
         timer.restart();
         const plastix_test::DriverSolution driver =
-          plastix_test::run_driver(parameters, load_factors, vertex_index, env.comm, checker);
+          plastix_test::run_driver(problem.parameters, load_factors, problem.vertex_index, env.comm, checker);
         if (!driver.ok)
           continue;
         env.pout << "  plastix driver: " << driver.summary.newton_iterations << " Newton iterations, "
