@@ -652,6 +652,14 @@ namespace plastix
       d.coordinates   = DeviceArray<double>(mesh.node_coordinates, "node coordinates");
       d.materials     = DeviceArray<Material>(mesh.materials, "materials");
       d.cell_material = DeviceArray<std::uint16_t>(mesh.cell_material, "cell materials");
+      for (const Material &m : mesh.materials)
+        if (m.criterion != YieldCriterion::von_mises)
+          {
+            d.pressure_dependent = true;
+            if (m.criterion == YieldCriterion::mohr_coulomb ? m.sin_dilation != m.sin_friction :
+                                                              m.cone_eta_bar != m.cone_eta)
+              d.symmetric_tangent = false;
+          }
 
       std::vector<std::uint32_t> masks(d.n_cells, 0);
       for (LocalIndex cell = 0; cell < d.n_cells; ++cell)
@@ -984,6 +992,12 @@ namespace plastix
                                                                              d.plasticity->tangent_law()},
           list, 0, n_plastic, d.plastic_matrices.data());
       });
+    }
+
+    bool
+    MechanicsOperator::has_symmetric_tangent() const
+    {
+      return impl_->symmetric_tangent;
     }
 
     const OperatorSettings &

@@ -35,6 +35,10 @@ namespace plastix
 
       DeviceArray<Material>      materials;
       DeviceArray<std::uint16_t> cell_material;
+      /** Whether a material has a pressure-dependent yield criterion (general 6x6 tangent per point). */
+      bool pressure_dependent = false;
+      /** Whether every pressure-dependent material has an associative flow (symmetric tangent). */
+      bool symmetric_tangent = true;
 
       /** Bit 3a+c set if DoF c of vertex a of the cell is constrained. */
       DeviceArray<std::uint32_t> cell_constraint_mask;
@@ -404,7 +408,7 @@ namespace plastix
             LocalIndex          nodes[8];
             Number              u[24], f[24];
             gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
-            symmetric_element_matrix_times(K, u, f);
+            element_matrix_times(K, u, f);
             PLASTIX_UNROLL
             for (int a = 0; a < 8; ++a)
               PLASTIX_UNROLL
@@ -533,7 +537,7 @@ namespace plastix
                   u[3 * a + c] = u_s[3 * local[a] + c];
               }
             if (shared_matrix)
-              symmetric_element_matrix_times(K, u, f);
+              element_matrix_times(K, u, f);
             else
               cell_operator.apply(tile_cells[k], u, f);
             PLASTIX_UNROLL
@@ -957,7 +961,12 @@ namespace plastix
       /**
        * Compute the element matrix of every group (cells [first, last) of
        * matrix_representative) with the quadrature cell operator @p op: column
-       * j is the operator applied to the unit vector e_j.
+       * j is the operator applied to the unit vector e_j, stored contiguously
+       * (column-major, K[24 j + i] = K_ij), as element_matrix_times()
+       * and MatrixCellOperator::apply_node_rows() read it; for the symmetric
+       * elastic and J2 matrices this is the row-major matrix too, and a
+       * non-symmetric tangent (non-associative Mohr-Coulomb, Drucker-Prager)
+       * is applied correctly.
        */
       template <typename QuadratureOperator>
       void
@@ -977,7 +986,7 @@ namespace plastix
                 u[k] = (k == j) ? 1. : 0.;
               op.apply(cell, u, f);
               for (int i = 0; i < 24; ++i)
-                K[24 * i + j] = f[i];
+                K[24 * j + i] = f[i];
             }
         });
       }

@@ -2,6 +2,7 @@
 // force, committed/trial history, output averages.
 #include <plastix/backend/plasticity.h>
 
+#include "material/pressure_dependent.h"
 #include "plasticity_impl.h"
 
 #include <stdexcept>
@@ -17,8 +18,10 @@ namespace plastix
       /**
        * The per-point data of a PlasticityState that the return map reads
        * and writes (history layout, 8 points per field: plastic strain 0-5,
-       * alpha 6, back stress 7-12; the tangent: a, b, n), with the
-       * materials and the plastic flags.
+       * alpha 6 (equivalent or accumulated plastic strain), back stress
+       * (J2) or initial stress (Mohr-Coulomb, Drucker-Prager) 7-12; the
+       * tangent: a, b, n (J2) or the 6x6 matrix), with the materials and
+       * the plastic flags.
        */
       struct PointHistory
       {
@@ -46,8 +49,26 @@ namespace plastix
               ep[k]   = committed(cell, k * 8 + q);
               beta[k] = committed(cell, (7 + k) * 8 + q);
             }
+          const Material &m = materials[cell_material[cell]];
+          if (m.criterion != YieldCriterion::von_mises)
+            {
+              PressureDependentResult r;
+              pressure_dependent_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
+              for (int k = 0; k < 6; ++k)
+                {
+                  trial(cell, k * 8 + q)       = r.plastic_strain[k];
+                  trial(cell, (7 + k) * 8 + q) = beta[k];
+                  stress(cell, k * 8 + q)      = r.stress[k];
+                  for (int j = 0; j < 6; ++j)
+                    tangent(cell, (6 * k + j) * 8 + q) = r.tangent[k][j];
+                }
+              trial(cell, 6 * 8 + q)      = r.alpha;
+              const bool plastic          = r.region != ReturnRegion::elastic;
+              point_plastic[8 * cell + q] = plastic ? 1 : 0;
+              return plastic;
+            }
           ReturnMapResult r;
-          j2_return_map(materials[cell_material[cell]], eps, ep, committed(cell, 6 * 8 + q), beta, r);
+          j2_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
           for (int k = 0; k < 6; ++k)
             {
               trial(cell, k * 8 + q)         = r.plastic_strain[k];
@@ -257,14 +278,15 @@ namespace plastix
       const bool thread_per_cell = op.settings().thread_mapping == ThreadMapping::cell;
       internal::default_strides(s.n_cells, 8 * internal::history_fields, s.history_stride_cell,
                                 s.history_stride_entry, thread_per_cell);
-      internal::default_strides(s.n_cells, 8 * internal::tangent_fields, s.tangent_stride_cell,
+      s.tangent_fields = op.impl().pressure_dependent ? internal::general_tangent_fields : internal::tangent_fields;
+      internal::default_strides(s.n_cells, 8 * s.tangent_fields, s.tangent_stride_cell,
                                 s.tangent_stride_entry, thread_per_cell);
       internal::default_strides(s.n_cells, 8 * internal::stress_fields, s.stress_stride_cell,
                                 s.stress_stride_entry, thread_per_cell);
       const std::size_t n = s.n_cells;
       s.history_committed.resize(n * 8 * internal::history_fields, "plastic history");
       s.history_trial.resize(n * 8 * internal::history_fields, "plastic history (trial)");
-      s.tangent.resize(n * 8 * internal::tangent_fields, "consistent tangent");
+      s.tangent.resize(n * 8 * s.tangent_fields, "consistent tangent");
       s.stress.resize(n * 8 * internal::stress_fields, "stress");
       s.cell_plastic.resize(n, "plastic cells");
       s.point_plastic.resize(8 * n, "plastic points");
@@ -440,6 +462,28 @@ namespace plastix
             tangent[6 * i + j] = s[i];
         }
       return r.plastic;
+    }
+
+    PressureDependentPoint
+    pressure_dependent_return_map(const Material &material,
+                                  const double    plastic_strain[6],
+                                  const double    alpha,
+                                  const double    initial_stress[6],
+                                  const double    strain[6])
+    {
+      internal::PressureDependentResult r;
+      internal::pressure_dependent_return_map(material, strain, plastic_strain, alpha, initial_stress, r);
+      PressureDependentPoint p;
+      for (int k = 0; k < 6; ++k)
+        {
+          p.stress[k]         = r.stress[k];
+          p.plastic_strain[k] = r.plastic_strain[k];
+          for (int j = 0; j < 6; ++j)
+            p.tangent[6 * k + j] = j < 3 ? r.tangent[k][j] : 0.5 * r.tangent[k][j];
+        }
+      p.alpha  = r.alpha;
+      p.region = r.region;
+      return p;
     }
   } // namespace backend
 } // namespace plastix

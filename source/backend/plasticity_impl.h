@@ -6,6 +6,7 @@
 #include <plastix/backend/plasticity.h>
 
 #include "material/j2_plasticity.h"
+#include "material/pressure_dependent.h"
 #include "operator_impl.h"
 
 namespace plastix
@@ -23,6 +24,13 @@ namespace plastix
       internal::Index64 history_stride_cell = 0, history_stride_entry = 0;
       internal::Index64 tangent_stride_cell = 0, tangent_stride_entry = 0;
       internal::Index64 stress_stride_cell = 0, stress_stride_entry = 0;
+      /**
+       * Tangent fields per Gauss point: internal::tangent_fields (J2: a, b,
+       * n) or, with a pressure-dependent material,
+       * internal::general_tangent_fields (the 6x6 matrix; J2 cells use the
+       * first 8).
+       */
+      int tangent_fields = 0;
 
       DeviceArray<double>       history_committed;
       DeviceArray<double>       history_trial;

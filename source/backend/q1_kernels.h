@@ -812,14 +812,15 @@ namespace plastix
       };
 
       /**
-       * f = K u for a symmetric 24x24 element matrix @p K, column by column:
-       * column j is row j (contiguous), and the 24 accumulators are
+       * f = K u for a 24x24 element matrix @p K stored column-major (column
+       * j contiguous, as compute_element_matrices() writes it), column by
+       * column: the 24 accumulators are
        * independent (a row-wise dot product would chain 24 dependent FMAs).
        * The entries of K (MatrixNumber) are rounded to the vectors' Number.
        */
       template <typename MatrixNumber, typename Number>
       KOKKOS_INLINE_FUNCTION void
-      symmetric_element_matrix_times(const MatrixNumber *K, const Number u[24], Number f[24])
+      element_matrix_times(const MatrixNumber *K, const Number u[24], Number f[24])
       {
         PLASTIX_UNROLL
         for (int i = 0; i < 24; ++i)
@@ -841,7 +842,7 @@ namespace plastix
       {
         using value_type = Number;
 
-        /** 576 doubles per matrix, row-major: the shared (group) matrices. */
+        /** 576 doubles per matrix, column-major (compute_element_matrices()): the shared (group) matrices. */
         const double     *matrices    = nullptr;
         /** Matrix index of each cell: < n_shared in matrices, else in own_matrices. */
         const LocalIndex *cell_matrix = nullptr;
@@ -858,14 +859,14 @@ namespace plastix
                                 own_matrices + 576 * static_cast<Index64>(m - n_shared);
         }
 
-        /** f = K u (symmetric_element_matrix_times). */
+        /** f = K u (element_matrix_times). */
         KOKKOS_INLINE_FUNCTION void
         apply(const Index64 cell, const Number u[24], Number f[24]) const
         {
-          symmetric_element_matrix_times(matrix(cell), u, f);
+          element_matrix_times(matrix(cell), u, f);
         }
 
-        /** Rows 3a..3a+2 of K_cell u (read as columns: K is symmetric), two partial sums each. */
+        /** Rows 3a..3a+2 of K_cell u (K stored column-major), two partial sums each. */
         KOKKOS_INLINE_FUNCTION void
         apply_node_rows(const Index64 cell,
                         const int     a,

@@ -106,6 +106,7 @@ namespace plastix
   {
     // The state belongs to the cells being replaced.
     disable_plasticity();
+    material_table = materials;
     // level == invalid_unsigned_int: the active cells and DoFs; otherwise the
     // cells and level DoFs of that multigrid level.
     const bool on_level = level != dealii::numbers::invalid_unsigned_int;
@@ -520,6 +521,12 @@ namespace plastix
   MechanicsOperator::has_plasticity() const
   {
     return plasticity_state != nullptr;
+  }
+
+  bool
+  MechanicsOperator::has_symmetric_tangent() const
+  {
+    return device_operator == nullptr || device_operator->has_symmetric_tangent();
   }
 
   PlasticityState &

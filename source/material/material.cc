@@ -40,6 +40,83 @@ namespace plastix
     return m;
   }
 
+  namespace
+  {
+    /** The checks of make_mohr_coulomb() and make_drucker_prager(). */
+    void
+    check_pressure_dependent(const double cohesion,
+                             const double friction_angle,
+                             const double dilation_angle,
+                             const double cohesion_hardening)
+    {
+      if (!(friction_angle > 0 && friction_angle < 90))
+        throw std::invalid_argument("friction angle must lie in (0, 90) degrees, got " + std::to_string(friction_angle));
+      if (!(dilation_angle >= 0 && dilation_angle <= friction_angle))
+        throw std::invalid_argument("dilation angle must lie in [0, friction angle = " +
+                                    std::to_string(friction_angle) + "] degrees, got " + std::to_string(dilation_angle));
+      if (!(cohesion > 0) || !std::isfinite(cohesion))
+        throw std::invalid_argument("cohesion must be positive and finite, got " + std::to_string(cohesion));
+      if (!(cohesion_hardening >= 0) || !std::isfinite(cohesion_hardening))
+        throw std::invalid_argument("cohesion hardening modulus must be finite and not negative, got " +
+                                    std::to_string(cohesion_hardening));
+    }
+
+    constexpr double degree = 3.14159265358979323846 / 180.;
+  } // namespace
+
+  backend::Material
+  make_mohr_coulomb(const double E,
+                    const double nu,
+                    const double cohesion,
+                    const double friction_angle,
+                    const double dilation_angle,
+                    const double cohesion_hardening)
+  {
+    backend::Material m = make_material(E, nu);
+    check_pressure_dependent(cohesion, friction_angle, dilation_angle, cohesion_hardening);
+    m.criterion          = backend::YieldCriterion::mohr_coulomb;
+    m.cohesion           = cohesion;
+    m.cohesion_hardening = cohesion_hardening;
+    m.sin_friction       = std::sin(friction_angle * degree);
+    m.cos_friction       = std::cos(friction_angle * degree);
+    m.sin_dilation       = std::sin(dilation_angle * degree);
+    return m;
+  }
+
+  backend::Material
+  make_drucker_prager(const double       E,
+                      const double       nu,
+                      const double       cohesion,
+                      const double       friction_angle,
+                      const double       dilation_angle,
+                      const ConeMatching matching,
+                      const double       cohesion_hardening)
+  {
+    backend::Material m = make_mohr_coulomb(E, nu, cohesion, friction_angle, dilation_angle, cohesion_hardening);
+    m.criterion         = backend::YieldCriterion::drucker_prager;
+    // eta(angle) and xi(phi) of the matching.
+    const auto eta = [matching](const double angle) {
+      const double s = std::sin(angle * degree), t = std::tan(angle * degree);
+      switch (matching)
+        {
+          case ConeMatching::outer:
+            return 6. * s / (std::sqrt(3.) * (3. - s));
+          case ConeMatching::inner:
+            return 6. * s / (std::sqrt(3.) * (3. + s));
+          case ConeMatching::plane_strain:
+            return 3. * t / std::sqrt(9. + 12. * t * t);
+        }
+      return 0.;
+    };
+    const double s = m.sin_friction, t = std::tan(friction_angle * degree);
+    m.cone_eta     = eta(friction_angle);
+    m.cone_eta_bar = eta(dilation_angle);
+    m.cone_xi      = matching == ConeMatching::outer ? 6. * m.cos_friction / (std::sqrt(3.) * (3. - s)) :
+                     matching == ConeMatching::inner ? 6. * m.cos_friction / (std::sqrt(3.) * (3. + s)) :
+                                                       3. / std::sqrt(9. + 12. * t * t);
+    return m;
+  }
+
   const backend::Material &
   material_of(const MaterialTable &materials, const dealii::types::material_id id)
   {

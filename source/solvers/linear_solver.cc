@@ -296,6 +296,19 @@ namespace plastix
     return statistics;
   }
 
+  SolverType
+  LinearSolver::solver_type() const
+  {
+    return parameters.type;
+  }
+
+  bool
+  LinearSolver::needs_symmetric_operator() const
+  {
+    return parameters.type == SolverType::cg || parameters.type == SolverType::belos_cg ||
+           parameters.type == SolverType::belos_minres;
+  }
+
   std::string
   LinearSolver::name() const
   {

@@ -24,6 +24,11 @@ namespace plastix
     if (!op.has_plasticity())
       throw std::logic_error("plastix::NewtonRaphson: the operator has no plasticity state "
                              "(call MechanicsOperator::enable_plasticity() first)");
+    if (!op.has_symmetric_tangent() && linear_solver.needs_symmetric_operator())
+      throw std::invalid_argument("the consistent tangent is not symmetric (a Mohr-Coulomb or Drucker-Prager material "
+                                  "with a dilation angle below its friction angle), which " +
+                                  enum_name(linear_solver.solver_type()) +
+                                  " cannot solve: choose Linear solver/Type = gmres or belos gmres");
     for (DeviceVector *v : {&u, &du, &f_int, &residual, &work})
       op.initialize_dof_vector(*v);
   }

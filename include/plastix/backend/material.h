@@ -3,14 +3,53 @@
 #ifndef PLASTIX_BACKEND_MATERIAL_H
 #define PLASTIX_BACKEND_MATERIAL_H
 
+#include <cstdint>
+
 namespace plastix
 {
   namespace backend
   {
+    /** The yield criterion of a material. */
+    enum class YieldCriterion : std::uint8_t
+    {
+      /** Von Mises (J2), with linear isotropic and kinematic hardening; elastic if the yield stress is 0. */
+      von_mises,
+      /**
+       * Mohr-Coulomb (cohesion c, friction angle phi, dilation angle psi),
+       * returned in principal-stress space to the main plane, the two edges
+       * or the apex; linear cohesion hardening.
+       */
+      mohr_coulomb,
+      /**
+       * Drucker-Prager, sqrt(J2) + eta p - xi c <= 0 with the flow potential
+       * sqrt(J2) + eta_bar p; returned to the cone or its apex; linear
+       * cohesion hardening.
+       */
+      drucker_prager
+    };
+
+    /** Where the return map of a pressure-dependent material ended at a point. */
+    enum class ReturnRegion : int
+    {
+      /** No yield. */
+      elastic    = 0,
+      /** The main plane of Mohr-Coulomb, the smooth cone of Drucker-Prager. */
+      smooth     = 1,
+      /** The Mohr-Coulomb edge sigma_1 = sigma_2 (triaxial compression). */
+      left_edge  = 2,
+      /** The Mohr-Coulomb edge sigma_2 = sigma_3 (triaxial extension). */
+      right_edge = 3,
+      /** The apex (hydrostatic tension beyond the cohesion). */
+      apex       = 4
+    };
+
     /**
      * Constants of one material. Elasticity uses lambda and mu; J2
      * plasticity also the initial yield stress and the linear isotropic and
-     * kinematic hardening moduli.
+     * kinematic hardening moduli; Mohr-Coulomb and Drucker-Prager the
+     * cohesion, the sines and cosine of the friction and dilation angles
+     * (or the cone constants) and the cohesion hardening modulus. Stresses
+     * are positive in tension.
      */
     struct Material
     {
@@ -24,6 +63,25 @@ namespace plastix
       double isotropic_hardening = 0;
       /** Linear kinematic hardening modulus (Prager, back stress rate = 2/3 H_kin plastic strain rate). */
       double kinematic_hardening = 0;
+
+      /** Which yield criterion applies. */
+      YieldCriterion criterion = YieldCriterion::von_mises;
+      /** Cohesion c of Mohr-Coulomb and Drucker-Prager (at zero accumulated plastic strain). */
+      double cohesion = 0;
+      /** Linear cohesion hardening: c = cohesion + cohesion_hardening * accumulated plastic strain. */
+      double cohesion_hardening = 0;
+      /** sin(phi) of the friction angle phi (Mohr-Coulomb). */
+      double sin_friction = 0;
+      /** cos(phi) of the friction angle phi (Mohr-Coulomb). */
+      double cos_friction = 1;
+      /** sin(psi) of the dilation angle psi (Mohr-Coulomb); psi = phi is associative. */
+      double sin_dilation = 0;
+      /** Drucker-Prager friction coefficient eta of sqrt(J2) + eta p - xi c. */
+      double cone_eta = 0;
+      /** Drucker-Prager cohesion coefficient xi of sqrt(J2) + eta p - xi c. */
+      double cone_xi = 0;
+      /** Drucker-Prager dilatancy coefficient eta_bar of the flow potential sqrt(J2) + eta_bar p. */
+      double cone_eta_bar = 0;
     };
   } // namespace backend
 } // namespace plastix

@@ -257,6 +257,15 @@ namespace plastix
       use_tangent(bool tangent);
 
       /**
+       * Whether the consistent tangent of a plasticity state is symmetric:
+       * false if a material has a pressure-dependent yield criterion with a
+       * non-associative flow (dilation angle below the friction angle),
+       * which CG cannot solve.
+       */
+      bool
+      has_symmetric_tangent() const;
+
+      /**
        * Refresh what the element-matrix kernel stores of the tangent (the
        * matrices of cells with plastic points); call after each
        * PlasticityState::update(). A no-op for the quadrature kernels.

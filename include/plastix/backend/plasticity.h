@@ -148,6 +148,39 @@ namespace plastix
                   const double    strain[6],
                   double          stress[6],
                   double          tangent[36]);
+
+    /** Result of pressure_dependent_return_map(). */
+    struct PressureDependentPoint
+    {
+      /** Stress (tensor components xx, yy, zz, yz, xz, xy). */
+      double       stress[6];
+      /** Updated plastic strain (tensor components). */
+      double       plastic_strain[6];
+      /** Updated accumulated plastic strain (the cohesion hardening variable). */
+      double       alpha;
+      /**
+       * Consistent tangent, d stress_i = sum_j tangent[6 i + j] d strain_j
+       * with the columns of j2_return_map() (column j >= 3: a unit
+       * engineering shear strain). Not symmetric for psi != phi.
+       */
+      double       tangent[36];
+      /** Where the return ended. */
+      ReturnRegion region;
+    };
+
+    /**
+     * The Mohr-Coulomb or Drucker-Prager return map (by
+     * material.criterion) of one Gauss point evaluated on the host with the
+     * code the device runs, for tests: the trial stress is
+     * @p initial_stress + C (@p strain - @p plastic_strain), the cohesion
+     * cohesion + cohesion_hardening * @p alpha.
+     */
+    PLASTIX_BACKEND_EXPORT PressureDependentPoint
+    pressure_dependent_return_map(const Material &material,
+                                  const double    plastic_strain[6],
+                                  double          alpha,
+                                  const double    initial_stress[6],
+                                  const double    strain[6]);
   } // namespace backend
 } // namespace plastix
 

@@ -268,6 +268,14 @@ namespace plastix
     void
     use_tangent(bool tangent);
 
+    /**
+     * Whether the tangent of a plasticity state is symmetric: false if a
+     * material is Mohr-Coulomb or Drucker-Prager with a dilation angle below
+     * its friction angle (non-associative flow). CG needs it symmetric.
+     */
+    bool
+    has_symmetric_tangent() const;
+
     /** The layout of the vectors. */
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
     get_partitioner() const;
@@ -320,6 +328,8 @@ namespace plastix
     mutable DeviceVector                                         temporary;
     mutable device::Vector<float>                                temporary_float;
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
+    /** The materials of the last reinit(). */
+    MaterialTable                                                material_table;
     /** The plasticity state (after device_operator: destroyed before it). */
     std::unique_ptr<PlasticityState>                             plasticity_state;
   };

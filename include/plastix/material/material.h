@@ -33,6 +33,51 @@ namespace plastix
                 double isotropic_hardening  = 0,
                 double kinematic_hardening  = 0);
 
+  /** How a Drucker-Prager cone is matched to the Mohr-Coulomb pyramid of the same c and phi. */
+  enum class ConeMatching
+  {
+    /** Through the compression meridians (triaxial compression): the circumscribed cone. */
+    outer,
+    /** Through the extension meridians (triaxial extension). */
+    inner,
+    /** The same collapse loads as Mohr-Coulomb in plane strain (associative flow). */
+    plane_strain
+  };
+
+  /**
+   * Isotropic elasticity (@p E, @p nu, checked as in make_material()) with
+   * Mohr-Coulomb plasticity: cohesion @p cohesion, friction angle
+   * @p friction_angle and dilation angle @p dilation_angle in degrees
+   * (dilation = friction is associative), and the linear cohesion
+   * hardening modulus @p cohesion_hardening (cohesion increase per unit
+   * accumulated plastic strain). Throws std::invalid_argument naming the
+   * bad value unless 0 < phi < 90, 0 <= psi <= phi, c > 0 and H >= 0, all
+   * finite.
+   */
+  backend::Material
+  make_mohr_coulomb(double E,
+                    double nu,
+                    double cohesion,
+                    double friction_angle,
+                    double dilation_angle,
+                    double cohesion_hardening = 0);
+
+  /**
+   * Isotropic elasticity with Drucker-Prager plasticity,
+   * sqrt(J2) + eta p - xi c <= 0 and the flow potential sqrt(J2) + eta_bar p,
+   * the constants eta, xi, eta_bar from the Mohr-Coulomb angles (degrees)
+   * by @p matching (de Souza Neto et al., eqs. 6.121-6.123). Same checks
+   * as make_mohr_coulomb().
+   */
+  backend::Material
+  make_drucker_prager(double       E,
+                      double       nu,
+                      double       cohesion,
+                      double       friction_angle,
+                      double       dilation_angle,
+                      ConeMatching matching,
+                      double       cohesion_hardening = 0);
+
   /**
    * The material of material id @p id in @p materials; throws
    * dealii::ExcMessage naming the id if the table has none.

@@ -1,11 +1,16 @@
-// deal.II-facing J2 plasticity state on the device.
+// deal.II-facing plasticity state on the device (J2, Mohr-Coulomb, Drucker-Prager).
 #ifndef PLASTIX_MATERIAL_PLASTICITY_H
 #define PLASTIX_MATERIAL_PLASTICITY_H
+
+#include <deal.II/base/point.h>
+#include <deal.II/base/symmetric_tensor.h>
+#include <deal.II/dofs/dof_handler.h>
 
 #include <plastix/backend/plasticity.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include <functional>
 #include <vector>
 
 namespace plastix
@@ -74,6 +79,20 @@ namespace plastix
     /** Set the committed and trial history from values laid out as committed_history() returns them. */
     void
     set_committed_history(const std::vector<double> &history);
+
+    /**
+     * Set the initial (in-situ) stress of the Gauss points of the locally
+     * owned cells whose material is Mohr-Coulomb or Drucker-Prager to
+     * @p initial_stress at the point (stresses positive in tension), in the
+     * committed and the trial state: the trial stress of every later update
+     * is sigma_0 + C (eps - eps_p). @p dof_handler is the one the operator
+     * was built on. Points of von Mises materials keep their state. Throws
+     * std::invalid_argument on every rank, naming a point, if a stress is
+     * not finite or lies outside the yield surface of its material.
+     */
+    void
+    set_initial_stress(const dealii::DoFHandler<3> &dof_handler,
+                       const std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)> &initial_stress);
 
     /** Gauss points (all ranks) with positive committed equivalent plastic strain. */
     unsigned long long

@@ -190,6 +190,14 @@ namespace plastix
     std::string
     name() const;
 
+    /** The Krylov method ('Linear solver/Type'). */
+    SolverType
+    solver_type() const;
+
+    /** Whether the Krylov method needs a symmetric operator (CG, MINRES). */
+    bool
+    needs_symmetric_operator() const;
+
     /**
      * The preconditioner in one line (for multigrid: levels, DoFs per level,
      * smoother, coarse solver and the set-up time of each part).

@@ -21,6 +21,8 @@ namespace plastix
       constexpr int history_fields = 13;
       /** Fields of the tangent per Gauss point: a, b, n (6). */
       constexpr int tangent_fields = 8;
+      /** Fields of the general tangent per Gauss point: the 6x6 matrix on tensor components, row-major. */
+      constexpr int general_tangent_fields = 36;
       /** Fields of the stress per Gauss point. */
       constexpr int stress_fields = 6;
 
@@ -122,7 +124,8 @@ namespace plastix
       /**
        * The consistent tangent as a material law of the quadrature operator:
        * elastic in cells without plastic points (no per-point data read),
-       * the stored a, b, n otherwise.
+       * otherwise the stored a, b, n (J2) or the stored 6x6 matrix on tensor
+       * components (pressure-dependent criteria).
        */
       template <typename Number = double>
       struct TangentLaw
@@ -143,6 +146,17 @@ namespace plastix
             {
               const Number zero[6] = {0, 0, 0, 0, 0, 0};
               tangent_stress(K, static_cast<Number>(2. * m.mu), Number(0), zero, eps, sig);
+              return;
+            }
+          if (m.criterion != YieldCriterion::von_mises)
+            {
+              for (int i = 0; i < 6; ++i)
+                {
+                  Number s = 0;
+                  for (int j = 0; j < 6; ++j)
+                    s += static_cast<Number>(tangent(cell, (6 * i + j) * 8 + q)) * eps[j];
+                  sig[i] = s;
+                }
               return;
             }
           Number n[6];
