@@ -12,7 +12,9 @@
 //     (has_symmetric_tangent() false, v.Aw != w.Av) and symmetric without;
 //  4. the initial stress: f_int at u = 0 equals deal.II's assembly of
 //     int grad(phi) : sigma_0(x); a stress outside the yield surface or not
-//     finite is refused on every rank.
+//     finite is refused on every rank;
+// and NewtonRaphson refuses CG and MINRES on a non-symmetric tangent, and
+// impossible materials are refused naming the value.
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/fe/fe_values.h>
@@ -333,6 +335,46 @@ main(int argc, char **argv)
           checker.check_true("  " + plastix::enum_name(type) + (type == plastix::SolverType::gmres ? " taken" : " refused"),
                              refused == (type != plastix::SolverType::gmres));
         }
+    }
+
+    env.pout << "   impossible materials are refused, naming the value" << std::endl;
+    {
+      const auto refused = [](const std::function<void()> &make, const std::string &expected) {
+        try
+          {
+            make();
+          }
+        catch (const std::invalid_argument &error)
+          {
+            return std::string(error.what()).find(expected) != std::string::npos;
+          }
+        return false;
+      };
+      using plastix::ConeMatching;
+      checker.check_true("  friction angle 0", refused([] { plastix::make_mohr_coulomb(2000, 0.2, 5, 0, 0); },
+                                                      "friction angle must lie in (0, 90)"));
+      checker.check_true("  friction angle 90", refused([] { plastix::make_mohr_coulomb(2000, 0.2, 5, 90, 10); },
+                                                       "friction angle must lie in (0, 90)"));
+      checker.check_true("  dilation above friction",
+                         refused([] { plastix::make_drucker_prager(2000, 0.2, 5, 20, 25, ConeMatching::inner); },
+                                 "dilation angle must lie in [0, friction angle"));
+      checker.check_true("  negative dilation", refused([] { plastix::make_mohr_coulomb(2000, 0.2, 5, 20, -1); },
+                                                       "dilation angle must lie in [0, friction angle"));
+      checker.check_true("  negative cohesion", refused([] { plastix::make_mohr_coulomb(2000, 0.2, -5, 20, 20); },
+                                                       "cohesion must be positive"));
+      checker.check_true("  NaN cohesion", refused([] { plastix::make_mohr_coulomb(2000, 0.2, std::nan(""), 20, 20); },
+                                                  "cohesion must be positive"));
+      checker.check_true("  negative hardening",
+                         refused([] { plastix::make_drucker_prager(2000, 0.2, 5, 20, 20, ConeMatching::outer, -1); },
+                                 "cohesion hardening modulus"));
+      checker.check_true("  nu = 0.5", refused([] { plastix::make_mohr_coulomb(2000, 0.5, 5, 20, 20); },
+                                              "Poisson's ratio"));
+      // The plane-strain cone: eta = 3 tan(phi) / sqrt(9 + 12 tan^2(phi)), xi = 3 / sqrt(...).
+      const auto   dp = plastix::make_drucker_prager(2000, 0.2, 5, 30, 30, ConeMatching::plane_strain);
+      const double t  = std::tan(30 * numbers::PI / 180);
+      checker.check("  plane-strain cone constants", std::abs(dp.cone_eta - 3 * t / std::sqrt(9 + 12 * t * t)) +
+                                                       std::abs(dp.cone_xi - 3 / std::sqrt(9 + 12 * t * t)),
+                    1e-15);
     }
 
     env.pout << "4. initial stress" << std::endl;
