@@ -94,7 +94,7 @@ namespace plastix
   {
     backend::Material m = make_mohr_coulomb(E, nu, cohesion, friction_angle, dilation_angle, cohesion_hardening);
     m.criterion         = backend::YieldCriterion::drucker_prager;
-    // eta(angle) and xi(phi) of the matching.
+    // eta(angle) of the matching.
     const auto eta = [matching](const double angle) {
       const double s = std::sin(angle * degree), t = std::tan(angle * degree);
       switch (matching)
@@ -108,12 +108,10 @@ namespace plastix
         }
       return 0.;
     };
-    const double s = m.sin_friction, t = std::tan(friction_angle * degree);
     m.cone_eta     = eta(friction_angle);
     m.cone_eta_bar = eta(dilation_angle);
-    m.cone_xi      = matching == ConeMatching::outer ? 6. * m.cos_friction / (std::sqrt(3.) * (3. - s)) :
-                     matching == ConeMatching::inner ? 6. * m.cos_friction / (std::sqrt(3.) * (3. + s)) :
-                                                       3. / std::sqrt(9. + 12. * t * t);
+    // Every matching has xi = eta(phi) cot(phi) (eqs. 6.121-6.123).
+    m.cone_xi = m.cone_eta * m.cos_friction / m.sin_friction;
     return m;
   }
 

@@ -126,6 +126,49 @@ namespace plastix
         /** Increment of the accumulated plastic strain (the hardening variable). */
         double       d_alpha;
         ReturnRegion region;
+
+        /** No plastic flow: sigma = q, the identity Jacobian. */
+        KOKKOS_INLINE_FUNCTION void
+        set_elastic(const double q[3])
+        {
+          for (int i = 0; i < 3; ++i)
+            {
+              sigma[i] = q[i];
+              for (int j = 0; j < 3; ++j)
+                jacobian[i][j] = i == j ? 1. : 0.;
+            }
+          d_alpha = 0;
+          region  = ReturnRegion::elastic;
+        }
+
+        /**
+         * Return to the apex of a cone (Mohr-Coulomb or Drucker-Prager) of
+         * bulk modulus @p K: the hydrostatic stress p = @p apex_ratio c with
+         * c = c_n + @p H d_alpha, d_alpha = @p hardening_ratio times the
+         * plastic volume change d_eps_v = (p_tr - p) / K.
+         */
+        KOKKOS_INLINE_FUNCTION void
+        set_apex(const double q[3],
+                 const double K,
+                 const double H,
+                 const double c_n,
+                 const double apex_ratio,
+                 const double hardening_ratio)
+        {
+          const double p_tr   = (q[0] + q[1] + q[2]) / 3.;
+          const double stiff  = K + H * hardening_ratio * apex_ratio;
+          const double d_epsv = (p_tr - apex_ratio * c_n) / stiff;
+          const double p      = p_tr - K * d_epsv;
+          const double dp     = (1. - K / stiff) / 3.;
+          for (int i = 0; i < 3; ++i)
+            {
+              sigma[i] = p;
+              for (int j = 0; j < 3; ++j)
+                jacobian[i][j] = dp;
+            }
+          d_alpha = hardening_ratio * d_epsv;
+          region  = ReturnRegion::apex;
+        }
       };
 
       /**
@@ -142,19 +185,11 @@ namespace plastix
         const double G = m.mu, K = m.lambda + 2. / 3. * m.mu, H = m.cohesion_hardening;
         const double sf = m.sin_friction, cf = m.cos_friction, sp = m.sin_dilation;
         const double scale = magnitude(q[0]) + magnitude(q[2]) + 2. * c_n * cf;
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            r.jacobian[i][j] = i == j ? 1. : 0.;
-        for (int i = 0; i < 3; ++i)
-          r.sigma[i] = q[i];
-        r.d_alpha = 0;
+        r.set_elastic(q);
 
         const double phi_main = (q[0] - q[2]) + (q[0] + q[2]) * sf - 2. * c_n * cf;
         if (phi_main <= 1e-14 * scale)
-          {
-            r.region = ReturnRegion::elastic;
-            return;
-          }
+          return; // elastic
         // Stress change per unit multiplier of the flow vectors of the
         // planes (1, 3) [main], (1, 2) [right edge partner] and (2, 3) [left
         // edge partner]: C N with N = (1 + sp) e_max + (-1 + sp) e_min.
@@ -231,21 +266,8 @@ namespace plastix
             }
         }
 
-        // Apex: sigma_i = cot(phi) c, c = c_n + H alpha_v d_eps_v.
-        const double cot    = cf / sf;
-        const double alpha  = sp > 0 ? cf / sp : 0.;
-        const double p_tr   = (q[0] + q[1] + q[2]) / 3.;
-        const double d_epsv = (p_tr - cot * c_n) / (K + H * alpha * cot);
-        const double p      = p_tr - K * d_epsv;
-        const double dp     = (1. - K / (K + H * alpha * cot)) / 3.;
-        for (int i = 0; i < 3; ++i)
-          {
-            r.sigma[i] = p;
-            for (int j = 0; j < 3; ++j)
-              r.jacobian[i][j] = dp;
-          }
-        r.d_alpha = alpha * d_epsv;
-        r.region  = ReturnRegion::apex;
+        // Apex: sigma_i = cot(phi) c, d_alpha = cos(phi) / sin(psi) d_eps_v.
+        r.set_apex(q, K, H, c_n, cf / sf, sp > 0 ? cf / sp : 0.);
       }
 
       /**
@@ -260,12 +282,7 @@ namespace plastix
       {
         const double G = m.mu, K = m.lambda + 2. / 3. * m.mu, H = m.cohesion_hardening;
         const double eta = m.cone_eta, xi = m.cone_xi, eta_bar = m.cone_eta_bar;
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            r.jacobian[i][j] = i == j ? 1. : 0.;
-        for (int i = 0; i < 3; ++i)
-          r.sigma[i] = q[i];
-        r.d_alpha = 0;
+        r.set_elastic(q);
 
         const double p_tr = (q[0] + q[1] + q[2]) / 3.;
         double       s[3];
@@ -275,10 +292,7 @@ namespace plastix
         const double Phi = J + eta * p_tr - xi * c_n;
         const double scale = J + magnitude(eta * p_tr) + xi * c_n;
         if (Phi <= 1e-14 * scale)
-          {
-            r.region = ReturnRegion::elastic;
-            return;
-          }
+          return; // elastic
         const double A  = 1. / (G + K * eta * eta_bar + xi * xi * H);
         const double dg = Phi * A;
         if (J - G * dg >= 0)
@@ -300,19 +314,8 @@ namespace plastix
             r.region  = ReturnRegion::smooth;
             return;
           }
-        const double beta   = xi / eta;
-        const double alpha  = eta_bar > 0 ? xi / eta_bar : 0.;
-        const double d_epsv = (p_tr - beta * c_n) / (K + alpha * beta * H);
-        const double p      = p_tr - K * d_epsv;
-        const double dp     = (1. - K / (K + alpha * beta * H)) / 3.;
-        for (int i = 0; i < 3; ++i)
-          {
-            r.sigma[i] = p;
-            for (int j = 0; j < 3; ++j)
-              r.jacobian[i][j] = dp;
-          }
-        r.d_alpha = alpha * d_epsv;
-        r.region  = ReturnRegion::apex;
+        // Apex: p = xi / eta c, d_alpha = xi / eta_bar d_eps_v.
+        r.set_apex(q, K, H, c_n, xi / eta, eta_bar > 0 ? xi / eta_bar : 0.);
       }
 
       /** Result of a pressure-dependent return at one point. */
