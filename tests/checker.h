@@ -1,4 +1,4 @@
-// ok/FAIL reporting shared by the deal.II-side tests.
+// ok/FAIL reporting shared by the tests (deal.II-free: the backend tests use it too).
 #ifndef PLASTIX_TESTS_CHECKER_H
 #define PLASTIX_TESTS_CHECKER_H
 

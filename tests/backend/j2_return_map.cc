@@ -31,29 +31,18 @@
 #include <random>
 #include <string>
 
+#include "../checker.h"
+#include "symmetric_tensors.h"
+
 using plastix::backend::Material;
-using V6 = std::array<double, 6>;
+using plastix_test::V6;
+using plastix_test::ddot;
+using plastix_test::elastic_stress;
+using plastix_test::norm;
 
 namespace
 {
-  int failures = 0;
-
-  void
-  check(const std::string &what, const double value, const double tolerance)
-  {
-    const bool ok = value <= tolerance;
-    std::printf("  %s %s: %.3e (tolerance %.1e)\n", ok ? "ok  " : "FAIL", what.c_str(), value, tolerance);
-    if (!ok)
-      ++failures;
-  }
-
-  void
-  check_true(const std::string &what, const bool ok)
-  {
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-      ++failures;
-  }
+  plastix_test::Checker checker;
 
   Material
   material(const double E, const double nu, const double sy, const double H, const double Hk)
@@ -65,13 +54,6 @@ namespace
     m.isotropic_hardening = H;
     m.kinematic_hardening = Hk;
     return m;
-  }
-
-  /** Full tensor contraction a:b of symmetric tensors in 6-entry tensor storage. */
-  double
-  ddot(const V6 &a, const V6 &b)
-  {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + 2 * (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
   }
 
   V6
@@ -89,23 +71,6 @@ namespace
   {
     const V6 s = dev(a);
     return std::sqrt(1.5 * ddot(s, s));
-  }
-
-  double
-  norm(const V6 &a)
-  {
-    return std::sqrt(ddot(a, a));
-  }
-
-  /** sigma = lambda tr(e) I + 2 mu e. */
-  V6
-  elastic_stress(const Material &m, const V6 &e)
-  {
-    V6           s;
-    const double tr = e[0] + e[1] + e[2];
-    for (int k = 0; k < 6; ++k)
-      s[k] = 2 * m.mu * e[k] + (k < 3 ? m.lambda * tr : 0.);
-    return s;
   }
 
   /** The plastix return map: stress, tangent (row-major 6x6), plastic flag. */
@@ -372,17 +337,17 @@ main()
               }
         }
       std::printf(" %s\n", c.name);
-      check_true("  no elastic state reported plastic", never_plastic);
-      check("  stress vs lambda tr(e) I + 2 mu e (/sigma_y)", worst_stress, 1e-12);
-      check("  tangent vs elastic matrix (/mu)", worst_tangent, 1e-13);
+      checker.check_true("  no elastic state reported plastic", never_plastic);
+      checker.check("  stress vs lambda tr(e) I + 2 mu e (/sigma_y)", worst_stress, 1e-12);
+      checker.check("  tangent vs elastic matrix (/mu)", worst_tangent, 1e-13);
     }
   {
     // Zero yield stress means an elastic material, even at large strain.
     const Material m = material(200e3, 0.3, 0, 1e3, 0);
     const V6       z = {0, 0, 0, 0, 0, 0}, eps = {0.01, -0.02, 0.005, 0.01, 0, 0.03};
     const Result   r = plastix_map(m, z, 0, z, eps);
-    check_true(" yield stress 0: elastic (documented '0 = elastic')", !r.plastic);
-    check(" yield stress 0: elastic stress", max_difference(r.stress, elastic_stress(m, eps), 1.), 1e-9);
+    checker.check_true(" yield stress 0: elastic (documented '0 = elastic')", !r.plastic);
+    checker.check(" yield stress 0: elastic stress", max_difference(r.stress, elastic_stress(m, eps), 1.), 1e-9);
   }
 
   std::printf("(b) plastic states: consistency, normality, independent return map\n");
@@ -433,12 +398,12 @@ main()
           reference            = std::max(reference, max_difference(r.stress, ref.stress, m.yield_stress));
         }
       std::printf(" %s (200 random states with f >= 0.05 kappa)\n", c.name);
-      check_true("  all reported plastic", all_plastic);
-      check("  consistency |q(s - beta) - (sigma_y + H alpha)| / kappa", consistency, 1e-12);
-      check("  correction deviatoric |tr| / sigma_y", volumetric, 1e-11);
-      check("  normality: correction parallel to dev(trial) - beta", normality, 1e-10);
-      check("  returned relative stress keeps the trial direction", direction, 1e-10);
-      check("  stress vs independent closed-form return (/sigma_y)", reference, 1e-11);
+      checker.check_true("  all reported plastic", all_plastic);
+      checker.check("  consistency |q(s - beta) - (sigma_y + H alpha)| / kappa", consistency, 1e-12);
+      checker.check("  correction deviatoric |tr| / sigma_y", volumetric, 1e-11);
+      checker.check("  normality: correction parallel to dev(trial) - beta", normality, 1e-10);
+      checker.check("  returned relative stress keeps the trial direction", direction, 1e-10);
+      checker.check("  stress vs independent closed-form return (/sigma_y)", reference, 1e-11);
     }
 
   {
@@ -457,30 +422,30 @@ main()
           {
             std::printf("  eps_z = %.10f (closed form 0.003 + 150/66000 = %.10f), eps_x = %.10f\n", ez,
                         0.003 + 150. / 66000., ex);
-            check("  eps_z of the seed table 0.0052727", std::abs(ez - (0.003 + 150. / 66000.)), 1e-15);
-            check("  eps_x of the seed table -0.0020363636", std::abs(ex - (-0.0009 - 0.5 * 150. / 66000.)), 1e-15);
+            checker.check("  eps_z of the seed table 0.0052727", std::abs(ez - (0.003 + 150. / 66000.)), 1e-15);
+            checker.check("  eps_x of the seed table -0.0020363636", std::abs(ex - (-0.0009 - 0.5 * 150. / 66000.)), 1e-15);
           }
         const Result r    = plastix_map(m, z, 0, z, eps);
         const V6     want = {0, 0, sigma, 0, 0, 0};
         char         what[160];
         std::snprintf(what, sizeof what, "  H_kin %g: plastic and stress = (0, 0, 600 MPa, 0, 0, 0) (/600 MPa)", hk);
-        check_true(std::string(what) + " plastic", r.plastic);
-        check(what, max_difference(r.stress, want, sigma), 1e-13);
+        checker.check_true(std::string(what) + " plastic", r.plastic);
+        checker.check(what, max_difference(r.stress, want, sigma), 1e-13);
         // Uniaxial tangent modulus: 1 / (D^-1)_zz = E Ht / (E + Ht).
         double inv[36];
         invert6(r.tangent, inv);
         const double Et = E * Ht / (E + Ht);
         std::snprintf(what, sizeof what, "  H_kin %g: uniaxial tangent modulus 1/(D^-1)_zz vs E Ht/(E+Ht) = %.6g", hk, Et);
-        check(what, std::abs(1 / inv[14] - Et) / Et, 1e-12);
+        checker.check(what, std::abs(1 / inv[14] - Et) / Et, 1e-12);
         // Lateral contraction under uniaxial stress increments: -(D^-1)_xz / (D^-1)_zz = (nu/E + 1/(2 Ht)) Et.
         const double nut = (nu / E + 0.5 / Ht) * Et;
         std::snprintf(what, sizeof what, "  H_kin %g: tangent lateral ratio vs (nu/E + 1/(2 Ht)) Et", hk);
-        check(what, std::abs(-inv[2] / inv[14] - nut) / nut, 1e-12);
+        checker.check(what, std::abs(-inv[2] / inv[14] - nut) / nut, 1e-12);
         // Below yield: 200 MPa is elastic, eps_z = 0.001, eps_x = -0.0003.
         const V6     e200 = {-0.0003, -0.0003, 0.001, 0, 0, 0};
         const Result r200 = plastix_map(m, z, 0, z, e200);
-        check_true("  200 MPa state elastic", !r200.plastic);
-        check("  200 MPa stress (/200 MPa)", max_difference(r200.stress, {0, 0, 200e6, 0, 0, 0}, 200e6), 1e-13);
+        checker.check_true("  200 MPa state elastic", !r200.plastic);
+        checker.check("  200 MPa stress (/200 MPa)", max_difference(r200.stress, {0, 0, 200e6, 0, 0, 0}, 200e6), 1e-13);
       }
   }
 
@@ -506,9 +471,9 @@ main()
             fd_elastic = 1;
         }
       std::printf(" %s\n", c.name);
-      check("  plastic: max |D - FD| / max |D|", fd, 1e-6);
-      check("  elastic: max |D - FD| / max |D|", fd_elastic, 1e-6);
-      check("  max |D_ij - D_ji| / max |D|", sym, 1e-14);
+      checker.check("  plastic: max |D - FD| / max |D|", fd, 1e-6);
+      checker.check("  elastic: max |D - FD| / max |D|", fd_elastic, 1e-6);
+      checker.check("  max |D_ij - D_ji| / max |D|", sym, 1e-14);
     }
   {
     // A tangent that ignored the algorithmic term (the continuum elastoplastic
@@ -532,9 +497,9 @@ main()
     const double e_cont = tangent_fd_error(m, st, continuum);
     const double e_alg  = tangent_fd_error(m, st, r.tangent);
     std::printf(" sensitivity: continuum tangent misses the FD by %.3e, plastix's by %.3e\n", e_cont, e_alg);
-    check_true("  the finite-difference check detects the continuum tangent (> 1e-3)", e_cont > 1e-3);
+    checker.check_true("  the finite-difference check detects the continuum tangent (> 1e-3)", e_cont > 1e-3);
   }
 
-  std::printf(failures == 0 ? "all checks passed\n" : "%d check(s) FAILED\n", failures);
-  return failures == 0 ? 0 : 1;
+  std::printf(checker.failures == 0 ? "all checks passed\n" : "%d checker.check(s) FAILED\n", checker.failures);
+  return checker.failures == 0 ? 0 : 1;
 }

@@ -32,28 +32,13 @@
 #include <string>
 #include <vector>
 
+#include "../checker.h"
+
 using namespace plastix::backend;
 
 namespace
 {
-  int failures = 0;
-
-  void
-  check(const std::string &what, const double value, const double tolerance)
-  {
-    const bool ok = value <= tolerance; // NaN fails
-    std::printf("  %s %s: %.3e (tolerance %.1e)\n", ok ? "ok  " : "FAIL", what.c_str(), value, tolerance);
-    if (!ok)
-      ++failures;
-  }
-
-  void
-  check_true(const std::string &what, const bool ok)
-  {
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-      ++failures;
-  }
+  plastix_test::Checker checker;
 
   /** Dense row-major n x n matrix. */
   struct Dense
@@ -384,7 +369,7 @@ namespace
             asym = std::max(asym, std::abs(A(i, j) - A(j, i)));
             amax = std::max(amax, std::abs(A(i, j)));
           }
-      check(name + ": reference matrix symmetric (max |A-A^T| / max |A|)", asym / amax, 1e-14);
+      checker.check(name + ": reference matrix symmetric (max |A-A^T| / max |A|)", asym / amax, 1e-14);
     }
 
     std::mt19937                           rng(12345);
@@ -401,7 +386,7 @@ namespace
     const double A_norm_estimate = norm(Ax) / norm(x);
     const auto   modes           = rigid_body_modes(mesh);
     for (const auto &mode : modes)
-      check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
+      checker.check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
 
     std::vector<double> first_result;
     for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled})
@@ -430,45 +415,45 @@ namespace
           settings.element_formulation = formulation;
           const MechanicsOperator op(mesh, settings);
           if (op.n_cells() != mesh.n_cells() || op.n_dofs() != mesh.n_dofs() || op.n_owned_dofs() != mesh.n_owned_dofs())
-            check_true(what + ": sizes", false);
+            checker.check_true(what + ": sizes", false);
           if (kernel == CellKernel::element_matrix)
             {
               const std::size_t expected = expect_shared_matrices ? mesh.materials.size() : mesh.n_cells();
-              check_true(what + ": " + std::to_string(op.n_element_matrices()) + " element matrices (expected " +
+              checker.check_true(what + ": " + std::to_string(op.n_element_matrices()) + " element matrices (expected " +
                            std::to_string(expected) + ")",
                          op.n_element_matrices() == expected);
             }
 
           const std::vector<double> r = run_apply(op, x, true);
-          check(what + ": apply vs dense A_c", relative_difference(r, Cx), 1e-12);
+          checker.check(what + ": apply vs dense A_c", relative_difference(r, Cx), 1e-12);
           const std::vector<double> ru = run_apply(op, x, false);
-          check(what + ": apply_unconstrained vs dense A", relative_difference(ru, Ax), 1e-12);
+          checker.check(what + ": apply_unconstrained vs dense A", relative_difference(ru, Ax), 1e-12);
 
           // Symmetry x^T A_c y = y^T A_c x (device results only).
           const std::vector<double> ry = run_apply(op, y, true);
-          check(what + ": |x.Ay - y.Ax| / (|x| |Ay|)", std::abs(dot(x, ry) - dot(y, r)) / (norm(x) * norm(ry)), 1e-12);
+          checker.check(what + ": |x.Ay - y.Ax| / (|x| |Ay|)", std::abs(dot(x, ry) - dot(y, r)) / (norm(x) * norm(ry)), 1e-12);
 
           {
             DeviceArray<double> d(mesh.n_dofs(), "test diagonal");
             d.copy_from_host(std::vector<double>(mesh.n_dofs(), -7.));
             op.compute_diagonal(d.data());
-            check(what + ": compute_diagonal vs dense diag(A_c)", relative_difference(d.to_host(), diagonal), 1e-12);
+            checker.check(what + ": compute_diagonal vs dense diag(A_c)", relative_difference(d.to_host(), diagonal), 1e-12);
           }
 
           double worst_mode = 0;
           for (const auto &mode : modes)
             worst_mode = std::max(worst_mode, norm(run_apply(op, mode, false)) / (A_norm_estimate * norm(mode)));
-          check(what + ": rigid-body modes, max |A r| / (|A| |r|)", worst_mode, 1e-12);
+          checker.check(what + ": rigid-body modes, max |A r| / (|A| |r|)", worst_mode, 1e-12);
 
           if (strategy != Strategy::ebe_atomic && !tiled)
             {
               const std::vector<double> again = run_apply(op, x, true);
-              check_true(what + ": repeated apply bitwise identical", again == r);
+              checker.check_true(what + ": repeated apply bitwise identical", again == r);
             }
           if (first_result.empty())
             first_result = r;
           else
-            check(what + ": vs first variant", relative_difference(r, first_result), 1e-13);
+            checker.check(what + ": vs first variant", relative_difference(r, first_result), 1e-13);
         }
   }
 } // namespace
@@ -555,7 +540,7 @@ main()
           {
             thrown = std::string(error.what()).find("Jacobian") != std::string::npos;
           }
-        check_true("tangled mesh throws std::invalid_argument mentioning the Jacobian", thrown);
+        checker.check_true("tangled mesh throws std::invalid_argument mentioning the Jacobian", thrown);
       }
       {
         // ebe tiled: no eight-threads-per-cell mapping, tile sizes in [1, 128].
@@ -574,12 +559,12 @@ main()
         OperatorSettings settings;
         settings.strategy       = Strategy::ebe_tiled;
         settings.thread_mapping = ThreadMapping::node;
-        check_true("ebe tiled with node mapping throws", rejected(settings, "one thread per cell"));
+        checker.check_true("ebe tiled with node mapping throws", rejected(settings, "one thread per cell"));
         settings.thread_mapping = ThreadMapping::automatic;
         for (const unsigned int n : {0u, 129u})
           {
             settings.cells_per_tile = n;
-            check_true("ebe tiled with " + std::to_string(n) + " cells per tile throws",
+            checker.check_true("ebe tiled with " + std::to_string(n) + " cells per tile throws",
                        rejected(settings, "cells per tile"));
           }
       }
@@ -587,9 +572,9 @@ main()
   catch (const std::exception &error)
     {
       std::printf("FAIL exception: %s\n", error.what());
-      ++failures;
+      ++checker.failures;
     }
   finalize();
-  std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", checker.failures == 0 ? "PASSED" : "FAILED");
+  return checker.failures == 0 ? 0 : 1;
 }

@@ -33,31 +33,20 @@
 #include <string>
 #include <vector>
 
+#include "../checker.h"
+#include "symmetric_tensors.h"
+
 using plastix::backend::Material;
 using plastix::backend::ReturnRegion;
 using plastix::backend::YieldCriterion;
-using V6 = std::array<double, 6>;
+using plastix_test::V6;
+using plastix_test::ddot;
+using plastix_test::elastic_stress;
+using plastix_test::norm;
 
 namespace
 {
-  int failures = 0;
-
-  void
-  check(const std::string &what, const double value, const double tolerance)
-  {
-    const bool ok = value <= tolerance && std::isfinite(value);
-    std::printf("  %s %s: %.3e (tolerance %.1e)\n", ok ? "ok  " : "FAIL", what.c_str(), value, tolerance);
-    if (!ok)
-      ++failures;
-  }
-
-  void
-  check_true(const std::string &what, const bool ok)
-  {
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-      ++failures;
-  }
+  plastix_test::Checker checker;
 
   const double pi = 3.14159265358979323846;
 
@@ -106,16 +95,6 @@ namespace
     return m.lambda + 2. / 3. * m.mu;
   }
 
-  V6
-  elastic_stress(const Material &m, const V6 &e)
-  {
-    V6           s;
-    const double tr = e[0] + e[1] + e[2];
-    for (int k = 0; k < 6; ++k)
-      s[k] = 2 * m.mu * e[k] + (k < 3 ? m.lambda * tr : 0.);
-    return s;
-  }
-
   /** C^-1 s. */
   V6
   compliance(const Material &m, const V6 &s)
@@ -125,18 +104,6 @@ namespace
     for (int k = 0; k < 6; ++k)
       e[k] = (s[k] - (k < 3 ? p : 0.)) / (2 * m.mu) + (k < 3 ? p / (3 * bulk(m)) : 0.);
     return e;
-  }
-
-  double
-  ddot(const V6 &a, const V6 &b)
-  {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + 2 * (a[3] * b[3] + a[4] * b[4] + a[5] * b[5]);
-  }
-
-  double
-  norm(const V6 &a)
-  {
-    return std::sqrt(ddot(a, a));
   }
 
   /**
@@ -579,9 +546,9 @@ main()
                 worst_t        = std::max(worst_t, std::abs(C - r.tangent[6 * i + j]) / (2 * G));
               }
         }
-      check_true(cs.name + ": 50 states inside stay elastic", all_elastic);
-      check(cs.name + ": stress sigma_0 + C eps", worst, 1e-12);
-      check(cs.name + ": tangent = C", worst_t, 1e-12);
+      checker.check_true(cs.name + ": 50 states inside stay elastic", all_elastic);
+      checker.check(cs.name + ": stress sigma_0 + C eps", worst, 1e-12);
+      checker.check(cs.name + ": tangent = C", worst_t, 1e-12);
     }
 
   std::printf("(b, d) random plastic states in every region: flow rule, yield, tangent\n");
@@ -620,23 +587,23 @@ main()
       int       seen         = 0;
       for (int k = 0; k < 5; ++k)
         seen += count[k] >= 20 ? 1 : 0;
-      check_true(cs.name + ": every region reached at least 20 times", seen == want_regions);
-      check(cs.name + ": on the yield surface (relative)", worst.yield, 1e-12);
-      check(cs.name + ": sigma = sigma_0 + C (eps - eps_p) (relative)", worst.stress_strain, 1e-12);
-      check(cs.name + ": plastic strain increment coaxial with the stress (relative commutator)", worst.coaxial,
+      checker.check_true(cs.name + ": every region reached at least 20 times", seen == want_regions);
+      checker.check(cs.name + ": on the yield surface (relative)", worst.yield, 1e-12);
+      checker.check(cs.name + ": sigma = sigma_0 + C (eps - eps_p) (relative)", worst.stress_strain, 1e-12);
+      checker.check(cs.name + ": plastic strain increment coaxial with the stress (relative commutator)", worst.coaxial,
             1e-9);
-      check(cs.name + ": increment along the active flow vectors (relative residual)", worst.flow, 1e-8);
-      check(cs.name + ": hardening variable by the flow rule (relative)", worst.hardening, 1e-8);
-      check_true(cs.name + ": non-negative plastic multipliers", !worst.bad_sign);
+      checker.check(cs.name + ": increment along the active flow vectors (relative residual)", worst.flow, 1e-8);
+      checker.check(cs.name + ": hardening variable by the flow rule (relative)", worst.hardening, 1e-8);
+      checker.check_true(cs.name + ": non-negative plastic multipliers", !worst.bad_sign);
       for (int k = 1; k < 5; ++k)
         if (fd_count[k] > 0)
-          check(cs.name + ": tangent vs finite difference, " + region_name(static_cast<ReturnRegion>(k)) + " (" +
+          checker.check(cs.name + ": tangent vs finite difference, " + region_name(static_cast<ReturnRegion>(k)) + " (" +
                   std::to_string(fd_count[k]) + " states)",
                 worst_fd[k], 2e-6);
       if (cs.m.sin_dilation == cs.m.sin_friction && cs.m.cone_eta_bar == cs.m.cone_eta)
-        check(cs.name + ": associative tangent symmetric", worst_sym, 1e-10);
+        checker.check(cs.name + ": associative tangent symmetric", worst_sym, 1e-10);
       else
-        check_true(cs.name + ": non-associative tangent not symmetric (min asymmetry " + std::to_string(min_asym) +
+        checker.check_true(cs.name + ": non-associative tangent not symmetric (min asymmetry " + std::to_string(min_asym) +
                      ")",
                    min_asym > 1e-4);
     }
@@ -682,7 +649,7 @@ main()
               worst = std::max(worst, (e0 - energy(t)) / std::max(e0, 1e-300));
             }
         }
-      check(cases[k].name + ": no sampled admissible stress closer than the return (" + std::to_string(n_plastic) +
+      checker.check(cases[k].name + ": no sampled admissible stress closer than the return (" + std::to_string(n_plastic) +
               " states, relative energy excess)",
             std::max(0., worst), 1e-10);
     }
@@ -700,18 +667,18 @@ main()
         e1 = std::max(e1, std::abs(r1.stress[k] - (k < 3 ? 5 * cot : 0.)));
         e2 = std::max(e2, std::abs(r2.stress[k] - (k < 3 ? 5 * dp.cone_xi / dp.cone_eta : 0.)));
       }
-    check_true("MC hydrostatic tension returns to the apex", r1.region == ReturnRegion::apex);
-    check("MC hydrostatic tension: sigma = c cot(phi) I [MPa]", e1, 1e-12);
-    check_true("DP hydrostatic tension returns to the apex", r2.region == ReturnRegion::apex);
-    check("DP hydrostatic tension: sigma = xi c / eta I [MPa]", e2, 1e-12);
+    checker.check_true("MC hydrostatic tension returns to the apex", r1.region == ReturnRegion::apex);
+    checker.check("MC hydrostatic tension: sigma = c cot(phi) I [MPa]", e1, 1e-12);
+    checker.check_true("DP hydrostatic tension returns to the apex", r2.region == ReturnRegion::apex);
+    checker.check("DP hydrostatic tension: sigma = xi c / eta I [MPa]", e2, 1e-12);
     // Apex with hardening: p = cot(phi) (c + H cos(phi)/sin(psi) d eps_v), p = p_tr - K d eps_v.
     const Material mh  = mohr_coulomb(2000, 0.2, 5, 20, 20, 300);
     const auto     r3  = plastix_map(mh, zero, 0, zero, eps);
     const double   K   = bulk(mh), ptr = 3 * K * 0.02;
     const double   al  = std::cos(20 * pi / 180) / std::sin(20 * pi / 180);
     const double   dev = (ptr - cot * 5) / (K + cot * 300 * al);
-    check("MC apex with cohesion hardening: p [MPa]", std::abs(r3.stress[0] - (ptr - K * dev)), 1e-10);
-    check("MC apex with cohesion hardening: alpha", std::abs(r3.alpha - al * dev), 1e-14);
+    checker.check("MC apex with cohesion hardening: p [MPa]", std::abs(r3.stress[0] - (ptr - K * dev)), 1e-10);
+    checker.check("MC apex with cohesion hardening: alpha", std::abs(r3.alpha - al * dev), 1e-14);
   }
   for (const double psi : {30., 10., 0.})
     {
@@ -732,16 +699,16 @@ main()
       const double dg = ((a - b) + (a + b) * sf - 2 * 5 * cf) / ((ra - rb) + (ra + rb) * sf);
       const double err = std::max({std::abs(r.stress[0] - (a - dg * ra)), std::abs(r.stress[1] - (a - dg * ra)),
                                    std::abs(r.stress[2] - (b - dg * rb))});
-      check_true("triaxial compression, psi " + std::to_string(int(psi)) + ": left edge",
+      checker.check_true("triaxial compression, psi " + std::to_string(int(psi)) + ": left edge",
                  r.region == ReturnRegion::left_edge);
-      check("triaxial compression, psi " + std::to_string(int(psi)) + ": stresses [MPa]", err, 1e-10);
+      checker.check("triaxial compression, psi " + std::to_string(int(psi)) + ": stresses [MPa]", err, 1e-10);
       // The DP outer cone passes through the MC compression meridian: the
       // returned MC stress is on the DP outer cone of the same phi.
       const Material dp = drucker_prager_outer(2000, 0.2, 5, 30, psi);
       V6             s;
       for (int k = 0; k < 6; ++k)
         s[k] = r.stress[k];
-      check("triaxial compression, psi " + std::to_string(int(psi)) + ": on the DP outer cone", std::abs(drucker_prager_yield(dp, 5, s)) / 5, 1e-12);
+      checker.check("triaxial compression, psi " + std::to_string(int(psi)) + ": on the DP outer cone", std::abs(drucker_prager_yield(dp, 5, s)) / 5, 1e-12);
     }
   {
     // The seed's wellbore: the elastic perturbation sigma_rr = -0.1 / r^2,
@@ -753,8 +720,8 @@ main()
       const V6 s0 = {-0.1 / (r * r), 0.1 / (r * r), 0, 0, 0, 0};
       return plastix_map(m, zero, 0, s0, zero).region;
     };
-    check("wellbore first-yield radius [m] vs 0.146", std::abs(r0 - 0.146), 5e-4);
-    check_true("wellbore: elastic at 1.001 r0, plastic at 0.999 r0",
+    checker.check("wellbore first-yield radius [m] vs 0.146", std::abs(r0 - 0.146), 5e-4);
+    checker.check_true("wellbore: elastic at 1.001 r0, plastic at 0.999 r0",
                region_at(1.001 * r0) == ReturnRegion::elastic && region_at(0.999 * r0) != ReturnRegion::elastic);
   }
   {
@@ -774,14 +741,14 @@ main()
         const auto r = plastix_map(m, st.ep, 0, st.s0, st.eps);
         bool       stable;
         const double err = tangent_error(m, st, r, stable);
-        check(std::string("repeated trial eigenvalues (") + region_name(r.region) + "): tangent vs finite difference",
+        checker.check(std::string("repeated trial eigenvalues (") + region_name(r.region) + "): tangent vs finite difference",
               err, 2e-6);
       }
   }
 
-  if (failures)
-    std::printf("FAIL: %d checks failed\n", failures);
+  if (checker.failures)
+    std::printf("FAIL: %d checks failed\n", checker.failures);
   else
     std::printf("all checks passed\n");
-  return failures ? 1 : 0;
+  return checker.failures ? 1 : 0;
 }

@@ -15,29 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "../checker.h"
+
 using namespace plastix::backend;
 namespace ops = plastix::backend::vector_operations;
 
 namespace
 {
-  int failures = 0;
-
-  void
-  check(const std::string &what, const double value, const double tolerance)
-  {
-    const bool ok = value <= tolerance;
-    std::printf("  %s %s: %.3e (tolerance %.1e)\n", ok ? "ok  " : "FAIL", what.c_str(), value, tolerance);
-    if (!ok)
-      ++failures;
-  }
-
-  void
-  check_true(const std::string &what, const bool ok)
-  {
-    std::printf("  %s %s\n", ok ? "ok  " : "FAIL", what.c_str());
-    if (!ok)
-      ++failures;
-  }
+  plastix_test::Checker checker;
 
   /** max_i |a_i - b_i| / max(max_i |b_i|, tiny); 0 for identical vectors. */
   double
@@ -84,7 +69,7 @@ namespace
     // Element-wise kernels must be exact: the same floating-point expression per entry.
     {
       ops::set(n, 3.25, y.data());
-      check("set" + tag, max_difference(y.to_host(), std::vector<double>(n, 3.25)), 0.);
+      checker.check("set" + tag, max_difference(y.to_host(), std::vector<double>(n, 3.25)), 0.);
     }
     {
       reset_y();
@@ -92,7 +77,7 @@ namespace
       std::vector<double> r = yh;
       for (auto &v : r)
         v *= -1.7;
-      check("scale" + tag, max_difference(y.to_host(), r), 0.);
+      checker.check("scale" + tag, max_difference(y.to_host(), r), 0.);
     }
     {
       reset_y();
@@ -100,7 +85,7 @@ namespace
       std::vector<double> r = yh;
       for (auto &v : r)
         v += 0.3;
-      check("add_scalar" + tag, max_difference(y.to_host(), r), 0.);
+      checker.check("add_scalar" + tag, max_difference(y.to_host(), r), 0.);
     }
     {
       reset_y();
@@ -108,7 +93,7 @@ namespace
       std::vector<double> r(n);
       for (std::size_t i = 0; i < n; ++i)
         r[i] = 2.5 * xh[i];
-      check("equ" + tag, max_difference(y.to_host(), r), 0.);
+      checker.check("equ" + tag, max_difference(y.to_host(), r), 0.);
     }
     {
       reset_y();
@@ -116,7 +101,7 @@ namespace
       std::vector<double> r(n);
       for (std::size_t i = 0; i < n; ++i)
         r[i] = yh[i] + -0.75 * xh[i];
-      check("axpy" + tag, max_difference(y.to_host(), r), 1e-15);
+      checker.check("axpy" + tag, max_difference(y.to_host(), r), 1e-15);
     }
     {
       reset_y();
@@ -124,7 +109,7 @@ namespace
       std::vector<double> r(n);
       for (std::size_t i = 0; i < n; ++i)
         r[i] = 0.5 * yh[i] + -2. * xh[i];
-      check("sadd" + tag, max_difference(y.to_host(), r), 1e-15);
+      checker.check("sadd" + tag, max_difference(y.to_host(), r), 1e-15);
     }
     {
       reset_y();
@@ -132,7 +117,7 @@ namespace
       std::vector<double> r(n);
       for (std::size_t i = 0; i < n; ++i)
         r[i] = yh[i] + (1.5 * xh[i] + -0.25 * zh[i]);
-      check("add_two" + tag, max_difference(y.to_host(), r), 1e-15);
+      checker.check("add_two" + tag, max_difference(y.to_host(), r), 1e-15);
     }
     {
       reset_y();
@@ -140,7 +125,7 @@ namespace
       std::vector<double> r(n);
       for (std::size_t i = 0; i < n; ++i)
         r[i] = xh[i] + 3. * zh[i];
-      check("triad a = b + s c" + tag, max_difference(y.to_host(), r), 1e-15);
+      checker.check("triad a = b + s c" + tag, max_difference(y.to_host(), r), 1e-15);
     }
     {
       reset_y();
@@ -148,7 +133,7 @@ namespace
       std::vector<double> r(n);
       for (std::size_t i = 0; i < n; ++i)
         r[i] = yh[i] * xh[i];
-      check("pointwise_multiply" + tag, max_difference(y.to_host(), r), 0.);
+      checker.check("pointwise_multiply" + tag, max_difference(y.to_host(), r), 0.);
     }
     // Reductions: summation order may differ; compare with long double sums.
     {
@@ -166,11 +151,11 @@ namespace
           nonzero += xh[i] != 0.;
         }
       const double eps = 1e-16 * std::max<double>(1., std::sqrt(static_cast<double>(n))) * 4;
-      check("dot" + tag, std::abs(ops::dot(n, x.data(), y.data()) - static_cast<double>(dot)) / std::max(1e-300, static_cast<double>(abs_dot)), eps);
-      check("l1_norm" + tag, n == 0 ? std::abs(ops::l1_norm(n, x.data())) : relative(ops::l1_norm(n, x.data()), static_cast<double>(l1)), eps);
-      check("sum" + tag, std::abs(ops::sum(n, x.data()) - static_cast<double>(sum)) / std::max(1e-300, static_cast<double>(l1)), eps);
-      check("linfty_norm" + tag, std::abs(ops::linfty_norm(n, x.data()) - linf), 0.);
-      check("count_nonzero" + tag, std::abs(static_cast<double>(ops::count_nonzero(n, x.data())) - static_cast<double>(nonzero)), 0.);
+      checker.check("dot" + tag, std::abs(ops::dot(n, x.data(), y.data()) - static_cast<double>(dot)) / std::max(1e-300, static_cast<double>(abs_dot)), eps);
+      checker.check("l1_norm" + tag, n == 0 ? std::abs(ops::l1_norm(n, x.data())) : relative(ops::l1_norm(n, x.data()), static_cast<double>(l1)), eps);
+      checker.check("sum" + tag, std::abs(ops::sum(n, x.data()) - static_cast<double>(sum)) / std::max(1e-300, static_cast<double>(l1)), eps);
+      checker.check("linfty_norm" + tag, std::abs(ops::linfty_norm(n, x.data()) - linf), 0.);
+      checker.check("count_nonzero" + tag, std::abs(static_cast<double>(ops::count_nonzero(n, x.data())) - static_cast<double>(nonzero)), 0.);
 
       // add_and_dot: x += a v, returns (updated x) . w
       DeviceArray<double> xx(xh, "x copy");
@@ -183,8 +168,8 @@ namespace
           expected += static_cast<long double>(updated[i]) * yh[i];
           abs_expected += std::abs(static_cast<long double>(updated[i]) * yh[i]);
         }
-      check("add_and_dot: updated vector" + tag, max_difference(xx.to_host(), updated), 1e-15);
-      check("add_and_dot: returned dot with the updated vector" + tag,
+      checker.check("add_and_dot: updated vector" + tag, max_difference(xx.to_host(), updated), 1e-15);
+      checker.check("add_and_dot: returned dot with the updated vector" + tag,
             std::abs(result - static_cast<double>(expected)) / std::max(1e-300, static_cast<double>(abs_expected)), eps);
     }
     {
@@ -195,7 +180,7 @@ namespace
       for (std::size_t i = 0; i < n; ++i)
         r[i] = xh[i] != 0. ? 1. / xh[i] : 1.;
       const auto host = d.to_host();
-      check("invert_diagonal (" + std::to_string(std::count(xh.begin(), xh.end(), 0.)) + " zeros -> 1)" + tag,
+      checker.check("invert_diagonal (" + std::to_string(std::count(xh.begin(), xh.end(), 0.)) + " zeros -> 1)" + tag,
             max_difference(host, r), 0.);
     }
     // Index kernels with indices in random order, repeated ones in scatter_add.
@@ -216,7 +201,7 @@ namespace
         std::vector<double> r(m);
         for (std::size_t k = 0; k < m; ++k)
           r[k] = xh[idx[k]];
-        check("gather (" + std::to_string(m) + " indices)" + tag, max_difference(buffer.to_host(), r), 0.);
+        checker.check("gather (" + std::to_string(m) + " indices)" + tag, max_difference(buffer.to_host(), r), 0.);
 
         reset_y();
         ops::scatter_add(m, indices.data(), b.data(), y.data());
@@ -232,7 +217,7 @@ namespace
         for (std::size_t i = 0; i < n; ++i)
           worst = std::max(worst, std::abs(host[i] - static_cast<double>(acc[i])) /
                                     (std::abs(yh[i]) + scale[i] + 1e-300));
-        check("scatter_add with repeated indices" + tag, worst, 1e-15);
+        checker.check("scatter_add with repeated indices" + tag, worst, 1e-15);
 
         // set_entries / assign_entries / copy_entries with distinct indices
         // (assignments to one index from several k are unordered).
@@ -249,21 +234,21 @@ namespace
         std::vector<double> rs = yh;
         for (const auto i : distinct)
           rs[i] = -4.5;
-        check("set_entries" + tag, max_difference(y.to_host(), rs), 0.);
+        checker.check("set_entries" + tag, max_difference(y.to_host(), rs), 0.);
 
         reset_y();
         ops::assign_entries(k, dindices.data(), b.data(), y.data());
         std::vector<double> ra = yh;
         for (std::size_t j = 0; j < k; ++j)
           ra[distinct[j]] = bh[j];
-        check("assign_entries" + tag, max_difference(y.to_host(), ra), 0.);
+        checker.check("assign_entries" + tag, max_difference(y.to_host(), ra), 0.);
 
         reset_y();
         ops::copy_entries(k, dindices.data(), x.data(), y.data());
         std::vector<double> rc = yh;
         for (const auto i : distinct)
           rc[i] = xh[i];
-        check("copy_entries" + tag, max_difference(y.to_host(), rc), 0.);
+        checker.check("copy_entries" + tag, max_difference(y.to_host(), rc), 0.);
       }
     {
       // Chebyshev steps against the formulas of the header.
@@ -288,7 +273,7 @@ namespace
           const std::string s_tag = "chebyshev_update step " + std::to_string(step);
           const double      diff  = std::max({max_difference(s.to_host(), rs), max_difference(o.to_host(), ro),
                                               max_difference(t.to_host(), rt)});
-          check(s_tag + ": solution, solution_old, temp" + tag, diff, 2e-15);
+          checker.check(s_tag + ": solution, solution_old, temp" + tag, diff, 2e-15);
         }
     }
   }
@@ -299,7 +284,7 @@ main()
 {
   initialize();
   std::printf("backend: %s (%s)\n", device_description().c_str(), execution_space_name().c_str());
-  check_true("is_initialized()", is_initialized());
+  checker.check_true("is_initialized()", is_initialized());
   try
     {
       std::mt19937 rng(2024);
@@ -313,16 +298,16 @@ main()
         {
           std::vector<double> h = {1., 2., 3., 4., 5.};
           DeviceArray<double> a(h, "a"), b(h.size(), "b");
-          check_true("allocated_bytes grows by the arrays' size", allocated_bytes() == before + 2 * 5 * sizeof(double));
+          checker.check_true("allocated_bytes grows by the arrays' size", allocated_bytes() == before + 2 * 5 * sizeof(double));
           b.copy_from(a);
-          check_true("DeviceArray copy_from / to_host round trip", b.to_host() == h);
+          checker.check_true("DeviceArray copy_from / to_host round trip", b.to_host() == h);
           a.set_zero();
-          check_true("DeviceArray set_zero", a.to_host() == std::vector<double>(5, 0.));
+          checker.check_true("DeviceArray set_zero", a.to_host() == std::vector<double>(5, 0.));
           DeviceArray<double> c(std::move(b));
-          check_true("DeviceArray move keeps the data", c.to_host() == h && b.size() == 0 && b.data() == nullptr);
-          check_true("peak_allocated_bytes >= allocated_bytes", peak_allocated_bytes() >= allocated_bytes());
+          checker.check_true("DeviceArray move keeps the data", c.to_host() == h && b.size() == 0 && b.data() == nullptr);
+          checker.check_true("peak_allocated_bytes >= allocated_bytes", peak_allocated_bytes() >= allocated_bytes());
         }
-        check_true("allocated_bytes back to the start after release", allocated_bytes() == before);
+        checker.check_true("allocated_bytes back to the start after release", allocated_bytes() == before);
       }
 
       // An allocation no device can satisfy: DeviceMemoryError naming the label.
@@ -345,10 +330,10 @@ main()
             message = std::string("wrong exception type: ") + error.what();
           }
         std::printf("  message: %s\n", message.c_str());
-        check_true("allocate(2^60 bytes) throws DeviceMemoryError", thrown);
-        check_true("the message names the label 'absurd test allocation'",
+        checker.check_true("allocate(2^60 bytes) throws DeviceMemoryError", thrown);
+        checker.check_true("the message names the label 'absurd test allocation'",
                    message.find("absurd test allocation") != std::string::npos);
-        check_true("allocated_bytes unchanged after the failed allocation", allocated_bytes() == before);
+        checker.check_true("allocated_bytes unchanged after the failed allocation", allocated_bytes() == before);
         bool array_thrown = false;
         try
           {
@@ -358,16 +343,16 @@ main()
           {
             array_thrown = std::string(error.what()).find("huge test array") != std::string::npos;
           }
-        check_true("DeviceArray of 2^60 bytes throws DeviceMemoryError naming its label", array_thrown);
-        check_true("allocate(0) returns null", allocate(0, "nothing") == nullptr);
+        checker.check_true("DeviceArray of 2^60 bytes throws DeviceMemoryError naming its label", array_thrown);
+        checker.check_true("allocate(0) returns null", allocate(0, "nothing") == nullptr);
       }
     }
   catch (const std::exception &error)
     {
       std::printf("FAIL exception: %s\n", error.what());
-      ++failures;
+      ++checker.failures;
     }
   finalize();
-  std::printf("%s\n", failures == 0 ? "PASSED" : "FAILED");
-  return failures == 0 ? 0 : 1;
+  std::printf("%s\n", checker.failures == 0 ? "PASSED" : "FAILED");
+  return checker.failures == 0 ? 0 : 1;
 }

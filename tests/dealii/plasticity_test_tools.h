@@ -10,7 +10,7 @@
 #include "elastic_problem.h"
 #include "parameters.h"
 
-#include "checker.h"
+#include "../checker.h"
 
 #include <cmath>
 #include <cstdio>

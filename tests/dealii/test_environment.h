@@ -9,7 +9,7 @@
 
 #include <plastix/core/runtime.h>
 
-#include "checker.h"
+#include "../checker.h"
 
 #include <exception>
 #include <iostream>
