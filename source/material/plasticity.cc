@@ -92,25 +92,34 @@ namespace plastix
         if (!cell->is_locally_owned())
           continue;
         const backend::Material &m = material_of(op.material_table, cell->material_id());
-        if (m.criterion != backend::YieldCriterion::von_mises)
+        fe_values.reinit(cell);
+        for (unsigned int q = 0; q < 8; ++q)
           {
-            fe_values.reinit(cell);
-            for (unsigned int q = 0; q < 8; ++q)
+            const dealii::Point<3>                 &x = fe_values.quadrature_point(q);
+            const dealii::SymmetricTensor<2, 3> sigma = initial_stress(x);
+            double                              s[6];
+            bool                                finite = true, zero_stress = true;
+            for (int k = 0; k < 6; ++k)
               {
-                const dealii::Point<3>                 &x = fe_values.quadrature_point(q);
-                const dealii::SymmetricTensor<2, 3> sigma = initial_stress(x);
-                double                              s[6];
-                bool                                finite = true;
-                for (int k = 0; k < 6; ++k)
-                  {
-                    s[k]   = sigma[row[k]][col[k]];
-                    finite = finite && std::isfinite(s[k]);
-                  }
-                std::ostringstream where;
-                where << "the initial stress at (" << x << ") of material id " << int(cell->material_id());
-                if (!finite)
-                  first_error = first_error.empty() ? where.str() + " is not finite" : first_error;
-                else if (backend::pressure_dependent_return_map(m, zero, history[c * values + 6 * 8 + q], s, zero)
+                s[k]        = sigma[row[k]][col[k]];
+                finite      = finite && std::isfinite(s[k]);
+                zero_stress = zero_stress && s[k] == 0.;
+              }
+            std::ostringstream where;
+            where << "the initial stress at (" << x << ") of material id " << int(cell->material_id());
+            if (!finite)
+              first_error = first_error.empty() ? where.str() + " is not finite" : first_error;
+            else if (m.criterion == backend::YieldCriterion::von_mises)
+              {
+                // The von Mises history holds the back stress in these slots.
+                if (!zero_stress)
+                  first_error = first_error.empty() ?
+                                  where.str() + " is not zero, but a von Mises material takes no initial stress" :
+                                  first_error;
+              }
+            else
+              {
+                if (backend::pressure_dependent_return_map(m, zero, history[c * values + 6 * 8 + q], s, zero)
                            .region != backend::ReturnRegion::elastic)
                   first_error =
                     first_error.empty() ? where.str() + " lies outside its yield surface" : first_error;

@@ -3,6 +3,7 @@
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -24,26 +25,44 @@ namespace plastix
     if (!op.has_plasticity())
       throw std::logic_error("plastix::NewtonRaphson: the operator has no plasticity state "
                              "(call MechanicsOperator::enable_plasticity() first)");
-    if (!op.has_symmetric_tangent() && linear_solver.needs_symmetric_operator())
+    if (data.tangent == NewtonTangent::consistent && !op.has_symmetric_tangent() &&
+        linear_solver.needs_symmetric_operator())
       throw std::invalid_argument("the consistent tangent is not symmetric (a Mohr-Coulomb or Drucker-Prager material "
                                   "with a dilation angle below its friction angle), which " +
                                   enum_name(linear_solver.solver_type()) +
-                                  " cannot solve: choose Linear solver/Type = gmres or belos gmres");
-    for (DeviceVector *v : {&u, &du, &f_int, &residual, &work})
+                                  " cannot solve: choose Linear solver/Type = gmres or belos gmres, or "
+                                  "Newton/Tangent = initial stiffness");
+    for (DeviceVector *v : {&u, &du, &f_int, &residual, &work, &correction})
       op.initialize_dof_vector(*v);
+  }
+
+  void
+  NewtonRaphson::set_constant_force(const DeviceVector &force)
+  {
+    constant_force = &force;
+  }
+
+  void
+  NewtonRaphson::set_out_of_balance(const double load_factor)
+  {
+    residual.equ(load_factor, external_force);
+    if (constant_force != nullptr)
+      residual.add(1., *constant_force);
+    residual.add(-1., f_int);
   }
 
   void
   NewtonRaphson::compute_residual(const double load_factor, double &residual_norm, double &reference)
   {
-    residual.equ(load_factor, external_force);
-    residual.add(-1., f_int);
+    set_out_of_balance(load_factor);
     op.set_constrained_zero(residual);
     residual_norm = residual.l2_norm();
     work.equ(1., f_int);
     op.set_constrained_zero(work);
     const double reaction = std::sqrt(std::max(0., f_int.norm_sqr() - work.norm_sqr()));
     work.equ(load_factor, external_force);
+    if (constant_force != nullptr)
+      work.add(1., *constant_force);
     op.set_constrained_zero(work);
     // The largest force of the run so far keeps a scale when the load
     // returns to zero (unloading), where the current one vanishes.
@@ -54,6 +73,8 @@ namespace plastix
   NewtonResult
   NewtonRaphson::step(const double lambda_old, const double lambda_new, const unsigned int step_number, const bool verbose)
   {
+    if (data.tangent == NewtonTangent::initial_stiffness)
+      return step_initial_stiffness(lambda_old, lambda_new, step_number, verbose);
     const auto  &np = data;
     NewtonResult result;
     try
@@ -65,8 +86,7 @@ namespace plastix
         const bool reversal = (lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0;
         if (reversal)
           op.use_tangent(false);
-        residual.equ(lambda_new, external_force);
-        residual.add(-1., f_int);
+        set_out_of_balance(lambda_new);
         op.lift_inhomogeneities(residual, lambda_new - lambda_old);
         initialize_linear_solver(true);
         du = 0.;
@@ -146,6 +166,114 @@ namespace plastix
         op.use_tangent(true);
         result.failure = std::string("linear solver failed: ") + error.what();
       }
+    return result;
+  }
+
+  NewtonResult
+  NewtonRaphson::step_initial_stiffness(const double       lambda_old,
+                                        const double       lambda_new,
+                                        const unsigned int step_number,
+                                        const bool         verbose)
+  {
+    const auto  &np = data;
+    NewtonResult result;
+    // Every solve of the step with the elastic operator: one preconditioner.
+    op.use_tangent(false);
+    try
+      {
+        initialize_linear_solver(true);
+        const auto solve = [&](DeviceVector &x, const double residual_norm, const double reference) {
+          x = 0.;
+          const double tolerance =
+            std::max(np.max_forcing_term * residual_norm, 0.1 * np.residual_tolerance * reference);
+          result.linear_iterations += linear_solver.solve(x, residual, tolerance).iterations;
+          op.set_constrained_zero(x);
+        };
+        // Predictor: the elastic increment with the prescribed increments lifted.
+        set_out_of_balance(lambda_new);
+        op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+        du                   = 0.;
+        const double rhs_norm = residual.l2_norm();
+        result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+        op.set_constrained_values(du, lambda_new - lambda_old);
+        u.add(1., du);
+        op.set_constrained_values(u, lambda_new);
+
+        double omega = 1., first_residual = 0.;
+        for (unsigned int k = 1; k <= np.max_iterations; ++k)
+          {
+            if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
+              throw Interrupted("during load step " + std::to_string(step_number));
+            result.plastic = op.plasticity().update(u, f_int);
+            double residual_norm, reference;
+            compute_residual(lambda_new, residual_norm, reference);
+            result.iterations        = k;
+            result.residual          = residual_norm;
+            result.relative_residual = residual_norm / reference;
+            result.reference         = reference;
+            const double du_norm = du.l2_norm(), u_norm = u.l2_norm();
+            if (verbose)
+              std::cout << "  step " << step_number << " (load factor " << lambda_new << ") initial stiffness " << k
+                        << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
+                        << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat
+                        << ", omega " << omega << ", plastic points " << result.plastic.n_plastic_points << std::endl;
+            if (!std::isfinite(residual_norm))
+              {
+                result.failure = "the residual is not finite";
+                break;
+              }
+            if (result.relative_residual <= np.residual_tolerance && du_norm <= np.displacement_tolerance * u_norm)
+              {
+                result.converged = true;
+                break;
+              }
+            if (k == 1)
+              first_residual = residual_norm;
+            else if (residual_norm > np.divergence_factor * first_residual)
+              {
+                result.failure = "the residual grew by more than the divergence factor";
+                break;
+              }
+            if (k == np.max_iterations)
+              {
+                result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
+                break;
+              }
+            // d = K_e^-1 R(u), y = u + omega d.
+            solve(correction, residual_norm, reference);
+            u.add(omega, correction);
+            op.set_constrained_values(u, lambda_new);
+            // d* = K_e^-1 R(y), u = y + d*.
+            op.plasticity().update(u, f_int);
+            double residual_y, reference_y;
+            compute_residual(lambda_new, residual_y, reference_y);
+            if (!std::isfinite(residual_y))
+              {
+                result.failure = "the residual is not finite";
+                break;
+              }
+            solve(du, residual_y, reference_y);
+            u.add(1., du);
+            op.set_constrained_values(u, lambda_new);
+            // Thomas: omega grows by the part of d* along d; the change of
+            // this iteration is omega d + d*.
+            const double dd = correction.norm_sqr();
+            const double step_omega = omega;
+            if (dd > 0)
+              omega = std::clamp(omega + (correction * du) / dd, 1., 10.);
+            du.add(step_omega, correction);
+          }
+      }
+    catch (const SolverError &error)
+      {
+        result.failure = std::string("linear solver failed: ") + error.what();
+      }
+    catch (...)
+      {
+        op.use_tangent(true);
+        throw;
+      }
+    op.use_tangent(true);
     return result;
   }
 

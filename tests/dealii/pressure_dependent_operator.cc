@@ -451,6 +451,21 @@ main(int argc, char **argv)
                              return s;
                            },
                            "is not finite"));
+      // The mesh of the other cases has von Mises cells (material id 2).
+      plastix::MechanicsOperator mixed;
+      mixed.reinit(mesh.dof_handler, mesh.constraints, table);
+      plastix::PlasticityState &mixed_state = mixed.enable_plasticity();
+      bool refused_j2 = false;
+      try
+        {
+          mixed_state.set_initial_stress(mesh.dof_handler, in_situ);
+        }
+      catch (const std::exception &error)
+        {
+          env.pout << "   refused: " << error.what() << std::endl;
+          refused_j2 = std::string(error.what()).find("takes no initial stress") != std::string::npos;
+        }
+      checker.check_true("  a non-zero initial stress at a von Mises cell is refused (every rank)", refused_j2);
     }
   });
 }

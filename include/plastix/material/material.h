@@ -9,6 +9,7 @@
 #include <deal.II/base/types.h>
 
 #include <plastix/backend/material.h>
+#include <plastix/core/enum_patterns.h>
 
 #include <map>
 
@@ -84,6 +85,35 @@ namespace plastix
    */
   const backend::Material &
   material_of(const MaterialTable &materials, dealii::types::material_id id);
+
+  template <>
+  struct EnumNames<backend::YieldCriterion>
+  {
+    static constexpr const char *what = "yield criterion";
+    static std::vector<std::pair<backend::YieldCriterion, std::string>>
+    table()
+    {
+      return {{backend::YieldCriterion::von_mises, "von Mises"},
+              {backend::YieldCriterion::mohr_coulomb, "Mohr-Coulomb"},
+              {backend::YieldCriterion::drucker_prager, "Drucker-Prager"}};
+    }
+  };
+
+  template <>
+  struct EnumNames<ConeMatching>
+  {
+    static constexpr const char *what = "cone matching";
+    static std::vector<std::pair<ConeMatching, std::string>>
+    table()
+    {
+      return {{ConeMatching::outer, "outer"},
+              {ConeMatching::inner, "inner"},
+              {ConeMatching::plane_strain, "plane strain"}};
+    }
+  };
 } // namespace plastix
+
+PLASTIX_ENUM_PATTERN(plastix::backend::YieldCriterion)
+PLASTIX_ENUM_PATTERN(plastix::ConeMatching)
 
 #endif

@@ -86,9 +86,10 @@ namespace plastix
      * @p initial_stress at the point (stresses positive in tension), in the
      * committed and the trial state: the trial stress of every later update
      * is sigma_0 + C (eps - eps_p). @p dof_handler is the one the operator
-     * was built on. Points of von Mises materials keep their state. Throws
-     * std::invalid_argument on every rank, naming a point, if a stress is
-     * not finite or lies outside the yield surface of its material.
+     * was built on. Points of von Mises materials keep their state and take
+     * no initial stress. Throws std::invalid_argument on every rank, naming
+     * a point, if a stress is not finite, lies outside the yield surface of
+     * its material, or is not zero at a point of a von Mises material.
      */
     void
     set_initial_stress(const dealii::DoFHandler<3> &dof_handler,

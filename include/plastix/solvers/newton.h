@@ -7,6 +7,7 @@
 #define PLASTIX_SOLVERS_NEWTON_H
 
 #include <plastix/core/device_vector.h>
+#include <plastix/core/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/material/plasticity.h>
 
@@ -16,6 +17,31 @@
 namespace plastix
 {
   class LinearSolver;
+
+  /** The operator of the linear solves of NewtonRaphson ('Newton/Tangent'). */
+  enum class NewtonTangent
+  {
+    /** The consistent tangent: quadratic convergence; not symmetric for non-associative flow. */
+    consistent,
+    /**
+     * The elastic operator in every iteration, with Thomas' acceleration
+     * (the modified initial stiffness method: Thomas 1984; Sloan, Sheng and
+     * Abbo 2000): symmetric whatever the flow rule, one preconditioner per
+     * load step, linear convergence.
+     */
+    initial_stiffness
+  };
+
+  template <>
+  struct EnumNames<NewtonTangent>
+  {
+    static constexpr const char *what = "Newton tangent";
+    static std::vector<std::pair<NewtonTangent, std::string>>
+    table()
+    {
+      return {{NewtonTangent::consistent, "consistent"}, {NewtonTangent::initial_stiffness, "initial stiffness"}};
+    }
+  };
 
   /** Settings of NewtonRaphson (the 'Newton' subsection of the application's .prm). */
   struct NewtonData
@@ -32,6 +58,8 @@ namespace plastix
     double min_forcing_term = 1e-10;
     /** A step fails if the residual grows by more than this factor. */
     double divergence_factor = 1e6;
+    /** The operator of the linear solves. */
+    NewtonTangent tangent = NewtonTangent::consistent;
   };
 
   /** Outcome of the Newton iteration of one load step. */
@@ -56,9 +84,9 @@ namespace plastix
   };
 
   /**
-   * Newton-Raphson for the equilibrium f_int(u) = lambda f_ext of J2
-   * plasticity with the consistent tangent, from one converged load factor
-   * to the next. The prescribed displacements of the operator's constraints
+   * Newton-Raphson for the equilibrium f_int(u) = lambda f_ext (+ f_0, a
+   * constant force: set_constant_force()) of elastoplasticity with the
+   * consistent tangent, from one converged load factor to the next. The prescribed displacements of the operator's constraints
    * (at load factor 1) are scaled by the load factor and hold exactly in
    * every iteration. A step: an elastic-tangent predictor where the load
    * reverses, the tangent predictor otherwise (prescribed increments lifted
@@ -68,6 +96,15 @@ namespace plastix
    * (no convergence, divergence, a non-finite residual, a linear solver
    * error) is reported, not thrown: the caller puts u and the state back
    * (restore()) and retries with a smaller increment.
+   *
+   * With NewtonData::tangent = initial_stiffness every linear solve uses
+   * the elastic operator instead (MechanicsOperator::use_tangent(false)),
+   * and each iteration is one of the modified initial stiffness method
+   * with Thomas' acceleration: at the iterate u the elastic correction d
+   * (K_e d = R(u)), the extrapolated point y = u + omega d, the elastic
+   * correction d* at y (K_e d* = R(y)), the new iterate y + d*, and
+   * omega += (d . d*) / (d . d), kept in [1, 10] (omega starts at 1).
+   * Two stress updates and two solves per iteration.
    *
    * The plasticity state is the operator's (MechanicsOperator::plasticity()).
    * The caller owns the loop over load steps (LoadStepping is one): after a
@@ -117,6 +154,15 @@ namespace plastix
     void
     restore(const DeviceVector &u_converged);
 
+    /**
+     * A force held at every load factor in addition to lambda f_ext (kept
+     * by reference; op's layout): the internal force of an initial stress
+     * at u = 0 (PlasticityState::set_initial_stress()), so that the loads
+     * are changes from the in-situ state. Without one: zero.
+     */
+    void
+    set_constant_force(const DeviceVector &force);
+
     /** The displacement (converged after a converged step). */
     DeviceVector u;
     /** The internal force at u. */
@@ -131,13 +177,24 @@ namespace plastix
     void
     compute_residual(double load_factor, double &residual_norm, double &reference);
 
+    /** residual = lambda f_ext + f_0 - f_int (all rows). */
+    void
+    set_out_of_balance(double load_factor);
+
+    /** step() with NewtonData::tangent = initial_stiffness. */
+    NewtonResult
+    step_initial_stiffness(double lambda_old, double lambda_new, unsigned int step_number, bool verbose);
+
     MechanicsOperator        &op;
     const DeviceVector       &external_force;
     LinearSolver             &linear_solver;
     std::function<void(bool)> initialize_linear_solver;
     NewtonData                data;
-    DeviceVector              du, residual, work;
+    const DeviceVector       *constant_force = nullptr;
+    DeviceVector              du, residual, work, correction;
   };
 } // namespace plastix
+
+PLASTIX_ENUM_PATTERN(plastix::NewtonTangent)
 
 #endif
