@@ -18,6 +18,7 @@
 
 #include "driver_tools.h"
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
@@ -240,15 +241,55 @@ namespace plastix
     // iteration and the monitor refer to the cells and the DoFs: an adaptive
     // refinement rebuilds them.
     d.op.enable_plasticity();
+    // The in-situ stress (Initial stress/Stress) in the Gauss-point state; a
+    // restart and an adaptive refinement carry it in the history.
+    const bool initial_stress = !parameters.initial_stress.is_zero();
+    if (initial_stress && !restart)
+      try
+        {
+          d.op.plasticity().set_initial_stress(d.dof_handler, parameters.initial_stress.function());
+        }
+      catch (const std::invalid_argument &error)
+        {
+          throw InputError("Initial stress/Stress", error.what());
+        }
     LinearSolver linear_solver(parameters.solver);
+    // The internal force of the in-situ stress at u = 0, held at every load
+    // factor: the boundary loads are changes from the in-situ state.
+    DeviceVector initial_stress_force;
     const auto   make_newton = [&]() {
-      return std::make_unique<NewtonRaphson>(
+      auto newton = std::make_unique<NewtonRaphson>(
         d.op, d.external_force, linear_solver,
         [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
+      if (initial_stress)
+        newton->set_constant_force(initial_stress_force);
+      return newton;
     };
+    // f_0 = the internal force of sigma_0 alone: the committed history with
+    // its plastic strains and hardening variable zeroed, at u = 0 (sigma_0
+    // lies inside the yield surface, so the point is elastic); then the
+    // history is put back. Again after an adaptive refinement (new DoFs).
+    const auto compute_initial_stress_force = [&]() {
+      if (!initial_stress)
+        return;
+      constexpr unsigned int    values  = backend::PlasticityState::history_values_per_cell;
+      PlasticityState          &state   = d.op.plasticity();
+      const std::vector<double> history = state.committed_history();
+      std::vector<double>       stress_only(history);
+      for (std::size_t c = 0; c < stress_only.size() / values; ++c)
+        std::fill_n(stress_only.begin() + c * values, 7 * 8, 0.);
+      state.set_committed_history(stress_only);
+      DeviceVector zero;
+      d.op.initialize_dof_vector(zero);
+      d.op.initialize_dof_vector(initial_stress_force);
+      state.update(zero, initial_stress_force);
+      state.reset_trial();
+      state.set_committed_history(history);
+    };
+    compute_initial_stress_force();
     auto newton  = make_newton();
     auto monitor = std::make_unique<Monitor>(d, parameters.monitor);
-    // The tangent and f_int of the initial (stress-free) state.
+    // The tangent and f_int of the initial state.
     d.op.plasticity().update(newton->u, newton->f_int);
     timer.stop("operator");
 
@@ -257,9 +298,14 @@ namespace plastix
     // follows the tangent.
     timer.start();
     d.initialize_solver(linear_solver, true);
-    summary.solver = linear_solver.name();
+    summary.solver = linear_solver.name() + ", " +
+                     (parameters.newton.tangent == NewtonTangent::initial_stiffness ?
+                        std::string("initial stiffness with Thomas acceleration") :
+                        d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
+                                                       std::string("consistent non-symmetric tangent"));
     if (root)
-      std::cout << "  preconditioner: " << linear_solver.preconditioner_description() << std::endl;
+      std::cout << "  preconditioner: " << linear_solver.preconditioner_description() << std::endl
+                << "  Newton: " << summary.solver << std::endl;
     timer.stop("preconditioner");
 
     timer.start();
@@ -285,6 +331,7 @@ namespace plastix
         newton->u.copy_from_host(u_host);
         PlasticityState &state = d.op.plasticity();
         state.set_committed_history(history);
+        compute_initial_stress_force();
         state.update(newton->u, newton->f_int);
         state.commit();
         newton->lambda_previous = start.lambda_previous;
@@ -348,6 +395,7 @@ namespace plastix
         }
       PlasticityState &state = d.op.enable_plasticity();
       state.set_committed_history(history);
+      compute_initial_stress_force();
       newton = make_newton();
       newton->u.copy_from_host(u_host);
       d.op.set_constrained_values(newton->u, at_lambda);

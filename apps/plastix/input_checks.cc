@@ -447,6 +447,9 @@ namespace plastix
         case GeometryType::cutout_cantilever:
           coarse = 60 * 20 * 4;
           break;
+        case GeometryType::wellbore:
+          coarse = static_cast<long double>(mesh.subdivisions[0]) * mesh.subdivisions[1] * mesh.subdivisions[2];
+          break;
         case GeometryType::cylinder:
         case GeometryType::sphere:
           coarse = 64; // deal.II's quarter shells have a handful of coarse cells

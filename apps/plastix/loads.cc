@@ -68,8 +68,7 @@ namespace plastix
       {
         const auto               it = materials.per_material_id.find(id);
         const MaterialDescription &m = it != materials.per_material_id.end() ? it->second : materials.default_material;
-        table[id] = make_material(m.young_modulus, m.poisson_ratio, m.yield_stress,
-                                  m.isotropic_hardening, m.kinematic_hardening);
+        table[id] = m.make("Materials");
       }
     return table;
   }

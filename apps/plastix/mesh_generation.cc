@@ -384,6 +384,34 @@ namespace plastix
             set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, true, p.cylinder_length);
             break;
           }
+        case GeometryType::wellbore:
+          {
+            // (s, theta) in [0, 1] x [0, pi/2], then r(s) with cell sizes
+            // growing by 'Radial growth' per coarse cell, extruded in z.
+            const unsigned int       n_radial = repetitions[0], n_circumferential = repetitions[1];
+            dealii::Triangulation<2> parameter_plane;
+            dealii::GridGenerator::subdivided_hyper_rectangle(parameter_plane, {n_radial, n_circumferential},
+                                                              dealii::Point<2>(0., 0.),
+                                                              dealii::Point<2>(1., 0.5 * dealii::numbers::PI));
+            const double q = p.radial_growth, r0 = p.inner_radius, r1 = p.outer_radius;
+            dealii::GridTools::transform(
+              [&](const dealii::Point<2> &x) {
+                const double fraction = std::abs(q - 1.) < 1e-12 ?
+                                          x[0] :
+                                          (std::pow(q, n_radial * x[0]) - 1.) / (std::pow(q, n_radial) - 1.);
+                const double r = x[0] >= 1. ? r1 : r0 + (r1 - r0) * fraction;
+                return dealii::Point<2>(r * std::cos(x[1]), r * std::sin(x[1]));
+              },
+              parameter_plane);
+            dealii::Triangulation<3> slab;
+            dealii::GridGenerator::extrude_triangulation(parameter_plane, repetitions[2] + 1, p.cylinder_length,
+                                                         slab);
+            triangulation.copy_triangulation(slab);
+            triangulation.set_all_manifold_ids(0);
+            triangulation.set_manifold(0, dealii::CylindricalManifold<3>(2));
+            set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, true, p.cylinder_length);
+            break;
+          }
         case GeometryType::sphere:
           {
             dealii::Triangulation<3> shell;

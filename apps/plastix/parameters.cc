@@ -1,5 +1,6 @@
 // Declaration, reading and checking of the run parameters.
 #include <deal.II/base/exceptions.h>
+#include <deal.II/base/function_parser.h>
 #include <deal.II/base/patterns.h>
 #include <deal.II/base/utilities.h>
 
@@ -246,12 +247,16 @@ namespace plastix
       "5 x 8. Curved: cylinder: quarter of a thick-walled cylinder (axis z) between "
       "'Inner radius' and 'Outer radius', length 'Cylinder length', ids 0 inner, 1 outer, "
       "2 plane x = 0, 3 plane y = 0, 4 z = 0, 5 z = length; sphere: octant of a "
-      "thick-walled sphere, ids 0 inner, 1 outer, 2 x = 0, 3 y = 0, 4 z = 0. file: read "
-      "'File'");
+      "thick-walled sphere, ids 0 inner, 1 outer, 2 x = 0, 3 y = 0, 4 z = 0; wellbore: "
+      "quarter annulus slab between 'Inner radius' and 'Outer radius', thickness "
+      "'Cylinder length', Subdivisions = radial, circumferential, thickness cells, the "
+      "radial cell sizes growing by 'Radial growth' from the inner radius, ids as for the "
+      "cylinder (fix z on 4 and 5 for plane strain). file: read 'File'");
     prm.add_parameter("Lower corner", lower_corner, "Lower corner of box-like geometries");
     prm.add_parameter("Upper corner", upper_corner, "Upper corner of box-like geometries");
     prm.add_parameter("Subdivisions", subdivisions,
-                      "Coarse cells in x, y, z of box-like geometries",
+                      "Coarse cells in x, y, z of box-like geometries (wellbore: radial, "
+                      "circumferential, thickness)",
                       dealii::Patterns::List(dealii::Patterns::Integer(1), 3, 3));
     prm.add_parameter("Global refinements", global_refinements,
                       "Number of uniform refinements of the coarse mesh",
@@ -308,7 +313,12 @@ namespace plastix
                       dealii::Patterns::Double(0.));
     prm.add_parameter("Outer radius", outer_radius, "Outer radius of the cylinder and sphere geometries",
                       dealii::Patterns::Double(0.));
-    prm.add_parameter("Cylinder length", cylinder_length, "Axial length of the cylinder geometry",
+    prm.add_parameter("Cylinder length", cylinder_length,
+                      "Axial length of the cylinder geometry, thickness of the wellbore slab",
+                      dealii::Patterns::Double(0.));
+    prm.add_parameter("Radial growth", radial_growth,
+                      "Wellbore geometry: size ratio of radially neighbouring coarse cells (1 = uniform; "
+                      "> 1 grades the mesh towards the inner radius)",
                       dealii::Patterns::Double(0.));
     prm.leave_subsection();
   }
@@ -326,11 +336,14 @@ namespace plastix
         if (subdivisions[d] < 2 || subdivisions[d] % 2 != 0)
           throw InputError("Mesh/Subdivisions",
                            "the L-shaped geometry needs an even number (>= 2) of cells in x and y");
-    if ((geometry == GeometryType::cylinder || geometry == GeometryType::sphere) &&
+    if ((geometry == GeometryType::cylinder || geometry == GeometryType::sphere ||
+         geometry == GeometryType::wellbore) &&
         !(inner_radius > 0 && outer_radius > inner_radius))
       throw InputError("Mesh/Outer radius", "need 0 < Inner radius < Outer radius");
-    if (geometry == GeometryType::cylinder && !(cylinder_length > 0))
+    if ((geometry == GeometryType::cylinder || geometry == GeometryType::wellbore) && !(cylinder_length > 0))
       throw InputError("Mesh/Cylinder length", "must be positive");
+    if (geometry == GeometryType::wellbore && !(radial_growth >= 1e-3 && radial_growth <= 1e3))
+      throw InputError("Mesh/Radial growth", "must lie in [0.001, 1000]");
     if (local_refinements > 0)
       {
         if (local_refinement_region.empty())
@@ -404,22 +417,69 @@ namespace plastix
       prm.add_parameter("Kinematic hardening", m.kinematic_hardening,
                         "Linear kinematic hardening modulus (Prager)",
                         dealii::Patterns::Double(0.));
+      prm.add_parameter("Yield criterion", m.criterion,
+                        "von Mises (J2: Yield stress, Isotropic and Kinematic hardening), Mohr-Coulomb "
+                        "or Drucker-Prager (Cohesion, Friction angle, Dilation angle, Cohesion hardening; "
+                        "Cone matching); the entries of the other criteria are not used");
+      prm.add_parameter("Cohesion", m.cohesion, "Cohesion c of Mohr-Coulomb and Drucker-Prager (> 0)");
+      prm.add_parameter("Friction angle", m.friction_angle,
+                        "Friction angle phi in degrees, 0 < phi < 90 (Mohr-Coulomb, Drucker-Prager)");
+      prm.add_parameter("Dilation angle", m.dilation_angle,
+                        "Dilation angle psi in degrees, 0 <= psi <= phi, or 'associative' (psi = phi). "
+                        "psi < phi makes the consistent tangent non-symmetric: Linear solver/Type "
+                        "gmres or belos gmres, or Newton/Tangent = initial stiffness",
+                        dealii::Patterns::Anything());
+      prm.add_parameter("Cohesion hardening", m.cohesion_hardening,
+                        "Linear cohesion hardening: increase of c per unit accumulated plastic strain",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Cone matching", m.cone_matching,
+                        "Drucker-Prager cone through the Mohr-Coulomb pyramid of the same c and phi: outer "
+                        "(compression meridians), inner (extension meridians), plane strain (same plane-strain "
+                        "collapse loads)");
     }
 
     void
     check_material(const MaterialDescription &m, const std::string &where)
     {
-      try
-        {
-          make_material(m.young_modulus, m.poisson_ratio, m.yield_stress,
-                        m.isotropic_hardening, m.kinematic_hardening);
-        }
-      catch (const std::invalid_argument &error)
-        {
-          throw InputError(where, error.what());
-        }
+      m.make(where);
     }
   } // namespace
+
+  backend::Material
+  MaterialDescription::make(const std::string &where) const
+  {
+    try
+      {
+        if (criterion == backend::YieldCriterion::von_mises)
+          return make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening,
+                               kinematic_hardening);
+        double psi = friction_angle;
+        if (dilation_angle != "associative")
+          psi = parse_double(dilation_angle, where + "/Dilation angle");
+        if (criterion == backend::YieldCriterion::mohr_coulomb)
+          return make_mohr_coulomb(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cohesion_hardening);
+        return make_drucker_prager(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cone_matching,
+                                   cohesion_hardening);
+      }
+    catch (const std::invalid_argument &error)
+      {
+        throw InputError(where, error.what());
+      }
+  }
+
+  bool
+  MaterialDescription::can_yield() const
+  {
+    return criterion != backend::YieldCriterion::von_mises || yield_stress > 0;
+  }
+
+  bool
+  MaterialDescription::has_symmetric_tangent() const
+  {
+    if (criterion == backend::YieldCriterion::von_mises || dilation_angle == "associative")
+      return true;
+    return !(parse_double(dilation_angle, "Materials/Dilation angle") < friction_angle);
+  }
 
   void
   MaterialParameters::declare(dealii::ParameterHandler &prm)
@@ -428,8 +488,10 @@ namespace plastix
     declare_material_entries(prm, default_material);
     prm.add_parameter("Per material id", per_material_id_text,
                       "Materials of particular material ids, overriding the entries above: "
-                      "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...' "
-                      "(omitted keys take the values above)",
+                      "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...', and for the pressure-"
+                      "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
+                      "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
+                      "plane strain (omitted keys take the values above)",
                       dealii::Patterns::Anything());
     prm.leave_subsection();
   }
@@ -452,7 +514,32 @@ namespace plastix
             if (eq == std::string::npos)
               throw InputError(entry, "'" + assignment + "' is not 'key=value'");
             const std::string key   = trim(assignment.substr(0, eq));
-            const double      value = parse_double(trim(assignment.substr(eq + 1)), entry);
+            const std::string text  = trim(assignment.substr(eq + 1));
+            try
+              {
+                if (key == "criterion")
+                  {
+                    m.criterion = parse_enum<backend::YieldCriterion>(text);
+                    continue;
+                  }
+                if (key == "cone")
+                  {
+                    m.cone_matching = parse_enum<ConeMatching>(text);
+                    continue;
+                  }
+              }
+            catch (const std::invalid_argument &error)
+              {
+                throw InputError(entry, error.what());
+              }
+            if (key == "psi")
+              {
+                if (text != "associative")
+                  parse_double(text, entry);
+                m.dilation_angle = text;
+                continue;
+              }
+            const double value = parse_double(text, entry);
             if (key == "E")
               m.young_modulus = value;
             else if (key == "nu")
@@ -463,12 +550,106 @@ namespace plastix
               m.isotropic_hardening = value;
             else if (key == "Hkin")
               m.kinematic_hardening = value;
+            else if (key == "c")
+              m.cohesion = value;
+            else if (key == "phi")
+              m.friction_angle = value;
+            else if (key == "Hc")
+              m.cohesion_hardening = value;
             else
-              throw InputError(entry, "unknown key '" + key + "' (expected E, nu, yield, H, Hkin)");
+              throw InputError(entry, "unknown key '" + key +
+                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone)");
           }
         check_material(m, entry + " (material id " + id_text + ")");
         per_material_id[id] = m;
       }
+  }
+
+  void
+  InitialStressParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Initial stress");
+    prm.add_parameter("Stress", expression,
+                      "In-situ stress of the Mohr-Coulomb and Drucker-Prager materials (von Mises cells "
+                      "take none): six expressions of x, y, z (and pi and the Constants) separated by "
+                      "';', components 'xx; yy; zz; yz; xz; xy', tension positive. The boundary loads "
+                      "are changes from this state: its internal force at u = 0 is held at every load "
+                      "factor. It must lie inside the yield surface",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Constants", constants_text,
+                      "Constants of the expressions: 'name = value, ...', e.g. 'p0 = -50e6, k0 = 0.8'",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  InitialStressParameters::check()
+  {
+    constants.clear();
+    for (const auto &item : split(constants_text, ','))
+      {
+        if (item.empty())
+          continue;
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+          throw InputError("Initial stress/Constants", "'" + item + "' is not 'name = value'");
+        const std::string name = trim(item.substr(0, eq));
+        if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+            !std::all_of(name.begin(), name.end(),
+                         [](const char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+          throw InputError("Initial stress/Constants", "'" + name + "' is not a name");
+        constants[name] = parse_double(trim(item.substr(eq + 1)), "Initial stress/Constants");
+      }
+    if (split(expression, ';').size() != 6)
+      throw InputError("Initial stress/Stress", "'" + expression +
+                                                  "' must be six expressions 'xx; yy; zz; yz; xz; xy' separated by ';'");
+    // deal.II's FunctionParser writes muparser's details to std::cerr
+    // before it throws: keep them out of the one-line message.
+    std::ostringstream parser_output;
+    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+    try
+      {
+        const auto             sigma = function();
+        const dealii::Point<3> x(0.1234, 0.5678, 0.9012);
+        (void)sigma(x);
+        std::cerr.rdbuf(cerr_buffer);
+      }
+    catch (const std::exception &error)
+      {
+        std::cerr.rdbuf(cerr_buffer);
+        throw InputError("Initial stress/Stress", "'" + expression + "' is not six expressions of x, y, z (" +
+                                                    parser_message(error.what()) + ")");
+      }
+  }
+
+  bool
+  InitialStressParameters::is_zero() const
+  {
+    for (const auto &part : split(expression, ';'))
+      if (part != "0")
+        return false;
+    return true;
+  }
+
+  std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)>
+  InitialStressParameters::function() const
+  {
+    auto parser = std::make_shared<dealii::FunctionParser<3>>(6);
+    std::map<std::string, double> all_constants = constants;
+    all_constants.emplace("pi", dealii::numbers::PI);
+    parser->initialize("x,y,z", expression, all_constants);
+    return [parser](const dealii::Point<3> &x) {
+      dealii::Vector<double> values(6);
+      parser->vector_value(x, values);
+      dealii::SymmetricTensor<2, 3> sigma;
+      sigma[0][0] = values[0];
+      sigma[1][1] = values[1];
+      sigma[2][2] = values[2];
+      sigma[1][2] = values[3];
+      sigma[0][2] = values[4];
+      sigma[0][1] = values[5];
+      return sigma;
+    };
   }
 
   void
@@ -612,7 +793,8 @@ namespace plastix
     congruent_cells(const MeshParameters &mesh)
     {
       return mesh.distortion == 0. && mesh.geometry != GeometryType::cylinder &&
-             mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::file;
+             mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::wellbore &&
+             mesh.geometry != GeometryType::file;
     }
   } // namespace
 
@@ -887,6 +1069,11 @@ namespace plastix
     prm.add_parameter("Divergence factor", divergence_factor,
                       "A step is cut when its residual exceeds this factor times its first residual",
                       dealii::Patterns::Double(1.));
+    prm.add_parameter("Tangent", tangent,
+                      "consistent: Newton-Raphson with the consistent tangent (quadratic convergence; "
+                      "non-symmetric for psi < phi). initial stiffness: the elastic operator in every "
+                      "iteration with Thomas' acceleration (modified initial stiffness, Sloan et al. 2000): "
+                      "symmetric, so CG works for any dilation angle; linear convergence");
     prm.leave_subsection();
   }
 
@@ -980,6 +1167,7 @@ namespace plastix
     monitor.declare(prm);
     mesh.declare(prm);
     materials.declare(prm);
+    initial_stress.declare(prm);
     boundary.declare(prm);
     op.declare(prm);
     solver.declare(prm);
@@ -1043,18 +1231,35 @@ namespace plastix
     op.resolve_strategy(problem.type, mesh);
     op.resolve_element_formulation(problem.type);
     materials.check();
+    initial_stress.check();
     boundary.check();
     load_stepping.check();
     monitor.check();
     if (problem.type == ProblemType::elastoplastic)
       {
-        bool yields = materials.default_material.yield_stress > 0;
+        bool yields = materials.default_material.can_yield();
         for (const auto &[id, m] : materials.per_material_id)
-          yields = yields || m.yield_stress > 0;
+          yields = yields || m.can_yield();
         if (!yields)
           throw InputError("Materials/Yield stress",
-                           "Problem type is elastoplastic but no material has a positive yield stress");
+                           "Problem type is elastoplastic but no material can yield (a positive yield stress, "
+                           "or Yield criterion = Mohr-Coulomb or Drucker-Prager)");
+        // Before any mesh is built: the Newton solves of a non-symmetric
+        // consistent tangent need a Krylov method for it.
+        bool symmetric = materials.default_material.has_symmetric_tangent();
+        for (const auto &[id, m] : materials.per_material_id)
+          symmetric = symmetric && m.has_symmetric_tangent();
+        const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
+                        solver.type == SolverType::belos_minres;
+        if (!symmetric && cg && newton.tangent == NewtonTangent::consistent)
+          throw InputError("Linear solver/Type",
+                           enum_name(solver.type) + " needs a symmetric operator, but the consistent tangent is "
+                           "not (a dilation angle below the friction angle): use gmres or belos gmres, or "
+                           "Newton/Tangent = initial stiffness");
       }
+    else if (!initial_stress.is_zero())
+      throw InputError("Initial stress/Stress",
+                       "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
     if (op.strategy == backend::Strategy::ebe_tiled && op.thread_mapping == backend::ThreadMapping::node)
       throw InputError("Operator/Thread mapping",
                        "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");

@@ -6,16 +6,19 @@
 
 #include <deal.II/base/parameter_handler.h>
 #include <deal.II/base/point.h>
+#include <deal.II/base/symmetric_tensor.h>
 #include <deal.II/base/types.h>
 
 #include <plastix/core/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/material/material.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>
 #include <plastix/solvers/solver_types.h>
 
 #include <array>
+#include <functional>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -48,6 +51,8 @@ namespace plastix
     cutout_cantilever,
     cylinder,
     sphere,
+    /** A quarter annulus slab graded radially (the wellbore cross-section in plane strain). */
+    wellbore,
     /** A gmsh or Abaqus file. */
     file
   };
@@ -67,6 +72,7 @@ namespace plastix
               {GeometryType::cutout_cantilever, "cut-out cantilever"},
               {GeometryType::cylinder, "cylinder"},
               {GeometryType::sphere, "sphere"},
+              {GeometryType::wellbore, "wellbore"},
               {GeometryType::file, "file"}};
     }
   };
@@ -183,8 +189,10 @@ namespace plastix
     double scale = 1.;
     /** Radii of the cylinder and sphere geometries. */
     double inner_radius = 1., outer_radius = 2.;
-    /** Axial length of the cylinder geometry. */
+    /** Axial length of the cylinder geometry (the thickness of the wellbore slab). */
     double cylinder_length = 0.25;
+    /** Wellbore geometry: ratio of the radial sizes of neighbouring coarse cells (1: uniform). */
+    double radial_growth = 1.;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -193,14 +201,46 @@ namespace plastix
     check() const;
   };
 
-  /** One material: elastic constants and, for plasticity, the yield data. */
+  /**
+   * One material: elastic constants and, for plasticity, the yield data of
+   * its criterion (von Mises: yield stress and hardening moduli;
+   * Mohr-Coulomb and Drucker-Prager: cohesion, angles, cohesion hardening,
+   * and for Drucker-Prager the cone matching). The entries of the other
+   * criteria are not used.
+   */
   struct MaterialDescription
   {
     double young_modulus       = 200e9;
     double poisson_ratio       = 0.3;
+    /** Which yield surface (and flow rule) the material has. */
+    backend::YieldCriterion criterion = backend::YieldCriterion::von_mises;
     double yield_stress        = 0.;
     double isotropic_hardening = 0.;
     double kinematic_hardening = 0.;
+    /** Cohesion c (stress units). */
+    double cohesion = 0.;
+    /** Friction angle phi in degrees. */
+    double friction_angle = 0.;
+    /** Dilation angle psi in degrees, or "associative" (psi = phi). */
+    std::string dilation_angle = "associative";
+    /** Cohesion increase per unit accumulated plastic strain. */
+    double cohesion_hardening = 0.;
+    /** How a Drucker-Prager cone matches the Mohr-Coulomb pyramid. */
+    ConeMatching cone_matching = ConeMatching::outer;
+
+    /**
+     * The backend material (make_material(), make_mohr_coulomb() or
+     * make_drucker_prager()); InputError naming @p where and the value if
+     * it is not physical.
+     */
+    backend::Material
+    make(const std::string &where) const;
+    /** Whether the material can yield (a positive yield stress, or a pressure-dependent criterion). */
+    bool
+    can_yield() const;
+    /** Whether its consistent tangent is symmetric (not a dilation angle below the friction angle). */
+    bool
+    has_symmetric_tangent() const;
   };
 
   /** Subsection "Materials". */
@@ -265,6 +305,36 @@ namespace plastix
     /** The boundaries and components of the Dirichlet conditions, for the preconditioners. */
     DirichletBoundaries
     dirichlet_boundaries() const;
+  };
+
+  /**
+   * Subsection "Initial stress": the in-situ stress sigma_0(x) of the
+   * Mohr-Coulomb and Drucker-Prager materials, carried in their Gauss-point
+   * state (PlasticityState::set_initial_stress()). The loads of the
+   * boundary conditions are changes from the in-situ state: the internal
+   * force of sigma_0 at u = 0 is held as a constant load at every load
+   * factor, so that u = 0 is in equilibrium before the first step.
+   */
+  struct InitialStressParameters
+  {
+    /** FunctionParser expressions of x, y, z: 'xx; yy; zz; yz; xz; xy'. */
+    std::string expression = "0; 0; 0; 0; 0; 0";
+    /** Constants of the expressions: 'name = value, ...'. */
+    std::string constants_text;
+    /** The constants parsed by check(). */
+    std::map<std::string, double> constants;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the constants and the expressions (InputError naming the entry). */
+    void
+    check();
+    /** Whether sigma_0 is zero everywhere (all six expressions '0'). */
+    bool
+    is_zero() const;
+    /** sigma_0 as a function of the point (a FunctionParser of the expressions). */
+    std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)>
+    function() const;
   };
 
   /** Subsection "Operator". */
@@ -443,6 +513,7 @@ namespace plastix
     ProblemParameters      problem;
     MeshParameters         mesh;
     MaterialParameters materials;
+    InitialStressParameters initial_stress;
     BoundaryParameters boundary;
     OperatorParameters op;
     SolverParameters   solver;

@@ -154,6 +154,59 @@ else
   echo "  skip output directory without write permission: running as root (permissions do not apply)"
 fi
 
+echo "== Mohr-Coulomb, Drucker-Prager and the initial stress (exit 1)"
+# with_mohr_coulomb <material lines> [<more prm text>]: the base problem made
+# elastoplastic with a Mohr-Coulomb material (c = 1 MPa, phi = 30) plus lines.
+with_mohr_coulomb() {
+  base_prm
+  printf 'subsection Problem\n  set Type = elastoplastic\nend\n'
+  printf 'subsection Materials\n  set Yield criterion = Mohr-Coulomb\n  set Cohesion = 1e6\n  set Friction angle = 30\n%s\nend\n' "$1"
+  [ -n "${2:-}" ] && printf '%s\n' "$2"
+  return 0
+}
+run_case friction-90 1 1 "$(with_mohr_coulomb '  set Friction angle = 90')" \
+  "plastix: error in input: Materials: friction angle must lie in (0, 90) degrees, got 90"
+run_case negative-cohesion 1 1 "$(with_mohr_coulomb '  set Cohesion = -1')" \
+  "plastix: error in input: Materials: cohesion must be positive and finite, got -1"
+run_case dilation-above-friction 1 1 "$(with_mohr_coulomb '  set Dilation angle = 31')" \
+  "plastix: error in input: Materials: dilation angle must lie in [0, friction angle = 30" "got 31"
+run_case dilation-not-a-number 1 1 "$(with_mohr_coulomb '  set Dilation angle = steep')" \
+  "plastix: error in input: Materials/Dilation angle: 'steep' is not a number"
+run_case drucker-prager-cone 1 1 "$(with_mohr_coulomb '  set Yield criterion = Drucker-Prager
+  set Cone matching = middle')" "Cone matching" "middle" "[Selection outer|inner|plane strain ]"
+run_case unknown-criterion 1 1 "$(with_mohr_coulomb '  set Per material id = 0: criterion=Tresca')" \
+  "plastix: error in input: Materials/Per material id: unknown yield criterion 'Tresca'"
+run_case cg-non-symmetric-tangent 1 1 "$(with_mohr_coulomb '  set Dilation angle = 10')" \
+  "plastix: error in input: Linear solver/Type: cg needs a symmetric operator" "Newton/Tangent = initial stiffness"
+run_case initial-stress-count 1 1 "$(with_mohr_coulomb '' 'subsection Initial stress
+  set Stress = -1e6; -1e6
+end')" "plastix: error in input: Initial stress/Stress: '-1e6; -1e6' must be six expressions"
+run_case initial-stress-expression 1 1 "$(with_mohr_coulomb '' 'subsection Initial stress
+  set Stress = -1e6 * ; 0; 0; 0; 0; 0
+end')" "plastix: error in input: Initial stress/Stress:" "is not six expressions of x, y, z"
+run_case initial-stress-constant 1 1 "$(with_mohr_coulomb '' 'subsection Initial stress
+  set Stress = -p0; -p0; -p0; 0; 0; 0
+  set Constants = p0 = 1e6, 2p = 3
+end')" "plastix: error in input: Initial stress/Constants: '2p' is not a name"
+run_case initial-stress-elastic 1 1 "$(with_entry 'Initial stress' Stress '-1e6; -1e6; -1e6; 0; 0; 0')" \
+  "plastix: error in input: Initial stress/Stress: an initial stress needs Problem/Type = elastoplastic"
+for ranks in 1 2; do
+  run_case initial-stress-outside-yield $ranks 1 "$(with_mohr_coulomb '' 'subsection Initial stress
+  set Stress = 1e8; 1e8; 1e8; 0; 0; 0
+end')" "plastix: error in input: Initial stress/Stress: the initial stress at (" "lies outside its yield surface"
+  run_case initial-stress-not-finite $ranks 1 "$(with_mohr_coulomb '' 'subsection Initial stress
+  set Stress = -1e6; -1e6; -1e6; 0; 0; x > 1 ? 0/0 : 0
+end')" "plastix: error in input: Initial stress/Stress: the initial stress at (" "is not finite"
+done
+run_case initial-stress-von-mises 1 1 "$(with_mohr_coulomb '  set Yield criterion = von Mises
+  set Yield stress = 1e8' 'subsection Initial stress
+  set Stress = -1e6; -1e6; -1e6; 0; 0; 0
+end')" "plastix: error in input: Initial stress/Stress:" "a von Mises material takes no initial stress"
+run_case wellbore-radii 1 1 "$(base_prm; printf 'subsection Mesh\n  set Geometry = wellbore\n  set Inner radius = 2\n  set Outer radius = 1\nend\n')" \
+  "plastix: error in input: Mesh/Outer radius: need 0 < Inner radius < Outer radius"
+run_case wellbore-growth 1 1 "$(base_prm; printf 'subsection Mesh\n  set Geometry = wellbore\n  set Radial growth = 0\nend\n')" \
+  "plastix: error in input: Mesh/Radial growth: must lie in [0.001, 1000]"
+
 echo "== solver does not converge (exit 2)"
 run_case max-iterations 1 2 "$(with_entry 'Linear solver' 'Maximum iterations' 2)" \
   "plastix: error: cg + jacobi did not converge" "after 2 iterations" "Linear solver/Maximum iterations"
