@@ -14,7 +14,11 @@
 // too: for a displacement u_z = a z^2/2 on the unit cube (steel, sigma_y =
 // 450 MPa, H = 66 GPa) that yields the fraction f of the Gauss points: the
 // stress update (radial return + internal force), the internal force alone,
-// and the consistent-tangent operator.
+// and the consistent-tangent operator. --criteria "von Mises,Mohr-Coulomb,
+// Drucker-Prager" times the pressure-dependent kernels the same way (c = 50
+// MPa, phi = 30, psi = 10 degrees, cohesion hardening 1 GPa; Drucker-Prager
+// the outer cone): spectral decomposition and multi-surface return per
+// point, a non-symmetric 6x6 tangent per point.
 //
 // With --csr-max-dofs N (default 0: off) the assembled CSR matrix of the same
 // operator is timed for meshes up to N DoFs: a portable Kokkos SpMV and, in
@@ -286,6 +290,7 @@ main(int argc, char **argv)
   std::vector<unsigned int> tile_sizes = {128};
   std::size_t              csr_max_dofs = 0;
   std::vector<double>      plastic_fractions;
+  std::vector<std::string> criteria = {"von Mises"};
   bool                     single_precision = false;
   bool                     transfer         = false;
   for (int i = 1; i < argc; ++i)
@@ -334,11 +339,22 @@ main(int argc, char **argv)
       else if (arg == "--plastic-fractions" && more)
         for (const auto &f : split(argv[++i], ','))
           plastic_fractions.push_back(std::stod(f));
+      else if (arg == "--criteria" && more)
+        {
+          criteria = split(argv[++i], ',');
+          for (const auto &c : criteria)
+            if (c != "von Mises" && c != "Mohr-Coulomb" && c != "Drucker-Prager")
+              {
+                std::cerr << "plastix-kernel-bench: --criteria takes von Mises, Mohr-Coulomb, Drucker-Prager\n";
+                return 1;
+              }
+        }
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
                        "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] [--formulations full,bbar] "
                        "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2] "
+                       "[--criteria \"von Mises,Mohr-Coulomb,Drucker-Prager\"] "
                        "[--precision double,single] [--transfer]\n";
           return 1;
         }
@@ -414,14 +430,48 @@ main(int argc, char **argv)
                   }
               }
 
-          // J2 plasticity kernels at prescribed fractions of plastic Gauss points.
+          // Plasticity kernels at prescribed fractions of plastic Gauss points.
+          for (const std::string &criterion : criteria)
           for (const double fraction : plastic_fractions)
             {
               MeshData   plastic_mesh            = mesh;
               Material  &m                       = plastic_mesh.materials[0];
-              m.yield_stress                     = 450e6;
-              m.isotropic_hardening              = 66e9;
-              const double        yield_strain   = m.yield_stress / (2. * m.mu);
+              // u_z = a z^2 / 2: uniaxial strain eps_zz = a z (tension),
+              // yielding where eps_zz exceeds the yield strain of the criterion.
+              double yield_strain = 0;
+              if (criterion == "von Mises")
+                {
+                  m.yield_stress        = 450e6;
+                  m.isotropic_hardening = 66e9;
+                  yield_strain          = m.yield_stress / (2. * m.mu);
+                }
+              else
+                {
+                  // c = 50 MPa, phi = 30 degrees, psi = 10 degrees (non-symmetric
+                  // tangent), cohesion hardening 1 GPa.
+                  const double phi = 30. * M_PI / 180., psi = 10. * M_PI / 180.;
+                  m.cohesion           = 50e6;
+                  m.cohesion_hardening = 1e9;
+                  m.sin_friction       = std::sin(phi);
+                  m.cos_friction       = std::cos(phi);
+                  m.sin_dilation       = std::sin(psi);
+                  if (criterion == "Mohr-Coulomb")
+                    {
+                      m.criterion = YieldCriterion::mohr_coulomb;
+                      // (sigma_zz - sigma_xx) + (sigma_zz + sigma_xx) sin(phi) = 2 c cos(phi).
+                      yield_strain = 2. * m.cohesion * m.cos_friction / (2. * m.mu + 2. * (m.lambda + m.mu) * m.sin_friction);
+                    }
+                  else
+                    {
+                      // The outer cone: sqrt(J2) + eta p = xi c.
+                      m.criterion    = YieldCriterion::drucker_prager;
+                      m.cone_eta     = 6. * std::sin(phi) / (std::sqrt(3.) * (3. - std::sin(phi)));
+                      m.cone_eta_bar = 6. * std::sin(psi) / (std::sqrt(3.) * (3. - std::sin(psi)));
+                      m.cone_xi      = m.cone_eta * m.cos_friction / m.sin_friction;
+                      yield_strain   = m.cone_xi * m.cohesion /
+                                     (2. * m.mu / std::sqrt(3.) + m.cone_eta * (m.lambda + 2. * m.mu / 3.));
+                    }
+                }
               const double        a              = yield_strain / (1. - std::min(fraction, 0.95)) * (fraction > 0 ? 1. : 0.5);
               std::vector<double> host_u(n_dofs, 0.);
               for (LocalIndex node = 0; node < plastic_mesh.n_nodes; ++node)
@@ -446,10 +496,10 @@ main(int argc, char **argv)
                       const double plastic = statistics.n_plastic_points / (8. * plastic_mesh.n_cells());
                       char         line[512];
                       std::snprintf(line, sizeof(line),
-                                    "| %d | %zu | %s | %s | %s | plastic %.1f%% | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
+                                    "| %d | %zu | %s | %s | %s | %s plastic %.1f%% | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
                                     "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s) |",
                                     n, n_dofs, strategy.c_str(), kernel.c_str(),
-                                    threads_column(settings, op).c_str(),
+                                    threads_column(settings, op).c_str(), criterion.c_str(),
                                     100. * plastic, update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3,
                                     n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent_s * 1e3, n_dofs / tangent_s / 1e9);
                       std::cout << line << std::endl;
