@@ -24,6 +24,9 @@ leaves no checkpoint behind.
      3 (the first plastic one) and restarted (1 rank): the checkpoint holds
      the mesh before step 3's adaptation, which the restart repeats; D must
      give D0's CSV to round-off.
+  E  a Mohr-Coulomb wellbore with an in-situ stress (Initial stress), stopped
+     after step 2 and restarted on 2 ranks: the history carries sigma_0 and
+     the restart rebuilds its constant load; E must give E0's CSV.
 
 usage: app_restart.py <plastix binary> <mpiexec>
 """
@@ -77,6 +80,53 @@ end
 subsection Output
   set Directory    = out
   set Summary file = summary.txt
+  set Checkpoint interval = 1
+end
+"""
+
+# The contracting wellbore of tests/app/wellbore_in_situ.prm, coarser, in
+# four load steps: the in-situ stress lives in the Gauss-point history, and
+# its internal force is a constant load that a restart must rebuild.
+IN_SITU_PRM = """
+subsection Problem
+  set Type = elastoplastic
+end
+subsection Mesh
+  set Geometry        = wellbore
+  set Inner radius    = 0.1
+  set Outer radius    = 4
+  set Cylinder length = 0.01
+  set Subdivisions    = 24, 12, 1
+  set Radial growth   = 1.17
+end
+subsection Materials
+  set Young's modulus = 2000
+  set Poisson's ratio = 0.2
+  set Yield criterion = Mohr-Coulomb
+  set Cohesion        = 5
+  set Friction angle  = 20
+end
+subsection Initial stress
+  set Stress = -50; -50; -50; 0; 0; 0
+end
+subsection Boundary conditions
+  set Dirichlet = 2: x = 0; 3: y = 0; 4: z = 0; 5: z = 0
+  set Pressure  = 0: -35; 1: -0.0281927131
+end
+subsection Load stepping
+  set Load factors = 0.25, 0.5, 0.75, 1
+end
+subsection Newton
+  set Residual tolerance     = 1e-11
+  set Displacement tolerance = 1e-11
+end
+subsection Monitor
+  set Points     = wall: 0.1, 0, 0; outer: 4, 0, 0
+  set Reactions  = 2
+  set Write plot = false
+end
+subsection Output
+  set Directory    = out
   set Checkpoint interval = 1
 end
 """
@@ -309,6 +359,28 @@ def main():
             print(err)
         compare_csv(os.path.join(dirs["D0"], "out", "solution.csv"), os.path.join(dirs["D"], "out", "solution.csv"),
                     "D vs D0", same_ranks=deterministic(os.path.join(dirs["D0"], "out")))
+
+        print("== E: Mohr-Coulomb wellbore with the in-situ stress; uninterrupted vs stopped after step 2 and "
+              "restarted on 2 ranks")
+        for name, extra in (("E0", ""), ("E", "subsection Load stepping\n  set Steps per run = 2\nend\n")):
+            dirs[name] = os.path.join(work, name)
+            os.makedirs(dirs[name])
+            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
+                f.write(IN_SITU_PRM + extra)
+        code, out, err = run([app, "case.prm"], dirs["E0"])
+        check(code == 0 and "plastic Gauss points" in out, f"E0 (uninterrupted): exit status {code}")
+        if code != 0:
+            print(err)
+        checkpoint = os.path.join(dirs["E"], "out", "checkpoint")
+        code, out, err = run([app, "case.prm"], dirs["E"])
+        check(code == 0 and os.path.isfile(os.path.join(checkpoint, "complete")),
+              f"E1: exit status {code}, stopped after step 2 with a checkpoint")
+        code, out, err = run(mpirun + ["--restart", checkpoint], dirs["E"])
+        check(code == 0, f"E2: the restart on 2 ranks: exit status {code}")
+        if code != 0:
+            print(err)
+        compare_csv(os.path.join(dirs["E0"], "out", "solution.csv"), os.path.join(dirs["E"], "out", "solution.csv"),
+                    "E vs E0", same_ranks=False)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{checks - failures} passed, {failures} failed")
