@@ -38,8 +38,14 @@ namespace plastix
          * Radial return at Gauss point @p q of @p cell for the strain @p eps
          * from the committed history: the trial history, the stress, the
          * tangent data and the plastic flag of the point written; returns
-         * whether it is plastic.
+         * whether it is plastic. With @p any_pressure_dependent false (no
+         * Mohr-Coulomb or Drucker-Prager material in the state) only the J2
+         * return is compiled: the principal-space returns and their 6x6
+         * tangent raise the kernel's register use and cost a J2-only state
+         * about a quarter of its stress-update time on a GPU
+         * (doc/benchmarks.md).
          */
+        template <bool any_pressure_dependent>
         KOKKOS_INLINE_FUNCTION bool
         return_map(const Index64 cell, const int q, const double eps[6]) const
         {
@@ -50,22 +56,25 @@ namespace plastix
               beta[k] = committed(cell, (7 + k) * 8 + q);
             }
           const Material &m = materials[cell_material[cell]];
-          if (m.criterion != YieldCriterion::von_mises)
+          if constexpr (any_pressure_dependent)
             {
-              PressureDependentResult r;
-              pressure_dependent_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
-              for (int k = 0; k < 6; ++k)
+              if (m.criterion != YieldCriterion::von_mises)
                 {
-                  trial(cell, k * 8 + q)       = r.plastic_strain[k];
-                  trial(cell, (7 + k) * 8 + q) = beta[k];
-                  stress(cell, k * 8 + q)      = r.stress[k];
-                  for (int j = 0; j < 6; ++j)
-                    tangent(cell, (6 * k + j) * 8 + q) = r.tangent[k][j];
+                  PressureDependentResult r;
+                  pressure_dependent_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
+                  for (int k = 0; k < 6; ++k)
+                    {
+                      trial(cell, k * 8 + q)       = r.plastic_strain[k];
+                      trial(cell, (7 + k) * 8 + q) = beta[k];
+                      stress(cell, k * 8 + q)      = r.stress[k];
+                      for (int j = 0; j < 6; ++j)
+                        tangent(cell, (6 * k + j) * 8 + q) = r.tangent[k][j];
+                    }
+                  trial(cell, 6 * 8 + q)      = r.alpha;
+                  const bool plastic          = r.region != ReturnRegion::elastic;
+                  point_plastic[8 * cell + q] = plastic ? 1 : 0;
+                  return plastic;
                 }
-              trial(cell, 6 * 8 + q)      = r.alpha;
-              const bool plastic          = r.region != ReturnRegion::elastic;
-              point_plastic[8 * cell + q] = plastic ? 1 : 0;
-              return plastic;
             }
           ReturnMapResult r;
           j2_return_map(m, eps, ep, committed(cell, 6 * 8 + q), beta, r);
@@ -88,7 +97,7 @@ namespace plastix
        * Radial return at all Gauss points of all cells for displacement u.
        * Returns (plastic points) + (plastic cells << 32).
        */
-      template <bool mean_dilatation, typename Geometry>
+      template <bool mean_dilatation, bool any_pressure_dependent, typename Geometry>
       Index64
       stress_update(const Geometry                  &geometry,
                     const Strided<const LocalIndex> &cell_nodes,
@@ -119,7 +128,7 @@ namespace plastix
                 strain_at_point(e, q, inv, eps);
                 if constexpr (mean_dilatation)
                   replace_dilatation(eps, theta_bar);
-                plastic_count += points.return_map(cell, q, eps) ? 1 : 0;
+                plastic_count += points.template return_map<any_pressure_dependent>(cell, q, eps) ? 1 : 0;
               }
             points.cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
             sum += plastic_count + (plastic_count > 0 ? (Index64(1) << 32) : 0);
@@ -133,7 +142,7 @@ namespace plastix
        * point) sharing the cell's values in team scratch memory: coalesced
        * access to the array-of-structures point data on GPUs.
        */
-      template <bool mean_dilatation, typename Geometry>
+      template <bool mean_dilatation, bool any_pressure_dependent, typename Geometry>
       Index64
       stress_update_team(const Geometry                  &geometry,
                          const Strided<const LocalIndex> &cell_nodes,
@@ -193,7 +202,7 @@ namespace plastix
               strain_at_point(e, q, inv, eps);
               if constexpr (mean_dilatation)
                 replace_dilatation(eps, mean_dilatation_of_points(V_s + 16 * (t / 8)));
-              points.return_map(cell, q, eps);
+              points.template return_map<any_pressure_dependent>(cell, q, eps);
             });
             team.team_barrier();
             Index64 team_sum = 0;
@@ -316,12 +325,19 @@ namespace plastix
                                           s.point_plastic.data()};
       with_geometry(d, [&](const auto &geometry) {
        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
-        constexpr bool bbar = decltype(mean_dilatation)::value;
-        if (d.settings.thread_mapping == ThreadMapping::node)
-          counts = internal::stress_update_team<bbar>(geometry, d.cell_node_table(), d.coordinates.data(), points, u,
-                                                      s.n_cells);
+        const auto run = [&](auto pressure_dependent) {
+          constexpr bool bbar    = decltype(mean_dilatation)::value;
+          constexpr bool general = decltype(pressure_dependent)::value;
+          if (d.settings.thread_mapping == ThreadMapping::node)
+            counts = internal::stress_update_team<bbar, general>(geometry, d.cell_node_table(), d.coordinates.data(),
+                                                                 points, u, s.n_cells);
+          else
+            counts = internal::stress_update<bbar, general>(geometry, d.cell_node_table(), points, u, s.n_cells);
+        };
+        if (d.pressure_dependent)
+          run(std::true_type{});
         else
-          counts = internal::stress_update<bbar>(geometry, d.cell_node_table(), points, u, s.n_cells);
+          run(std::false_type{});
        });
       });
       if (f_int != nullptr)
