@@ -462,9 +462,10 @@ namespace
         for (const auto &mapping : o.mappings)
         {
           const auto parsed_strategy = plastix::backend::parse_strategy(strategy);
-          // DbD has no thread mapping and ebe tiled one thread per cell: run them once.
+          // DbD and the assembled matrix have no thread mapping and ebe tiled one thread per cell: run them once.
           const bool one_mapping = parsed_strategy == plastix::backend::Strategy::dbd ||
-                                   parsed_strategy == plastix::backend::Strategy::ebe_tiled;
+                                   parsed_strategy == plastix::backend::Strategy::ebe_tiled ||
+                                   parsed_strategy == plastix::backend::Strategy::assembled;
           if ((one_mapping && mapping != o.mappings.front()) || (!with_hanging_nodes && o.local_refinement == 0))
             continue;
           auto run = std::make_unique<PlastixRun>();

@@ -129,9 +129,12 @@ namespace
             settings.strategy       = parse_strategy(strategy);
             settings.cell_kernel    = parse_cell_kernel(cell_kernel);
             settings.thread_mapping = parse_thread_mapping(mapping);
-            if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled) &&
+            if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled ||
+                 settings.strategy == Strategy::assembled) &&
                 mapping != mappings.front())
               continue;
+            if (settings.strategy == Strategy::assembled)
+              settings.thread_mapping = ThreadMapping::cell;
             if (settings.strategy == Strategy::ebe_tiled)
               {
                 settings.thread_mapping = ThreadMapping::cell;
@@ -265,6 +268,72 @@ namespace
     return R;
   }
 
+  /**
+   * The device assembly of Strategy::assembled: the symbolic pass (once,
+   * at construction), the numeric pass (median of re-assemblies through
+   * update_tangent()), the matrix's size, and in CUDA builds cuSPARSE's
+   * SpMV of the same matrix next to the operator's own.
+   */
+  void
+  report_assembly(const int                  n,
+                  const std::size_t          n_dofs,
+                  const std::string         &kernel,
+                  MechanicsOperator         &op,
+                  const DeviceArray<double> &src,
+                  DeviceArray<double>       &dst,
+                  const std::vector<double> &reference,
+                  const std::vector<std::uint8_t> &constrained,
+                  const int                  repeats,
+                  int                       &status)
+  {
+    const double symbolic_s = op.assembly_times().symbolic;
+    const double numeric_s  = median_seconds(std::max(3, repeats / 4), [&] { op.update_tangent(); });
+    const double matrix_mib = (12. * op.n_matrix_entries() + 8. * (n_dofs + 1)) / 1048576.;
+    char         line[768];
+    std::snprintf(line, sizeof(line),
+                  "| %d | %zu | assembled: device assembly | %s | | double | symbolic %.4g ms, numeric %.4g ms "
+                  "(%.3g M cells/s) | %zu entries, %.0f MiB | | | | |",
+                  n, n_dofs, kernel.c_str(), symbolic_s * 1e3, numeric_s * 1e3, op.n_cells() / numeric_s / 1e6,
+                  op.n_matrix_entries(), matrix_mib);
+    std::cout << line << std::endl;
+#if defined(PLASTIX_WITH_CUSPARSE)
+    if (op.n_matrix_entries() < (std::size_t(1) << 31))
+      {
+        const CsrMatrix device_matrix = op.copy_matrix();
+        CsrMatrixHost   csr;
+        csr.n_rows = static_cast<LocalIndex>(n_dofs);
+        csr.row_offsets.assign(device_matrix.row_offsets.begin(), device_matrix.row_offsets.end());
+        csr.columns.assign(device_matrix.columns.begin(), device_matrix.columns.end());
+        csr.values = device_matrix.values;
+        const CusparseSpmv matrix(csr);
+        const double       s = median_seconds(repeats, [&] { matrix.vmult(src.data(), dst.data()); });
+        // No unit rows in the copied matrix: compare the unconstrained rows only.
+        const auto   result = dst.to_host();
+        double       diff = 0, norm = 0;
+        for (std::size_t i = 0; i < n_dofs; ++i)
+          if (!constrained[i])
+            {
+              diff += (result[i] - reference[i]) * (result[i] - reference[i]);
+              norm += reference[i] * reference[i];
+            }
+        const double rel = norm > 0 ? std::sqrt(diff / norm) : 0.;
+        if (!(rel < 1e-10))
+          status = 2;
+        std::snprintf(line, sizeof(line),
+                      "| %d | %zu | assembled: cuSPARSE SpMV of the device-assembled matrix | %s | row | double | "
+                      "%.4g | %.3g | | | | %.1e |",
+                      n, n_dofs, kernel.c_str(), s * 1e3, n_dofs / s / 1e9, rel);
+        std::cout << line << std::endl;
+      }
+#else
+    (void)src;
+    (void)dst;
+    (void)reference;
+    (void)constrained;
+    (void)status;
+#endif
+  }
+
   /** The threads column: node, cell, or cell and the tile size. */
   std::string
   threads_column(const OperatorSettings &settings, const MechanicsOperator &op)
@@ -273,6 +342,8 @@ namespace
       return "node";
     if (settings.strategy == Strategy::ebe_tiled)
       return "cell, tiles of " + std::to_string(settings.cells_per_tile);
+    if (settings.strategy == Strategy::assembled)
+      return "row";
     return to_string(op.settings().thread_mapping);
   }
 } // namespace
@@ -428,6 +499,8 @@ main(int argc, char **argv)
                       status = 2;
                     report("single", s_float, rel_float, op.bytes_per_apply(sizeof(float)));
                   }
+                if (settings.strategy == Strategy::assembled)
+                  report_assembly(n, n_dofs, kernel, op, src, dst, reference, mesh.constrained_dofs, repeats, status);
               }
 
           // Plasticity kernels at prescribed fractions of plastic Gauss points.

@@ -760,7 +760,10 @@ namespace plastix
                       "atomic adds, element by element by colour (bitwise reproducible), "
                       "DoF by DoF (each node gathers from its cells), or element by element in "
                       "tiles of 128 neighbouring cells that sum in scratch memory and add only "
-                      "the nodes shared with other tiles atomically. auto: ebe tiled for "
+                      "the nodes shared with other tiles atomically; or assembled: the "
+                      "local stiffness matrix (tangent) assembled on the device in CSR form "
+                      "and applied as a sparse matrix-vector product (about 1 kB of device "
+                      "memory per DoF). auto: ebe tiled for "
                       "elastic runs whose cell kernel is element matrix on meshes of congruent "
                       "cells (one shared matrix), otherwise ebe atomic");
     prm.add_parameter("Cell kernel", cell_kernel,
@@ -1263,6 +1266,9 @@ namespace plastix
     if (op.strategy == backend::Strategy::ebe_tiled && op.thread_mapping == backend::ThreadMapping::node)
       throw InputError("Operator/Thread mapping",
                        "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
+    if (op.strategy == backend::Strategy::assembled && op.thread_mapping == backend::ThreadMapping::node)
+      throw InputError("Operator/Thread mapping",
+                       "the assembled matrix is applied by rows: use cell or auto, or another strategy for node");
     if (solver.divergence_factor > 0 && solver.divergence_factor <= 1)
       {
         std::ostringstream value;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -28,8 +29,10 @@ namespace plastix
         return Strategy::dbd;
       if (name == "ebe tiled")
         return Strategy::ebe_tiled;
+      if (name == "assembled")
+        return Strategy::assembled;
       throw std::invalid_argument("unknown operator strategy '" + name +
-                                  "' (expected: ebe atomic, ebe colored, dbd, ebe tiled)");
+                                  "' (expected: ebe atomic, ebe colored, dbd, ebe tiled, assembled)");
     }
 
     CellKernel
@@ -109,6 +112,8 @@ namespace plastix
             return "dbd";
           case Strategy::ebe_tiled:
             return "ebe tiled";
+          case Strategy::assembled:
+            return "assembled";
         }
       return "?";
     }
@@ -615,6 +620,13 @@ namespace plastix
       }
     } // namespace
 
+    namespace
+    {
+      /** The numeric pass of Strategy::assembled with the current law (elastic or tangent). */
+      void
+      assemble_matrix_values(MechanicsOperator::Impl &d);
+    } // namespace
+
     MechanicsOperator::MechanicsOperator(const MeshData         &mesh,
                                          const OperatorSettings &settings)
       : impl_(std::make_unique<Impl>())
@@ -632,6 +644,12 @@ namespace plastix
           if (settings.cells_per_tile < 1 || settings.cells_per_tile > 128)
             throw std::invalid_argument("ebe tiled: cells per tile must lie in [1, 128], not " +
                                         std::to_string(settings.cells_per_tile));
+          d.settings.thread_mapping = ThreadMapping::cell;
+        }
+      if (settings.strategy == Strategy::assembled)
+        {
+          if (settings.thread_mapping == ThreadMapping::node)
+            throw std::invalid_argument("assembled: the matrix is applied by rows; thread mapping 'node' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
       if (d.settings.thread_mapping == ThreadMapping::automatic)
@@ -750,6 +768,16 @@ namespace plastix
           std::to_string(n_bad) +
           " cells have a non-positive Jacobian determinant at a Gauss point "
           "(tangled, degenerate or inverted hexahedra)");
+
+      if (settings.strategy == Strategy::assembled)
+        {
+          const auto start = std::chrono::steady_clock::now();
+          internal::assemble_symbolic(d.cell_node_table(), d.n_cells, d.n_nodes, d.matrix);
+          Kokkos::fence();
+          d.matrix.symbolic_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          assemble_matrix_values(d);
+        }
     }
 
     MechanicsOperator::~MechanicsOperator() = default;
@@ -796,6 +824,17 @@ namespace plastix
         return op;
       }
 
+      void
+      assemble_matrix_values(MechanicsOperator::Impl &d)
+      {
+        const auto start = std::chrono::steady_clock::now();
+        with_quadrature_operator(d, [&](const auto &op) {
+          internal::assemble_numeric(op, d.cell_node_table(), d.cell_constraint_mask.data(), d.n_cells, d.matrix);
+        });
+        Kokkos::fence();
+        d.matrix.numeric_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+
       template <typename Number>
       void
       apply_current(const MechanicsOperator::Impl &d,
@@ -803,6 +842,13 @@ namespace plastix
                     Number                        *dst,
                     const bool                     masked)
       {
+        if (masked && d.settings.strategy == Strategy::assembled)
+          {
+            internal::csr_apply(d.matrix, src, dst);
+            vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(), src,
+                                            dst);
+            return;
+          }
         const bool one_matrix =
           d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 && d.n_plastic_matrices == 0;
         if (one_matrix && d.settings.strategy == Strategy::ebe_tiled)
@@ -962,36 +1008,77 @@ namespace plastix
       update_tangent();
     }
 
+    namespace
+    {
+      /** The element matrices of the cells with plastic points (element-matrix kernel), or the shared ones only. */
+      void
+      update_element_matrices(MechanicsOperator::Impl &d)
+      {
+        if (d.settings.cell_kernel != CellKernel::element_matrix)
+          return;
+        if (d.plasticity == nullptr)
+          {
+            d.cell_matrix.copy_from(d.cell_group);
+            d.n_plastic_matrices = 0;
+            return;
+          }
+        // Enumerate the cells with plastic points; each gets its own matrix.
+        const std::uint8_t *plastic = d.plasticity->cell_plastic.data();
+        d.plastic_cells.resize(d.n_cells, "plastic cells");
+        LocalIndex       *list      = d.plastic_cells.data();
+        LocalIndex       *index     = d.cell_matrix.data();
+        const LocalIndex *group     = d.cell_group.data();
+        const LocalIndex  n_groups  = static_cast<LocalIndex>(d.n_matrices);
+        const Index64     n_plastic = internal::enumerate_flagged(plastic, group, n_groups, d.n_cells, list, index);
+        if (static_cast<std::size_t>(n_plastic) * 576 > d.plastic_matrices.size())
+          d.plastic_matrices.resize(static_cast<std::size_t>(n_plastic * 1.25 + 16) * 576, "plastic element matrices");
+        d.n_plastic_matrices = n_plastic;
+        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+          internal::compute_element_matrices(
+            internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::TangentLaw<>,
+                                             decltype(mean_dilatation)::value>{d.on_the_fly_geometry(),
+                                                                               d.plasticity->tangent_law()},
+            list, 0, n_plastic, d.plastic_matrices.data());
+        });
+      }
+    } // namespace
+
     void
     MechanicsOperator::update_tangent()
     {
       Impl &d = *impl_;
-      if (d.settings.cell_kernel != CellKernel::element_matrix)
-        return;
-      if (d.plasticity == nullptr)
-        {
-          d.cell_matrix.copy_from(d.cell_group);
-          d.n_plastic_matrices = 0;
-          return;
-        }
-      // Enumerate the cells with plastic points; each gets its own matrix.
-      const std::uint8_t *plastic = d.plasticity->cell_plastic.data();
-      d.plastic_cells.resize(d.n_cells, "plastic cells");
-      LocalIndex       *list      = d.plastic_cells.data();
-      LocalIndex       *index     = d.cell_matrix.data();
-      const LocalIndex *group     = d.cell_group.data();
-      const LocalIndex  n_groups  = static_cast<LocalIndex>(d.n_matrices);
-      const Index64     n_plastic = internal::enumerate_flagged(plastic, group, n_groups, d.n_cells, list, index);
-      if (static_cast<std::size_t>(n_plastic) * 576 > d.plastic_matrices.size())
-        d.plastic_matrices.resize(static_cast<std::size_t>(n_plastic * 1.25 + 16) * 576, "plastic element matrices");
-      d.n_plastic_matrices = n_plastic;
-      internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
-        internal::compute_element_matrices(
-          internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::TangentLaw<>,
-                                           decltype(mean_dilatation)::value>{d.on_the_fly_geometry(),
-                                                                             d.plasticity->tangent_law()},
-          list, 0, n_plastic, d.plastic_matrices.data());
-      });
+      update_element_matrices(d);
+      if (d.settings.strategy == Strategy::assembled && d.matrix.row_offsets.size() > 0)
+        assemble_matrix_values(d);
+    }
+
+    CsrMatrix
+    MechanicsOperator::copy_matrix() const
+    {
+      const Impl &d = *impl_;
+      if (d.settings.strategy != Strategy::assembled)
+        throw std::logic_error("MechanicsOperator::copy_matrix(): the operator's strategy is '" +
+                               to_string(d.settings.strategy) + "', not 'assembled'");
+      CsrMatrix matrix;
+      matrix.row_offsets.resize(d.matrix.row_offsets.size());
+      matrix.columns.resize(d.matrix.columns.size());
+      matrix.values.resize(d.matrix.values.size());
+      copy_to_host(matrix.row_offsets.data(), d.matrix.row_offsets.data(), d.matrix.row_offsets.memory_consumption());
+      copy_to_host(matrix.columns.data(), d.matrix.columns.data(), d.matrix.columns.memory_consumption());
+      copy_to_host(matrix.values.data(), d.matrix.values.data(), d.matrix.values.memory_consumption());
+      return matrix;
+    }
+
+    std::size_t
+    MechanicsOperator::n_matrix_entries() const
+    {
+      return impl_->matrix.values.size();
+    }
+
+    AssemblyTimes
+    MechanicsOperator::assembly_times() const
+    {
+      return {impl_->matrix.symbolic_seconds, impl_->matrix.numeric_seconds};
     }
 
     bool
@@ -1081,7 +1168,8 @@ namespace plastix
              d.node_entries.memory_consumption() + d.matrices.memory_consumption() +
              d.cell_matrix.memory_consumption() + d.cell_group.memory_consumption() +
              d.plastic_matrices.memory_consumption() + d.plastic_cells.memory_consumption() +
-             d.matrix_representative.memory_consumption() + tile_memory(d) + constraint_memory(d);
+             d.matrix_representative.memory_consumption() + tile_memory(d) + constraint_memory(d) +
+             d.matrix.memory_consumption();
     }
 
     std::size_t
@@ -1089,6 +1177,10 @@ namespace plastix
     {
       const Impl       &d      = *impl_;
       const std::size_t n_dofs = 3 * static_cast<std::size_t>(d.n_nodes);
+      if (d.settings.strategy == Strategy::assembled)
+        // The matrix (values, columns, row offsets) once, src read, dst written.
+        return d.matrix.values.memory_consumption() + d.matrix.columns.memory_consumption() +
+               d.matrix.row_offsets.memory_consumption() + 2 * bytes_per_value * n_dofs;
       // src read once; dst written once (DbD) or zeroed, then read and
       // written by the accumulation (EbE).
       std::size_t bytes = bytes_per_value * n_dofs * (d.settings.strategy == Strategy::dbd ? 2 : 4);
@@ -1127,7 +1219,8 @@ namespace plastix
       const Impl        &d = *impl_;
       std::ostringstream s;
       s << to_string(d.settings.strategy) << ", " << to_string(d.settings.cell_kernel) << ", "
-        << (d.settings.strategy == Strategy::dbd ? "thread per node" :
+        << (d.settings.strategy == Strategy::dbd       ? "thread per node" :
+            d.settings.strategy == Strategy::assembled ? "rows of the CSR matrix" :
                                                    d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
                                                                                                       "thread per cell")
         << ", "
@@ -1141,6 +1234,8 @@ namespace plastix
           << d.max_nodes_per_tile << " nodes)";
       if (d.settings.cell_kernel == CellKernel::element_matrix)
         s << ", " << d.n_matrices << " element matrices";
+      if (d.settings.strategy == Strategy::assembled)
+        s << ", " << d.matrix.values.size() << " matrix entries";
       s << ", " << memory_consumption() / 1048576.0 << " MiB";
       return s.str();
     }

@@ -8,6 +8,7 @@
 #include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
 
+#include "assembled_matrix.h"
 #include "material/elastic_law.h"
 #include "q1_kernels.h"
 
@@ -123,6 +124,9 @@ namespace plastix
       DeviceArray<double>     plastic_matrices;
       DeviceArray<LocalIndex> plastic_cells;
       std::size_t             n_plastic_matrices = 0;
+
+      /** The assembled local matrix (Strategy::assembled). */
+      internal::CsrMatrixData matrix;
 
       /** The plasticity state the operator owns, if any. */
       std::unique_ptr<PlasticityState> plasticity_state;
@@ -699,6 +703,7 @@ namespace plastix
           {
             case Strategy::ebe_atomic:
             case Strategy::ebe_colored:
+            case Strategy::assembled: // its unmasked products (apply_unconstrained()) stay matrix-free
               {
                 vector_operations::set(n_dofs, Number(0), dst);
                 const bool colored = data.settings.strategy == Strategy::ebe_colored;

@@ -2,6 +2,7 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/lac/trilinos_sparsity_pattern.h>
 
 #include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
@@ -407,6 +408,48 @@ namespace plastix
   MechanicsOperator::initialize_dof_vector(device::Vector<Number> &vector) const
   {
     vector.reinit(partitioner);
+  }
+
+  void
+  MechanicsOperator::copy_matrix(dealii::TrilinosWrappers::SparseMatrix &matrix) const
+  {
+    AssertThrow(device_operator, dealii::ExcMessage("plastix::MechanicsOperator::copy_matrix(): not initialized"));
+    if (n_global_constraint_lines > 0)
+      throw std::logic_error("plastix::MechanicsOperator::copy_matrix(): the mesh has hanging-node constraints; the "
+                             "device matrix is the cells' matrix before their condensation");
+    const backend::CsrMatrix local = device_operator->copy_matrix();
+    const auto              &p     = *partitioner;
+    const std::size_t        n_local = local.row_offsets.size() - 1;
+    std::vector<dealii::types::global_dof_index> global(n_local);
+    for (std::size_t i = 0; i < n_local; ++i)
+      global[i] = p.local_to_global(i);
+    dealii::IndexSet relevant = p.locally_owned_range();
+    relevant.add_indices(p.ghost_indices());
+
+    // Every local row, ghost rows included: their partial sums go to the owners.
+    dealii::TrilinosWrappers::SparsityPattern sparsity(p.locally_owned_range(), p.locally_owned_range(), relevant,
+                                                       p.get_mpi_communicator());
+    std::vector<dealii::types::global_dof_index> columns;
+    for (std::size_t i = 0; i < n_local; ++i)
+      {
+        columns.clear();
+        for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
+          columns.push_back(global[local.columns[k]]);
+        sparsity.add_entries(global[i], columns.begin(), columns.end());
+      }
+    sparsity.compress();
+    matrix.reinit(sparsity);
+    for (std::size_t i = 0; i < n_local; ++i)
+      {
+        columns.clear();
+        for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
+          columns.push_back(global[local.columns[k]]);
+        const auto first = local.row_offsets[i];
+        matrix.add(global[i], columns.size(), columns.data(), local.values.data() + first, false);
+      }
+    for (const auto i : constrained_owned_dofs.to_host())
+      matrix.add(global[i], global[i], 1.);
+    matrix.compress(dealii::VectorOperation::add);
   }
 
   void

@@ -349,6 +349,47 @@ namespace
     return modes;
   }
 
+  /**
+   * The device-assembled matrix entry by entry against the dense reference
+   * with the rows and columns of constrained DoFs zeroed: every entry of the
+   * CSR matrix, every non-zero of the reference inside its sparsity,
+   * ascending columns and consistent offsets.
+   */
+  void
+  check_assembled_matrix(const std::string &what, const MechanicsOperator &op, const Dense &A, const MeshData &mesh)
+  {
+    const CsrMatrix m = op.copy_matrix();
+    bool            structure = m.row_offsets.size() == A.n + 1 && m.row_offsets.front() == 0 &&
+                     m.row_offsets.back() == static_cast<std::int64_t>(m.columns.size()) &&
+                     m.columns.size() == m.values.size() && op.n_matrix_entries() == m.values.size();
+    double          max_entry = 0, max_difference = 0, missing = 0;
+    for (std::size_t i = 0; i < A.n; ++i)
+      for (std::size_t j = 0; j < A.n; ++j)
+        max_entry = std::max(max_entry, std::abs(A(i, j)));
+    std::vector<char> covered(A.n);
+    for (std::size_t i = 0; structure && i < A.n; ++i)
+      {
+        std::fill(covered.begin(), covered.end(), 0);
+        for (std::int64_t k = m.row_offsets[i]; k < m.row_offsets[i + 1]; ++k)
+          {
+            const std::size_t j = m.columns[k];
+            structure           = structure && j < A.n && (k == m.row_offsets[i] || m.columns[k - 1] < m.columns[k]);
+            if (!structure)
+              break;
+            covered[j]             = 1;
+            const double reference = mesh.constrained_dofs[i] || mesh.constrained_dofs[j] ? 0. : A(i, j);
+            max_difference         = std::max(max_difference, std::abs(m.values[k] - reference));
+          }
+        for (std::size_t j = 0; j < A.n; ++j)
+          if (!covered[j] && !mesh.constrained_dofs[i] && !mesh.constrained_dofs[j])
+            missing = std::max(missing, std::abs(A(i, j)));
+      }
+    checker.check_true(what + ": CSR structure (offsets, ascending columns)", structure);
+    checker.check(what + ": CSR entries vs dense A with constrained rows and columns zero, max diff / max |A|",
+                  max_difference / max_entry, 1e-13);
+    checker.check(what + ": reference entries outside the CSR sparsity / max |A|", missing / max_entry, 0.);
+  }
+
   void
   test_mesh(const std::string &name_of_mesh, const MeshData &mesh, const bool expect_shared_matrices,
             const ElementFormulation formulation = ElementFormulation::full)
@@ -389,7 +430,8 @@ namespace
       checker.check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
 
     std::vector<double> first_result;
-    for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled})
+    for (const auto strategy :
+         {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled, Strategy::assembled})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
         for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
           for (const unsigned int cells_per_tile : {3u, 128u})
@@ -399,7 +441,7 @@ namespace
           // cell, tiles of 3 cells so that most nodes are shared by tiles,
           // and of 128).
           const bool tiled = strategy == Strategy::ebe_tiled;
-          if ((strategy == Strategy::dbd || tiled) && mapping != ThreadMapping::cell)
+          if ((strategy == Strategy::dbd || tiled || strategy == Strategy::assembled) && mapping != ThreadMapping::cell)
             continue;
           if (!tiled && cells_per_tile != 128)
             continue;
@@ -423,6 +465,9 @@ namespace
                            std::to_string(expected) + ")",
                          op.n_element_matrices() == expected);
             }
+
+          if (strategy == Strategy::assembled)
+            check_assembled_matrix(what, op, A, mesh);
 
           const std::vector<double> r = run_apply(op, x, true);
           checker.check(what + ": apply vs dense A_c", relative_difference(r, Cx), 1e-12);

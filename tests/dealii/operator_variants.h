@@ -27,7 +27,8 @@ namespace plastix_test
   {
     using namespace plastix::backend;
     std::vector<OperatorVariant> variants;
-    for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled})
+    for (const auto strategy :
+         {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled, Strategy::assembled})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
         for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
           if (mapping == ThreadMapping::cell || strategy == Strategy::ebe_atomic || strategy == Strategy::ebe_colored)

@@ -4,7 +4,8 @@
 // thread mapping, to 1e-12 relative. Also the diagonal, and the result's
 // independence of the strategy. The same for B-bar (mean dilatation) against
 // the assembled B-bar matrix (plastix::elastic_cell_matrix, deal.II
-// FEValues and tensors). Run with 1 and 2 MPI ranks.
+// FEValues and tensors). The matrix assembled on the device (Strategy::
+// assembled) entry by entry against deal.II's. Run with 1 and 2 MPI ranks.
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
@@ -27,6 +28,50 @@
 #include <iostream>
 
 using namespace dealii;
+
+namespace
+{
+  /**
+   * The device-assembled matrix (Strategy::assembled, MechanicsOperator::
+   * copy_matrix()) entry by entry against deal.II's assembly on the owned
+   * rows: equal where neither the row nor the column is constrained (both
+   * matrices' entries visited, so an entry missing from either counts);
+   * constrained rows and columns zero but a unit diagonal.
+   */
+  void
+  compare_matrices(const std::string                    &name,
+                   const plastix::MechanicsOperator     &op,
+                   const TrilinosWrappers::SparseMatrix &reference,
+                   const AffineConstraints<double>      &constraints,
+                   plastix_test::Checker                &checker,
+                   const MPI_Comm                        comm)
+  {
+    TrilinosWrappers::SparseMatrix device;
+    op.copy_matrix(device);
+    double max_entry = 0, max_difference = 0, max_constrained = 0;
+    for (const auto row : reference.locally_owned_range_indices())
+      {
+        for (auto entry = reference.begin(row); entry != reference.end(row); ++entry)
+          {
+            max_entry = std::max(max_entry, std::abs(entry->value()));
+            if (!constraints.is_constrained(row) && !constraints.is_constrained(entry->column()))
+              max_difference =
+                std::max(max_difference, std::abs(device.el(row, entry->column()) - entry->value()));
+          }
+        for (auto entry = device.begin(row); entry != device.end(row); ++entry)
+          if (constraints.is_constrained(row) || constraints.is_constrained(entry->column()))
+            max_constrained =
+              std::max(max_constrained, std::abs(entry->value() - (entry->column() == row ? 1. : 0.)));
+          else
+            max_difference = std::max(max_difference, std::abs(reference.el(row, entry->column()) - entry->value()));
+      }
+    max_entry = Utilities::MPI::max(max_entry, comm);
+    checker.check(name + ": device-assembled matrix vs deal.II's, max entry difference / max entry",
+                  Utilities::MPI::max(max_difference, comm) / max_entry, 1e-13);
+    checker.check(name + ": device-assembled matrix, constrained rows and columns: unit diagonal, else zero",
+                  Utilities::MPI::max(max_constrained, comm), 0.);
+  }
+} // namespace
 
 int
 main(int argc, char **argv)
@@ -129,6 +174,8 @@ main(int argc, char **argv)
                 have_reference   = true;
               }
             checker.check(variant.name + " vs first strategy", relative_difference(result, reference_result, false), 1e-13);
+            if (variant.data.strategy == plastix::backend::Strategy::assembled)
+              compare_matrices(variant.name, op, matrix, constraints, checker, env.comm);
 
             plastix::DeviceVector diagonal;
             op.compute_diagonal(diagonal);

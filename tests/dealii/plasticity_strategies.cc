@@ -74,7 +74,7 @@ main(int argc, char **argv)
        11545.903117690304},
       {"voxel beam, B-bar", "subsection Operator\n set Element formulation = bbar\nend\n", 6.2112048353832, 11550.},
     };
-    const std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled"};
+    const std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd", "ebe tiled", "assembled"};
     const std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
     const std::vector<std::string> mappings   = {"cell", "node"};
 
@@ -118,7 +118,7 @@ main(int argc, char **argv)
           for (const auto &kernel : kernels)
             for (const auto &mapping : mappings)
               {
-                if (strategy == "ebe tiled" && mapping == "node") // one thread per cell only
+                if ((strategy == "ebe tiled" || strategy == "assembled") && mapping == "node") // one thread per cell / row
                   continue;
                 const std::string name = strategy + " / " + kernel + " / " + mapping;
                 env.pout << "  " << name << std::endl;

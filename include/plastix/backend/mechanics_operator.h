@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace plastix
 {
@@ -34,7 +35,18 @@ namespace plastix
        * tile shares with other tiles are added to the global vector with
        * atomics; nodes whose cells all lie in the tile are stored plainly.
        */
-      ebe_tiled
+      ebe_tiled,
+      /**
+       * The process-local stiffness matrix (or consistent tangent) assembled
+       * on the device in CSR form and applied as a sparse matrix-vector
+       * product: a symbolic pass once (the sparsity of the nodes from the
+       * cell -> node table), a numeric pass at set-up and whenever the
+       * tangent changes (the cell kernel's element matrices added into the
+       * CSR values). About 20 times the memory of the matrix-free
+       * strategies; the matrix can be copied out (copy_matrix()) for
+       * algebraic multigrid, direct solvers or comparisons.
+       */
+      assembled
     };
 
     /**
@@ -89,7 +101,7 @@ namespace plastix
       node
     };
 
-    /** Parse "ebe atomic", "ebe colored", "dbd", "ebe tiled"; throws std::invalid_argument naming the value otherwise. */
+    /** Parse "ebe atomic", "ebe colored", "dbd", "ebe tiled", "assembled"; throws std::invalid_argument naming the value otherwise. */
     PLASTIX_BACKEND_EXPORT Strategy
     parse_strategy(const std::string &name);
 
@@ -120,6 +132,28 @@ namespace plastix
     /** The name parse_cell_kernel() accepts. */
     PLASTIX_BACKEND_EXPORT std::string
     to_string(CellKernel kernel);
+
+    /** Wall-clock seconds of the passes of Strategy::assembled (device work included). */
+    struct AssemblyTimes
+    {
+      /** The symbolic pass (sparsity), once at construction. */
+      double symbolic = 0;
+      /** The last numeric pass (values). */
+      double numeric = 0;
+    };
+
+    /**
+     * A process-local matrix in CSR form on the host: rows and columns are
+     * the local DoFs (owned, then ghost); row r holds the columns
+     * columns[k] and values values[k] for k in [row_offsets[r],
+     * row_offsets[r + 1]), columns ascending.
+     */
+    struct CsrMatrix
+    {
+      std::vector<std::int64_t> row_offsets;
+      std::vector<LocalIndex>   columns;
+      std::vector<double>       values;
+    };
 
     /** Choices of the operator. */
     struct OperatorSettings
@@ -266,12 +300,33 @@ namespace plastix
       has_symmetric_tangent() const;
 
       /**
-       * Refresh what the element-matrix kernel stores of the tangent (the
-       * matrices of cells with plastic points); call after each
-       * PlasticityState::update(). A no-op for the quadrature kernels.
+       * Refresh what the operator stores of the tangent: the matrices of
+       * cells with plastic points (element-matrix kernel) and the values of
+       * the assembled matrix (Strategy::assembled, a numeric pass); call
+       * after each PlasticityState::update(). A no-op for the matrix-free
+       * quadrature kernels.
        */
       void
       update_tangent();
+
+      /**
+       * The assembled local matrix (Strategy::assembled; throws
+       * std::logic_error otherwise) copied to the host: the operator of
+       * apply() without its unit rows, i.e. the rows and columns of
+       * constrained DoFs are zero (with hanging-node lines: before their
+       * condensation, the matrix the cells see). Ghost rows hold this
+       * process's partial sums, which belong to their owners.
+       */
+      CsrMatrix
+      copy_matrix() const;
+
+      /** Number of stored entries of the assembled matrix (0 unless Strategy::assembled). */
+      std::size_t
+      n_matrix_entries() const;
+
+      /** Times of the symbolic and the last numeric pass (zero unless Strategy::assembled). */
+      AssemblyTimes
+      assembly_times() const;
 
       /** Settings in use (thread_mapping resolved: never automatic). */
       const OperatorSettings &

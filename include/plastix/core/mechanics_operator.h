@@ -8,6 +8,7 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/trilinos_sparse_matrix.h>
 
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
@@ -175,6 +176,21 @@ namespace plastix
     /** The diagonal of the operator (1 on constrained DoFs). */
     void
     compute_diagonal(DeviceVector &diagonal) const;
+
+    /**
+     * The matrix of vmult() as a Trilinos matrix distributed like the
+     * operator's vectors, assembled on the device: the operator's strategy
+     * must be backend::Strategy::assembled (reinit() with it), whose CSR
+     * matrix is copied to the host, its ghost rows added at their owners
+     * (compress(add)), and unit diagonal entries put at the constrained
+     * DoFs. The elastic matrix, or the consistent tangent of the current
+     * state. For algebraic multigrid, direct solvers and comparisons with
+     * deal.II's assembly. Throws std::logic_error for another strategy and
+     * on meshes with hanging-node lines (the device matrix is the cells'
+     * one before the condensation C^T A C).
+     */
+    void
+    copy_matrix(dealii::TrilinosWrappers::SparseMatrix &matrix) const;
 
     /**
      * The inverse diagonal, as a Jacobi preconditioner uses it (computed in
@@ -356,7 +372,7 @@ namespace plastix
     {
       using backend::Strategy;
       return internal::backend_enum_table(
-        {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled});
+        {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled, Strategy::assembled});
     }
   };
 
