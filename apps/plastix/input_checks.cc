@@ -472,10 +472,10 @@ namespace plastix
     // allocates per cell: geometry, vectors, and the J2 state.
     const bool        plastic        = parameters.problem.type == ProblemType::elastoplastic;
     const long double host_per_cell  = plastic ? 9500.L : 4800.L;
-    // Strategy = assembled adds its CSR matrix: 3 rows of 81 entries (8 B
-    // value, 4 B column) per node, about one node per cell.
+    // Strategy = assembled adds its matrix: 3 rows of 81 values (8 B) and
+    // 27 block indices (4 B) per node, about one node per cell.
     const long double device_per_cell = (plastic ? 4500.L : 1500.L) +
-                                        (parameters.op.strategy == backend::Strategy::assembled ? 3.L * 81.L * 12.L : 0.L);
+                                        (parameters.op.strategy == backend::Strategy::assembled ? 3.L * 81.L * 8.L + 27.L * 4.L : 0.L);
     const long double cells          = estimate_active_cells(parameters.mesh);
     const std::string entries        = parameters.mesh.geometry == GeometryType::file ?
                                          "Mesh/File, Mesh/Global refinements" :

@@ -20,15 +20,17 @@ namespace plastix
     namespace internal
     {
       /**
-       * A local matrix over the local DoFs (3 per node) in CSR form whose
-       * sparsity is that of the nodes: the three rows of node i have the
-       * same columns, 3 per neighbour node (the nodes that share a cell with
-       * i, i itself included, in ascending order). Row 3i + c starts at
-       * 9 node_offsets[i] + 3 c deg(i), deg(i) = node_offsets[i + 1] -
-       * node_offsets[i], and its entry 3k + d is the column of DoF d of the
-       * neighbour node_columns[node_offsets[i] + k]. row_offsets and columns
-       * are that same structure in the plain CSR arrays that SpMV libraries
-       * take.
+       * A local matrix over the local DoFs (3 per node) whose sparsity is
+       * that of the nodes: the three rows of node i have the same columns,
+       * 3 per neighbour node (the nodes that share a cell with i, i itself
+       * included, ascending in node_columns[node_offsets[i] ...
+       * node_offsets[i + 1])). Row 3i + c holds its 3 deg(i) values
+       * contiguously from 9 node_offsets[i] + 3 c deg(i), deg(i) =
+       * node_offsets[i + 1] - node_offsets[i], entry 3k + d in the column of
+       * DoF d of the k-th neighbour: plain CSR values whose column indices
+       * follow from the node lists, so that the device stores one index per
+       * 3x3 block (12 B per entry in CSR, 8.1 B here); copy_matrix() writes
+       * out the CSR indices.
        */
       struct CsrMatrixData
       {
@@ -36,26 +38,18 @@ namespace plastix
         DeviceArray<Index64> node_offsets;
         /** Neighbour nodes of each node, ascending. */
         DeviceArray<LocalIndex> node_columns;
-        /** CSR row offsets: 3 n_nodes + 1. */
-        DeviceArray<Index64> row_offsets;
-        /** CSR column (local DoF) of each entry. */
-        DeviceArray<LocalIndex> columns;
-        /** CSR values. */
+        /** The values, 9 per node pair. */
         DeviceArray<double> values;
+        /** Number of nodes (rows / 3). */
+        Index64 n_nodes = 0;
         /** Seconds of the last symbolic and numeric passes (device work fenced). */
         double symbolic_seconds = 0, numeric_seconds = 0;
-
-        Index64
-        n_entries() const
-        {
-          return static_cast<Index64>(values.size());
-        }
 
         std::size_t
         memory_consumption() const
         {
           return node_offsets.memory_consumption() + node_columns.memory_consumption() +
-                 row_offsets.memory_consumption() + columns.memory_consumption() + values.memory_consumption();
+                 values.memory_consumption();
         }
       };
 
@@ -78,7 +72,7 @@ namespace plastix
        * atomics, a scan, filled with atomics), then per node the distinct
        * nodes of its cells (each candidate is kept if no earlier candidate
        * of the node equals it: no limit on the number of cells per node),
-       * sorted, and the CSR arrays of the DoFs. The result does not depend
+       * sorted. The result does not depend
        * on the order in which the atomics were served.
        */
       inline void
@@ -151,12 +145,9 @@ namespace plastix
         Index64 n_node_entries = 0;
         copy_to_host(&n_node_entries, degree + n_nodes, sizeof(Index64));
         matrix.node_columns.resize(n_node_entries, "csr node columns");
-        matrix.row_offsets.resize(3 * n_nodes + 1, "csr row offsets");
-        matrix.columns.resize(9 * n_node_entries, "csr columns");
         matrix.values.resize(9 * n_node_entries, "csr values");
+        matrix.n_nodes         = n_nodes;
         LocalIndex *neighbours = matrix.node_columns.data();
-        Index64    *rows       = matrix.row_offsets.data();
-        LocalIndex *columns    = matrix.columns.data();
         for_range("plastix::csr_fill", n_nodes, KOKKOS_LAMBDA(const Index64 node) {
           const Index64 begin = degree[node], n = 8 * (first[node + 1] - first[node]);
           Index64       end   = begin;
@@ -174,18 +165,7 @@ namespace plastix
                 neighbours[p] = neighbours[p - 1];
               neighbours[p] = c;
             }
-          const Index64 deg = end - begin;
-          for (int c = 0; c < 3; ++c)
-            {
-              const Index64 row_begin = 9 * begin + 3 * c * deg;
-              rows[3 * node + c]      = row_begin;
-              for (Index64 k = 0; k < deg; ++k)
-                for (int d = 0; d < 3; ++d)
-                  columns[row_begin + 3 * k + d] = 3 * neighbours[begin + k] + d;
-            }
         });
-        const Index64 n_entries = 9 * n_node_entries;
-        copy_to_device(rows + 3 * n_nodes, &n_entries, sizeof(Index64));
       }
 
       /** Position of @p column in the sorted neighbour list of @p node (the list must hold it). */
@@ -223,7 +203,6 @@ namespace plastix
         matrix.values.set_zero();
         const Index64    *node_offsets = matrix.node_offsets.data();
         const LocalIndex *node_columns = matrix.node_columns.data();
-        const Index64    *rows         = matrix.row_offsets.data();
         double           *values       = matrix.values.data();
         for_range("plastix::csr_numeric", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
           LocalIndex nodes[8];
@@ -232,9 +211,14 @@ namespace plastix
           const std::uint32_t mask = masks[cell];
           for (int b = 0; b < 8; ++b)
             {
-              Index64 position[8];
+              // Start of the row of DoF 3 nodes[a] and of the block column of node b in it.
+              Index64 block[8], degree[8];
               for (int a = 0; a < 8; ++a)
-                position[a] = neighbour_position(node_offsets, node_columns, nodes[a], nodes[b]);
+                {
+                  degree[a] = node_offsets[nodes[a] + 1] - node_offsets[nodes[a]];
+                  block[a]  = 9 * node_offsets[nodes[a]] +
+                             3 * neighbour_position(node_offsets, node_columns, nodes[a], nodes[b]);
+                }
               for (int d = 0; d < 3; ++d)
                 {
                   const int j = 3 * b + d;
@@ -247,32 +231,57 @@ namespace plastix
                   for (int a = 0; a < 8; ++a)
                     for (int c = 0; c < 3; ++c)
                       if (!((mask >> (3 * a + c)) & 1u))
-                        accumulate(values[rows[3 * nodes[a] + c] + 3 * position[a] + d], f[3 * a + c]);
+                        accumulate(values[block[a] + 3 * c * degree[a] + d], f[3 * a + c]);
                 }
             }
         });
       }
 
       /**
+       * Where row 3i + c of a CsrMatrixData starts: entry e of the row is
+       * values[first + e] in the column of DoF e % 3 of neighbours[e / 3].
+       */
+      struct CsrRows
+      {
+        const Index64    *node_offsets;
+        const LocalIndex *node_columns;
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const Index64 row, Index64 &first, Index64 &n_entries, const LocalIndex *&neighbours) const
+        {
+          const Index64 node = row / 3, begin = node_offsets[node], degree = node_offsets[node + 1] - begin;
+          first      = 9 * begin + 3 * (row % 3) * degree;
+          n_entries  = 3 * degree;
+          neighbours = node_columns + begin;
+        }
+      };
+
+      /**
        * y = A x over all local rows. GPUs: a team of rows, the vector lanes
-       * of a thread share one row (coalesced reads of its entries); CPUs:
-       * one row per iteration. The values are double and rounded to
-       * @p Number, as in the matrix-free kernels.
+       * of a thread share one row, a block of three entries (one node index)
+       * per lane and step; CPUs: one row per iteration. The values
+       * are double and rounded to @p Number, as in the matrix-free kernels.
        */
       template <typename Number>
       void
       csr_apply(const CsrMatrixData &matrix, const Number *x, Number *y)
       {
-        const Index64     n_rows  = static_cast<Index64>(matrix.row_offsets.size()) - 1;
-        const Index64    *rows    = matrix.row_offsets.data();
-        const LocalIndex *columns = matrix.columns.data();
-        const double     *values  = matrix.values.data();
+        const Index64     n_rows       = 3 * matrix.n_nodes;
+        const Index64    *node_offsets = matrix.node_offsets.data();
+        const LocalIndex *node_columns = matrix.node_columns.data();
+        const double     *values       = matrix.values.data();
         if (n_rows <= 0)
           return;
+        const CsrRows row_start{node_offsets, node_columns};
         if constexpr (on_device)
           {
-            using Policy              = Kokkos::TeamPolicy<ExecutionSpace>;
-            constexpr int rows_per_team = 8, lanes = 16;
+            // A row: its deg(i) blocks of three entries over 8 vector lanes
+            // (27 blocks of an interior node: 4 per lane), 16 rows per team.
+            // Measured on an H100 at 6.4M DoFs (doc/benchmarks.md): 4, 8, 16, 32
+            // lanes give 1.94, 1.66, 1.84, 2.13 ms.
+            using Policy                = Kokkos::TeamPolicy<ExecutionSpace>;
+            constexpr int lanes         = 8;
+            constexpr int rows_per_team = 16;
             const Index64 n_teams     = (n_rows + rows_per_team - 1) / rows_per_team;
             Kokkos::parallel_for(
               "plastix::csr_apply", Policy(static_cast<int>(n_teams), rows_per_team, lanes),
@@ -280,12 +289,18 @@ namespace plastix
                 const Index64 row = static_cast<Index64>(team.league_rank()) * rows_per_team + team.team_rank();
                 if (row >= n_rows)
                   return;
-                Number sum = 0;
+                Index64           first = 0, n_entries = 0;
+                const LocalIndex *neighbours = nullptr;
+                row_start(row, first, n_entries, neighbours);
+                const double *v     = values + first;
+                const int     n_blocks = static_cast<int>(n_entries / 3);
+                Number        sum   = 0;
                 Kokkos::parallel_reduce(
-                  Kokkos::ThreadVectorRange(team, rows[row + 1] - rows[row]),
-                  [&](const Index64 k, Number &partial) {
-                    const Index64 e = rows[row] + k;
-                    partial += static_cast<Number>(values[e]) * x[columns[e]];
+                  Kokkos::ThreadVectorRange(team, n_blocks),
+                  [&](const int k, Number &partial) {
+                    const Number *xk = x + 3 * Index64(neighbours[k]);
+                    partial += static_cast<Number>(v[3 * k]) * xk[0] + static_cast<Number>(v[3 * k + 1]) * xk[1] +
+                               static_cast<Number>(v[3 * k + 2]) * xk[2];
                   },
                   sum);
                 Kokkos::single(Kokkos::PerThread(team), [&]() { y[row] = sum; });
@@ -293,9 +308,12 @@ namespace plastix
           }
         else
           for_range("plastix::csr_apply", n_rows, KOKKOS_LAMBDA(const Index64 row) {
+            Index64           first = 0, n_entries = 0;
+            const LocalIndex *neighbours = nullptr;
+            row_start(row, first, n_entries, neighbours);
             Number sum = 0;
-            for (Index64 e = rows[row]; e < rows[row + 1]; ++e)
-              sum += static_cast<Number>(values[e]) * x[columns[e]];
+            for (Index64 e = 0; e < n_entries; ++e)
+              sum += static_cast<Number>(values[first + e]) * x[3 * Index64(neighbours[e / 3]) + e % 3];
             y[row] = sum;
           });
       }

@@ -1048,7 +1048,7 @@ namespace plastix
     {
       Impl &d = *impl_;
       update_element_matrices(d);
-      if (d.settings.strategy == Strategy::assembled && d.matrix.row_offsets.size() > 0)
+      if (d.settings.strategy == Strategy::assembled && d.matrix.node_offsets.size() > 0)
         assemble_matrix_values(d);
     }
 
@@ -1059,13 +1059,22 @@ namespace plastix
       if (d.settings.strategy != Strategy::assembled)
         throw std::logic_error("MechanicsOperator::copy_matrix(): the operator's strategy is '" +
                                to_string(d.settings.strategy) + "', not 'assembled'");
-      CsrMatrix matrix;
-      matrix.row_offsets.resize(d.matrix.row_offsets.size());
-      matrix.columns.resize(d.matrix.columns.size());
-      matrix.values.resize(d.matrix.values.size());
-      copy_to_host(matrix.row_offsets.data(), d.matrix.row_offsets.data(), d.matrix.row_offsets.memory_consumption());
-      copy_to_host(matrix.columns.data(), d.matrix.columns.data(), d.matrix.columns.memory_consumption());
-      copy_to_host(matrix.values.data(), d.matrix.values.data(), d.matrix.values.memory_consumption());
+      // The CSR column indices from the node lists (the device keeps one per 3x3 block).
+      const std::vector<internal::Index64> node_offsets = d.matrix.node_offsets.to_host();
+      const std::vector<LocalIndex>        node_columns = d.matrix.node_columns.to_host();
+      CsrMatrix                            matrix;
+      matrix.values = d.matrix.values.to_host();
+      matrix.row_offsets.reserve(3 * d.matrix.n_nodes + 1);
+      matrix.columns.reserve(matrix.values.size());
+      for (internal::Index64 node = 0; node < d.matrix.n_nodes; ++node)
+        for (int c = 0; c < 3; ++c)
+          {
+            matrix.row_offsets.push_back(static_cast<std::int64_t>(matrix.columns.size()));
+            for (internal::Index64 k = node_offsets[node]; k < node_offsets[node + 1]; ++k)
+              for (int e = 0; e < 3; ++e)
+                matrix.columns.push_back(3 * node_columns[k] + e);
+          }
+      matrix.row_offsets.push_back(static_cast<std::int64_t>(matrix.columns.size()));
       return matrix;
     }
 
@@ -1178,9 +1187,8 @@ namespace plastix
       const Impl       &d      = *impl_;
       const std::size_t n_dofs = 3 * static_cast<std::size_t>(d.n_nodes);
       if (d.settings.strategy == Strategy::assembled)
-        // The matrix (values, columns, row offsets) once, src read, dst written.
-        return d.matrix.values.memory_consumption() + d.matrix.columns.memory_consumption() +
-               d.matrix.row_offsets.memory_consumption() + 2 * bytes_per_value * n_dofs;
+        // The matrix (values, one node index per 3x3 block, node offsets) once, src read, dst written.
+        return d.matrix.memory_consumption() + 2 * bytes_per_value * n_dofs;
       // src read once; dst written once (DbD) or zeroed, then read and
       // written by the accumulation (EbE).
       std::size_t bytes = bytes_per_value * n_dofs * (d.settings.strategy == Strategy::dbd ? 2 : 4);

@@ -42,7 +42,7 @@ namespace plastix
        * product: a symbolic pass once (the sparsity of the nodes from the
        * cell -> node table), a numeric pass at set-up and whenever the
        * tangent changes (the cell kernel's element matrices added into the
-       * CSR values). About 20 times the memory of the matrix-free
+       * CSR values). 3 to 15 times the memory of the matrix-free
        * strategies; the matrix can be copied out (copy_matrix()) for
        * algebraic multigrid, direct solvers or comparisons.
        */
