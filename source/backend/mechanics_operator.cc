@@ -218,6 +218,15 @@ namespace plastix
                                       std::to_string(materials.size()) +
                                       " are defined");
       check_constraint_lines();
+      if (!cell_factors.empty())
+        {
+          if (cell_factors.size() != static_cast<std::size_t>(n_cells()))
+            throw std::invalid_argument("MeshData: cell_factors must be empty or hold one factor per cell");
+          for (std::size_t cell = 0; cell < cell_factors.size(); ++cell)
+            if (!(cell_factors[cell] > 0) || !std::isfinite(cell_factors[cell]))
+              throw std::invalid_argument("MeshData: the stiffness factor of cell " + std::to_string(cell) + " is " +
+                                          std::to_string(cell_factors[cell]) + "; it must be finite and positive");
+        }
       for (std::size_t i = 0; i < materials.size(); ++i)
         if (!(materials[i].mu > 0) || !(3 * materials[i].lambda + 2 * materials[i].mu > 0))
           throw std::invalid_argument("MeshData: material " + std::to_string(i) +
@@ -670,6 +679,8 @@ namespace plastix
       d.coordinates   = DeviceArray<double>(mesh.node_coordinates, "node coordinates");
       d.materials     = DeviceArray<Material>(mesh.materials, "materials");
       d.cell_material = DeviceArray<std::uint16_t>(mesh.cell_material, "cell materials");
+      if (!mesh.cell_factors.empty())
+        d.cell_factor = DeviceArray<float>(mesh.cell_factors, "cell stiffness factors");
       for (const Material &m : mesh.materials)
         if (m.criterion != YieldCriterion::von_mises)
           {
@@ -750,7 +761,7 @@ namespace plastix
           internal::with_element_formulation(settings.element_formulation, [&](auto mean_dilatation) {
             internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::ElasticLaw<>,
                                              decltype(mean_dilatation)::value>
-              op{d.on_the_fly_geometry(), d.elastic_law()};
+              op{d.on_the_fly_geometry(), d.elastic_law(false)};
             internal::compute_element_matrices(op,
                                                d.matrix_representative.data(),
                                                0,
@@ -821,6 +832,7 @@ namespace plastix
         op.cell_matrix  = d.cell_matrix.data();
         op.own_matrices = d.plastic_matrices.data();
         op.n_shared     = static_cast<LocalIndex>(d.n_matrices);
+        op.cell_factors = d.cell_factor_data();
         return op;
       }
 
@@ -866,8 +878,9 @@ namespace plastix
             internal::Index64 n_dofs = 3 * static_cast<internal::Index64>(d.n_nodes);
             vector_operations::set(n_dofs, Number(0), dst);
             auto run = [&](auto functor) {
-              functor.matrix     = d.matrices.data();
-              functor.cell_nodes = d.cell_node_table();
+              functor.matrix       = d.matrices.data();
+              functor.cell_factors = d.cell_factor_data();
+              functor.cell_nodes   = d.cell_node_table();
               functor.masks      = d.cell_constraint_mask.data();
               functor.src        = src;
               functor.dst        = dst;
@@ -1037,7 +1050,7 @@ namespace plastix
           internal::compute_element_matrices(
             internal::QuadratureCellOperator<internal::OnTheFlyGeometry<>, internal::TangentLaw<>,
                                              decltype(mean_dilatation)::value>{d.on_the_fly_geometry(),
-                                                                               d.plasticity->tangent_law()},
+                                                                               d.plasticity->tangent_law(false)},
             list, 0, n_plastic, d.plastic_matrices.data());
         });
       }
@@ -1170,6 +1183,7 @@ namespace plastix
       const Impl &d = *impl_;
       return d.cell_nodes.memory_consumption() + d.coordinates.memory_consumption() +
              d.materials.memory_consumption() + d.cell_material.memory_consumption() +
+             d.cell_factor.memory_consumption() +
              d.cell_constraint_mask.memory_consumption() +
              d.constrained_owned_dofs.memory_consumption() +
              d.constrained_dofs.memory_consumption() + d.geometry.memory_consumption() +
@@ -1192,7 +1206,8 @@ namespace plastix
       // src read once; dst written once (DbD) or zeroed, then read and
       // written by the accumulation (EbE).
       std::size_t bytes = bytes_per_value * n_dofs * (d.settings.strategy == Strategy::dbd ? 2 : 4);
-      bytes += d.cell_nodes.memory_consumption() + d.cell_constraint_mask.memory_consumption();
+      bytes += d.cell_nodes.memory_consumption() + d.cell_constraint_mask.memory_consumption() +
+               d.cell_factor.memory_consumption();
       switch (d.settings.cell_kernel)
         {
           case CellKernel::stored_geometry:
@@ -1244,6 +1259,8 @@ namespace plastix
         s << ", " << d.n_matrices << " element matrices";
       if (d.settings.strategy == Strategy::assembled)
         s << ", " << d.matrix.values.size() << " matrix entries";
+      if (d.cell_factor.size() > 0)
+        s << ", stiffness factor per cell";
       s << ", " << memory_consumption() / 1048576.0 << " MiB";
       return s.str();
     }

@@ -36,6 +36,8 @@ namespace plastix
 
       DeviceArray<Material>      materials;
       DeviceArray<std::uint16_t> cell_material;
+      /** Stiffness factor per cell (MeshData::cell_factors); empty: none. */
+      DeviceArray<float> cell_factor;
       /** Whether a material has a pressure-dependent yield criterion (general 6x6 tangent per point). */
       bool pressure_dependent = false;
       /** Whether every pressure-dependent material has an associative flow (symmetric tangent). */
@@ -158,11 +160,23 @@ namespace plastix
         return g;
       }
 
+      /** The stiffness factors on the device, or null without factors. */
+      const float *
+      cell_factor_data() const
+      {
+        return cell_factor.size() > 0 ? cell_factor.data() : nullptr;
+      }
+
+      /**
+       * Linear elasticity times the cells' stiffness factors, or without them
+       * (@p with_cell_factors false: the element matrices, which the matrix
+       * kernels scale per cell).
+       */
       template <typename Number = double>
       internal::ElasticLaw<Number>
-      elastic_law() const
+      elastic_law(const bool with_cell_factors = true) const
       {
-        return {materials.data(), cell_material.data()};
+        return {materials.data(), cell_material.data(), with_cell_factors ? cell_factor_data() : nullptr};
       }
     };
 
@@ -383,6 +397,8 @@ namespace plastix
       {
         static constexpr int      cells = 128;
         const double             *matrix = nullptr;
+        /** Stiffness factors (MeshData::cell_factors), or null. */
+        const float              *cell_factors = nullptr;
         Strided<const LocalIndex> cell_nodes;
         const std::uint32_t      *masks     = nullptr;
         const LocalIndex         *cell_list = nullptr; // unused
@@ -413,6 +429,7 @@ namespace plastix
             Number              u[24], f[24];
             gather_cell_values(cell_nodes, cell, mask, src, nodes, u);
             element_matrix_times(K, u, f);
+            scale_by_cell_factor(cell_factors, cell, f, 24);
             PLASTIX_UNROLL
             for (int a = 0; a < 8; ++a)
               PLASTIX_UNROLL
@@ -479,6 +496,8 @@ namespace plastix
 
         CellOperator         cell_operator;
         const double        *matrix            = nullptr;
+        /** Stiffness factors of the shared-matrix form (MeshData::cell_factors), or null. */
+        const float         *cell_factors      = nullptr;
         const LocalIndex    *tile_cell_offsets = nullptr;
         const LocalIndex    *tile_cells        = nullptr;
         const LocalIndex    *tile_node_offsets = nullptr;
@@ -541,7 +560,10 @@ namespace plastix
                   u[3 * a + c] = u_s[3 * local[a] + c];
               }
             if (shared_matrix)
-              element_matrix_times(K, u, f);
+              {
+                element_matrix_times(K, u, f);
+                scale_by_cell_factor(cell_factors, tile_cells[k], f, 24);
+              }
             else
               cell_operator.apply(tile_cells[k], u, f);
             PLASTIX_UNROLL
@@ -597,6 +619,7 @@ namespace plastix
         auto run = [&](auto functor) {
           functor.cell_operator     = cell_operator;
           functor.matrix            = data.matrices.data();
+          functor.cell_factors      = data.cell_factor_data();
           functor.tile_cell_offsets = data.tile_cell_offsets.data();
           functor.tile_cells        = data.tile_cells.data();
           functor.tile_node_offsets = data.tile_node_offsets.data();

@@ -57,18 +57,25 @@ namespace plastix
         return {const_cast<double *>(tangent.data()), tangent_stride_cell, tangent_stride_entry};
       }
 
+      /**
+       * The consistent tangent times the cells' stiffness factors, or
+       * without them (@p with_cell_factors false: the element matrices of
+       * plastic cells, which the matrix kernels scale per cell).
+       */
       template <typename Number = double>
       internal::TangentLaw<Number>
-      tangent_law() const
+      tangent_law(const bool with_cell_factors = true) const
       {
         const auto &d = op->impl();
-        return {d.materials.data(), d.cell_material.data(), cell_plastic.data(), tangent_view()};
+        return {d.materials.data(), d.cell_material.data(), cell_plastic.data(), tangent_view(),
+                with_cell_factors ? d.cell_factor_data() : nullptr};
       }
 
+      /** The stored stresses times the cells' stiffness factors: the internal force. */
       internal::StoredStressLaw
       stored_stress_law() const
       {
-        return {stress_view()};
+        return {stress_view(), op->impl().cell_factor_data()};
       }
     };
   } // namespace backend

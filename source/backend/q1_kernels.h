@@ -837,6 +837,18 @@ namespace plastix
       }
 
       /** Element-matrix form of the cell operator: f = K_cell u, the double matrices applied in @p Number. */
+      /** values *= the stiffness factor of @p cell, if there are factors (MeshData::cell_factors). */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      scale_by_cell_factor(const float *cell_factors, const Index64 cell, Number *values, const int n)
+      {
+        if (cell_factors == nullptr)
+          return;
+        const Number factor = static_cast<Number>(cell_factors[cell]);
+        for (int k = 0; k < n; ++k)
+          values[k] *= factor;
+      }
+
       template <typename Number = double>
       struct MatrixCellOperator
       {
@@ -850,6 +862,11 @@ namespace plastix
         const double *own_matrices = nullptr;
         /** Number of shared matrices. */
         LocalIndex n_shared = 0;
+        /**
+         * Stiffness factors (MeshData::cell_factors), or null; the matrices
+         * are the cells' without their factors.
+         */
+        const float *cell_factors = nullptr;
 
         KOKKOS_INLINE_FUNCTION const double *
         matrix(const Index64 cell) const
@@ -864,6 +881,7 @@ namespace plastix
         apply(const Index64 cell, const Number u[24], Number f[24]) const
         {
           element_matrix_times(matrix(cell), u, f);
+          scale_by_cell_factor(cell_factors, cell, f, 24);
         }
 
         /** Rows 3a..3a+2 of K_cell u (K stored column-major), two partial sums each. */
@@ -886,6 +904,7 @@ namespace plastix
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             f[c] = even[c] + odd[c];
+          scale_by_cell_factor(cell_factors, cell, f, 3);
         }
 
         /** The team kernels need only the node phase (rows of the matrix). */

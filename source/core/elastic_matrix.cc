@@ -60,6 +60,7 @@ namespace plastix
     assemble(const dealii::DoFHandler<3>      &dof_handler,
              const MaterialTable              &materials,
              const backend::ElementFormulation formulation,
+             const CellStiffnessFactor        &cell_stiffness_factor,
              const Distribute                 &distribute)
     {
       const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
@@ -75,6 +76,8 @@ namespace plastix
             continue;
           fe_values.reinit(cell);
           elastic_cell_matrix(fe_values, material_of(materials, cell->material_id()), formulation, cell_matrix);
+          if (cell_stiffness_factor)
+            cell_matrix *= cell_stiffness_factor(cell);
           cell->get_dof_indices(dofs);
           distribute(cell_matrix, dofs);
         }
@@ -86,7 +89,8 @@ namespace plastix
                            const dealii::AffineConstraints<double> &constraints,
                            const MaterialTable                     &materials,
                            dealii::TrilinosWrappers::SparseMatrix  &matrix,
-                           const backend::ElementFormulation        formulation)
+                           const backend::ElementFormulation        formulation,
+                           const CellStiffnessFactor               &cell_stiffness_factor)
   {
     dealii::IndexSet relevant;
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
@@ -100,7 +104,7 @@ namespace plastix
                   dof_handler.locally_owned_dofs(),
                   dsp,
                   dof_handler.get_communicator());
-    assemble(dof_handler, materials, formulation, [&](const auto &cell_matrix, const auto &dofs) {
+    assemble(dof_handler, materials, formulation, cell_stiffness_factor, [&](const auto &cell_matrix, const auto &dofs) {
       constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
     });
     matrix.compress(dealii::VectorOperation::add);
@@ -112,13 +116,14 @@ namespace plastix
                          const MaterialTable                     &materials,
                          dealii::SparsityPattern                 &sparsity,
                          dealii::SparseMatrix<double>            &matrix,
-                         const backend::ElementFormulation        formulation)
+                         const backend::ElementFormulation        formulation,
+                         const CellStiffnessFactor               &cell_stiffness_factor)
   {
     dealii::DynamicSparsityPattern dsp(dof_handler.n_dofs());
     dealii::DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
     sparsity.copy_from(dsp);
     matrix.reinit(sparsity);
-    assemble(dof_handler, materials, formulation, [&](const auto &cell_matrix, const auto &dofs) {
+    assemble(dof_handler, materials, formulation, cell_stiffness_factor, [&](const auto &cell_matrix, const auto &dofs) {
       constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
     });
   }

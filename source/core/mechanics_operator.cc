@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
@@ -207,6 +208,7 @@ namespace plastix
       }
 
     std::vector<bool>                             touched(n_local, false);
+    std::string                                   factor_error;
     std::vector<dealii::types::global_dof_index> dof_indices(24);
     auto add_cell = [&](const auto &cell) {
         if (on_level)
@@ -240,6 +242,17 @@ namespace plastix
                                                     "; a level cell has its own material id, which its children inherit when refined)" :
                                                   std::string()));
         mesh.cell_material.push_back(it->second);
+        if (additional_data.cell_stiffness_factor)
+          {
+            const double factor =
+              additional_data.cell_stiffness_factor(dealii::TriaIterator<dealii::CellAccessor<3>>(cell));
+            const bool good = factor > 0 && std::isfinite(factor) && factor < std::numeric_limits<float>::max();
+            // Reported after the collective set-up, on every rank.
+            if (!good && factor_error.empty())
+              factor_error = "plastix::MechanicsOperator: the stiffness factor of cell " + cell->id().to_string() +
+                             " is " + std::to_string(factor) + "; it must be finite and positive";
+            mesh.cell_factors.push_back(good ? static_cast<float>(factor) : 1.f);
+          }
     };
     if (on_level)
       {
@@ -322,10 +335,11 @@ namespace plastix
     settings.thread_mapping = additional_data.thread_mapping;
     settings.element_formulation = additional_data.element_formulation;
     // A bad cell on one rank must stop every rank (no rank left waiting).
-    std::string error;
+    std::string error = factor_error;
     try
       {
-        device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings);
+        if (error.empty())
+          device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings);
       }
     catch (const std::invalid_argument &e)
       {

@@ -126,6 +126,7 @@ namespace plastix
             data.smoother_type         = parameters.amg_smoother;
             data.rigid_body_modes      = parameters.amg_rigid_body_modes;
             data.element_formulation   = level_operator_data.element_formulation;
+            data.cell_stiffness_factor = level_operator_data.cell_stiffness_factor;
             amg                        = std::make_unique<AmgPreconditioner>();
             amg->initialize(new_dof_handler, materials, dirichlet, data);
           }

@@ -134,7 +134,8 @@ namespace plastix
     for (const auto &[boundary_id, components] : dirichlet)
       dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
     constraints.close();
-    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, data.element_formulation);
+    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, data.element_formulation,
+                            data.cell_stiffness_factor);
     initialize(own_matrix, owned_dof_coordinates(dof_handler, dealii::numbers::invalid_unsigned_int), data);
   }
 
@@ -416,6 +417,8 @@ namespace plastix
             fe_values.reinit(cell);
             elastic_cell_matrix(fe_values, materials.at(cell->material_id()),
                                 data.level_operator.element_formulation, cell_matrix);
+            if (data.level_operator.cell_stiffness_factor)
+              cell_matrix *= data.level_operator.cell_stiffness_factor(cell);
             cell->get_mg_dof_indices(dofs);
             constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
           }

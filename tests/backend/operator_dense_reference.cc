@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <iostream>
 #include <numeric>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -264,12 +265,13 @@ namespace
             X[a][i] = mesh.node_coordinates[3 * mesh.cell_nodes[8 * cell + a] + i];
         double K[24][24];
         element_matrix(X, mesh.materials[mesh.cell_material[cell]], bbar, K);
+        const double factor = mesh.cell_factors.empty() ? 1. : mesh.cell_factors[cell];
         for (int a = 0; a < 8; ++a)
           for (int c = 0; c < 3; ++c)
             for (int b = 0; b < 8; ++b)
               for (int e = 0; e < 3; ++e)
                 A(3 * mesh.cell_nodes[8 * cell + a] + c, 3 * mesh.cell_nodes[8 * cell + b] + e) +=
-                  K[3 * a + c][3 * b + e];
+                  factor * K[3 * a + c][3 * b + e];
       }
     return A;
   }
@@ -546,6 +548,20 @@ main()
         MeshData mesh = make(0., false);
         test_mesh("uniform, clamped", mesh, true);
         test_mesh("uniform, clamped", mesh, true, ElementFormulation::bbar);
+
+        // The same with a stiffness factor per cell (fixed-grid volume
+        // fractions from 1e-6 to 1): one shared element matrix, scaled per
+        // cell in every strategy (the shared-matrix fast paths included).
+        std::mt19937                          rng(7);
+        std::uniform_real_distribution<float> fraction(0.f, 1.f);
+        mesh.cell_factors.resize(mesh.n_cells());
+        for (auto &factor : mesh.cell_factors)
+          {
+            const float xi = fraction(rng) < 0.3f ? 0.f : fraction(rng);
+            factor         = xi + 1e-6f * (1.f - xi);
+          }
+        test_mesh("uniform, clamped, stiffness factor per cell", mesh, true);
+        test_mesh("uniform, clamped, stiffness factor per cell", mesh, true, ElementFormulation::bbar);
       }
       {
         // Uniform, two materials, no constraints at all.
@@ -571,6 +587,43 @@ main()
           mesh.constrained_dofs[3 * n + 1] = 1;
         test_mesh("distorted, with ghost nodes", mesh, false);
         test_mesh("distorted, with ghost nodes", mesh, false, ElementFormulation::bbar);
+
+        // And with a stiffness factor per cell.
+        mesh.cell_factors.resize(mesh.n_cells());
+        for (LocalIndex cell = 0; cell < mesh.n_cells(); ++cell)
+          mesh.cell_factors[cell] = 0.05f + 0.9f * static_cast<float>((cell * 37) % 11) / 10.f;
+        test_mesh("distorted, ghost nodes, stiffness factor per cell", mesh, false);
+      }
+      {
+        // Stiffness factors must be one per cell, finite and positive.
+        for (const float bad : {0.f, -1.f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()})
+          {
+            MeshData mesh = make(0., false);
+            mesh.cell_factors.assign(mesh.n_cells(), 1.f);
+            mesh.cell_factors[3] = bad;
+            bool thrown = false;
+            try
+              {
+                MechanicsOperator op(mesh, {});
+              }
+            catch (const std::invalid_argument &error)
+              {
+                thrown = std::string(error.what()).find("stiffness factor of cell 3") != std::string::npos;
+              }
+            checker.check_true("stiffness factor " + std::to_string(bad) + " refused naming the cell", thrown);
+          }
+        MeshData mesh = make(0., false);
+        mesh.cell_factors.assign(mesh.n_cells() - 1, 1.f);
+        bool thrown = false;
+        try
+          {
+            MechanicsOperator op(mesh, {});
+          }
+        catch (const std::invalid_argument &)
+          {
+            thrown = true;
+          }
+        checker.check_true("stiffness factors of the wrong size refused", thrown);
       }
       {
         // A tangled cell must be rejected.

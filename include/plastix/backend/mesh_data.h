@@ -44,6 +44,16 @@ namespace plastix
       std::vector<Material> materials;
 
       /**
+       * Stiffness factor of each cell, or empty (1 for every cell): the
+       * cell's stiffness, tangent and internal force are multiplied by it
+       * (the stresses at its Gauss points are not). The fixed-grid method
+       * gives a cell cut by the body's boundary xi + Delta (1 - xi), xi its
+       * material volume fraction; density-based topology optimisation gives
+       * each cell its penalised density. Finite and positive.
+       */
+      std::vector<float> cell_factors;
+
+      /**
        * One flag per local DoF: 1 if the DoF is constrained to a prescribed
        * value (Dirichlet). The operator acts on the homogeneous problem: the
        * row and column of a constrained DoF are zero except a unit diagonal.

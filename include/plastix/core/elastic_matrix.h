@@ -37,14 +37,17 @@ namespace plastix
    * deal.II's step-8; elastic_cell_matrix() with @p formulation) with @p constraints applied by
    * AffineConstraints::distribute_local_to_global into a Trilinos matrix
    * distributed like the DoFHandler. Constrained rows get deal.II's
-   * diagonal entry; compare unconstrained rows only.
+   * diagonal entry; compare unconstrained rows only. With
+   * @p cell_stiffness_factor, each cell matrix is multiplied by its cell's
+   * factor (as the device operator does).
    */
   void
   assemble_elastic_matrix(const dealii::DoFHandler<3>             &dof_handler,
                            const dealii::AffineConstraints<double> &constraints,
                            const MaterialTable                     &materials,
                            dealii::TrilinosWrappers::SparseMatrix  &matrix,
-                           backend::ElementFormulation formulation = backend::ElementFormulation::full);
+                           backend::ElementFormulation formulation = backend::ElementFormulation::full,
+                           const CellStiffnessFactor  &cell_stiffness_factor = {});
 
   /** As above into a serial deal.II SparseMatrix (one rank only). */
   void
@@ -53,7 +56,8 @@ namespace plastix
                          const MaterialTable                     &materials,
                          dealii::SparsityPattern                 &sparsity,
                          dealii::SparseMatrix<double>            &matrix,
-                         backend::ElementFormulation formulation = backend::ElementFormulation::full);
+                         backend::ElementFormulation formulation = backend::ElementFormulation::full,
+                         const CellStiffnessFactor  &cell_stiffness_factor = {});
 } // namespace plastix
 
 #endif

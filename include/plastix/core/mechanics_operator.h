@@ -16,6 +16,7 @@
 #include <plastix/core/enum_patterns.h>
 #include <plastix/material/material.h>
 
+#include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -79,6 +80,21 @@ namespace plastix
        * locking); the multigrid levels of the preconditioners take it over.
        */
       backend::ElementFormulation element_formulation;
+
+      /**
+       * Stiffness factor of a cell, or empty (1 everywhere): the cell's
+       * stiffness, consistent tangent and internal force are multiplied by
+       * it, the stresses at its Gauss points are not (backend::MeshData::
+       * cell_factors). Called for every locally owned cell, active cells in
+       * reinit() and the level's cells in reinit_level() (the multigrid
+       * levels, the AMG matrix and the multigrid coarse matrix get their own
+       * cells' factors), so a function of the cell's geometry serves all
+       * levels. The fixed-grid method: xi + Delta (1 - xi), xi the
+       * cell's material volume fraction; density-based topology
+       * optimisation: the penalised density. Finite and positive; the
+       * device keeps it in single precision (one float per cell).
+       */
+      CellStiffnessFactor cell_stiffness_factor;
     };
 
     MechanicsOperator();

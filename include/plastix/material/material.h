@@ -7,16 +7,25 @@
 #define PLASTIX_MATERIAL_MATERIAL_H
 
 #include <deal.II/base/types.h>
+#include <deal.II/grid/tria_accessor.h>
+#include <deal.II/grid/tria_iterator.h>
 
 #include <plastix/backend/material.h>
 #include <plastix/core/enum_patterns.h>
 
+#include <functional>
 #include <map>
 
 namespace plastix
 {
   /** Material constants by deal.II material id. */
   using MaterialTable = std::map<dealii::types::material_id, backend::Material>;
+
+  /**
+   * A stiffness factor per cell (active or level cell), or empty for 1
+   * everywhere: MechanicsOperator::AdditionalData::cell_stiffness_factor.
+   */
+  using CellStiffnessFactor = std::function<double(const dealii::TriaIterator<dealii::CellAccessor<3>> &)>;
 
   /**
    * Lame constants and plasticity data of an isotropic material from Young's

@@ -41,6 +41,8 @@ namespace plastix
     bool rigid_body_modes = true;
     /** Formulation of the assembled elastic matrix (that of the operator it preconditions). */
     backend::ElementFormulation element_formulation = backend::ElementFormulation::full;
+    /** Stiffness factors of the cells (those of the operator it preconditions), or empty. */
+    CellStiffnessFactor cell_stiffness_factor;
   };
 
   /**

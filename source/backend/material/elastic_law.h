@@ -25,7 +25,11 @@ namespace plastix
   {
     namespace internal
     {
-      /** Linear isotropic elasticity, sigma = lambda tr(eps) I + 2 mu eps, evaluated in @p Number. */
+      /**
+       * Linear isotropic elasticity, sigma = lambda tr(eps) I + 2 mu eps,
+       * evaluated in @p Number, times the cell's stiffness factor if
+       * @p cell_factors is set.
+       */
       template <typename Number = double>
       struct ElasticLaw
       {
@@ -33,6 +37,7 @@ namespace plastix
 
         const Material      *materials     = nullptr;
         const std::uint16_t *cell_material = nullptr;
+        const float         *cell_factors  = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
         stress(const Index64 cell, const int, const Number eps[6], Number sig[6]) const
@@ -47,6 +52,7 @@ namespace plastix
           PLASTIX_UNROLL
           for (int k = 3; k < 6; ++k)
             sig[k] = two_mu * eps[k];
+          scale_by_cell_factor(cell_factors, cell, sig, 6);
         }
       };
     } // namespace internal

@@ -8,6 +8,7 @@
 #include <plastix/backend/material.h>
 
 #include "../q1_kernels.h"
+#include "elastic_law.h"
 
 #include <cstdint>
 
@@ -136,9 +137,19 @@ namespace plastix
         const std::uint16_t *cell_material = nullptr;
         const std::uint8_t  *cell_plastic  = nullptr;
         Strided<const double> tangent;
+        /** Stiffness factors (MeshData::cell_factors), or null. */
+        const float *cell_factors = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
         stress(const Index64 cell, const int q, const Number eps[6], Number sig[6]) const
+        {
+          unscaled_stress(cell, q, eps, sig);
+          scale_by_cell_factor(cell_factors, cell, sig, 6);
+        }
+
+        /** The tangent stress of the material point, without the cell's stiffness factor. */
+        KOKKOS_INLINE_FUNCTION void
+        unscaled_stress(const Index64 cell, const int q, const Number eps[6], Number sig[6]) const
         {
           const Material &m = materials[cell_material[cell]];
           const Number    K = static_cast<Number>(m.lambda + 2. / 3. * m.mu);
@@ -173,12 +184,15 @@ namespace plastix
         using value_type = double;
 
         Strided<const double> stress_data;
+        /** Stiffness factors (MeshData::cell_factors), or null. */
+        const float *cell_factors = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
         stress(const Index64 cell, const int q, const double *, double sig[6]) const
         {
           for (int k = 0; k < 6; ++k)
             sig[k] = stress_data(cell, k * 8 + q);
+          scale_by_cell_factor(cell_factors, cell, sig, 6);
         }
       };
     } // namespace internal
