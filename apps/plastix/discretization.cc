@@ -52,6 +52,7 @@ namespace plastix
         levels ? dealii::parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy :
                  dealii::parallel::distributed::Triangulation<3>::default_setting);
     create_mesh(parameters.mesh, *triangulation);
+    make_fixed_grid_fractions();
     dof_handler.reinit(*triangulation);
   }
 
@@ -66,6 +67,7 @@ namespace plastix
                dealii::parallel::distributed::Triangulation<3>::default_setting);
     plastix::load_mesh(parameters.mesh, *distributed, file);
     triangulation = std::move(distributed);
+    make_fixed_grid_fractions();
     dof_handler.reinit(*triangulation);
   }
 
@@ -121,12 +123,47 @@ namespace plastix
   }
 
   void
+  Discretization::make_fixed_grid_fractions()
+  {
+    fixed_grid.reset();
+    if (parameters.mesh.geometry == GeometryType::fixed_grid)
+      {
+        fixed_grid = std::make_unique<FixedGridFractions>(parameters.mesh);
+        // The cached fractions follow the mesh: forget them when it changes.
+        triangulation->signals.any_change.connect([grid = fixed_grid.get()]() { grid->clear(); });
+      }
+  }
+
+  MechanicsOperator::AdditionalData
+  Discretization::operator_data() const
+  {
+    MechanicsOperator::AdditionalData data = parameters.op.get_additional_data();
+    if (fixed_grid)
+      data.cell_stiffness_factor = [grid = fixed_grid.get()](const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) {
+        return grid->stiffness_factor(cell);
+      };
+    return data;
+  }
+
+  void
+  Discretization::add_geometry_fields(CellFields &fields) const
+  {
+    if (!fixed_grid)
+      return;
+    std::vector<double> fractions;
+    for (const auto &cell : triangulation->active_cell_iterators())
+      if (cell->is_locally_owned())
+        fractions.push_back((*fixed_grid)(cell));
+    fields.emplace_back("volume_fraction", std::move(fractions));
+  }
+
+  void
   Discretization::setup_operator()
   {
     materials = make_material_table(dof_handler, parameters.materials);
     try
       {
-        op.reinit(dof_handler, constraints, materials, parameters.op.get_additional_data());
+        op.reinit(dof_handler, constraints, materials, operator_data());
       }
     catch (const std::invalid_argument &error)
       {
@@ -138,7 +175,7 @@ namespace plastix
   Discretization::initialize_solver(LinearSolver &solver, const bool new_load_step) const
   {
     solver.initialize(op, dof_handler, materials, parameters.boundary.dirichlet_boundaries(), new_load_step,
-                      parameters.op.get_additional_data());
+                      operator_data());
   }
 
   void

@@ -13,6 +13,7 @@
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/solvers/linear_solver.h>
 
+#include "mesh_generation.h"
 #include "output.h"
 #include "parameters.h"
 #include "vtu_writer.h"
@@ -93,6 +94,22 @@ namespace plastix
     setup_operator();
 
     /**
+     * The device operator's choices of the parameters ('Operator'), with
+     * the fixed grid's stiffness factors for Geometry = fixed grid: the data
+     * of the operator and of the preconditioners' levels.
+     */
+    MechanicsOperator::AdditionalData
+    operator_data() const;
+
+    /** Make fixed_grid for Geometry = fixed grid (after the mesh was made or loaded). */
+    void
+    make_fixed_grid_fractions();
+
+    /** Append the cell fields of the geometry (fixed grid: volume_fraction) to @p fields. */
+    void
+    add_geometry_fields(CellFields &fields) const;
+
+    /**
      * (Re)build the preconditioner of @p solver for the operator, DoFHandler,
      * materials and Dirichlet boundaries of this discretization.
      */
@@ -120,6 +137,12 @@ namespace plastix
 
     const Parameters                          &parameters;
     MPI_Comm                                   communicator;
+    /**
+     * The volume fractions of Geometry = fixed grid (else null). Declared
+     * before the mesh, so that it outlives it: the mesh's signals clear its
+     * cache.
+     */
+    std::unique_ptr<FixedGridFractions>        fixed_grid;
     /** The mesh (made by make_mesh() or load_mesh()). */
     std::unique_ptr<dealii::Triangulation<3>>  triangulation;
     dealii::FESystem<3>                             fe;

@@ -48,6 +48,7 @@ namespace plastix
             fields[c].second.push_back(s[c]);
           fields[6].second.push_back(std::sqrt(3. * j2));
         }
+      d.add_geometry_fields(fields);
       return fields;
     }
   } // namespace

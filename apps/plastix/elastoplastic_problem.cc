@@ -482,8 +482,9 @@ namespace plastix
                             result.newton.plastic.n_plastic_points, u_host, newton->f_int);
             if (parameters.output.write_vtu)
               {
-                const std::string pvtu = d.write_vtu(output, newton->u, plastic_cell_fields(d.op.plasticity()),
-                                                     parameters.output.base_name, step);
+                CellFields fields = plastic_cell_fields(d.op.plasticity());
+                d.add_geometry_fields(fields);
+                const std::string pvtu = d.write_vtu(output, newton->u, fields, parameters.output.base_name, step);
                 pvd.emplace_back(lambda, pvtu);
                 std::ostringstream pvd_text;
                 dealii::DataOutBase::write_pvd_record(pvd_text, pvd);

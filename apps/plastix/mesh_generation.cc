@@ -321,6 +321,126 @@ namespace plastix
       distort_vertices(triangulation, p.distortion, 42);
   }
 
+  std::unique_ptr<dealii::Function<3>>
+  make_fixed_grid_body(const MeshParameters &p)
+  {
+    auto body = std::make_unique<dealii::FunctionParser<3>>(1);
+    body->initialize("x,y,z", p.fixed_grid.body, {{"pi", dealii::numbers::PI}});
+    return body;
+  }
+
+  FixedGridFractions::FixedGridFractions(const MeshParameters &p)
+    : body(make_fixed_grid_body(p))
+    , samples(p.fixed_grid.samples)
+    , void_stiffness(p.fixed_grid.void_stiffness)
+  {}
+
+  double
+  FixedGridFractions::sampled(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const
+  {
+    const unsigned int s = samples, n = s * s * s;
+    unsigned int       inside = 0;
+    for (unsigned int i = 0; i < n; ++i)
+      {
+        const double xi[3] = {((i % s) + 0.5) / s, (((i / s) % s) + 0.5) / s, ((i / (s * s)) + 0.5) / s};
+        dealii::Point<3> x;
+        for (unsigned int v = 0; v < 8; ++v)
+          {
+            double w = 1;
+            for (unsigned int d = 0; d < 3; ++d)
+              w *= ((v >> d) & 1) ? xi[d] : 1. - xi[d];
+            x += w * cell->vertex(v);
+          }
+        inside += body->value(x) < 0 ? 1 : 0;
+      }
+    return static_cast<double>(inside) / n;
+  }
+
+  double
+  FixedGridFractions::operator()(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const
+  {
+    const auto key = std::make_pair(cell->level(), cell->index());
+    const auto it  = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+    double fraction = 0;
+    if (cell->has_children())
+      {
+        for (unsigned int c = 0; c < cell->n_children(); ++c)
+          fraction += (*this)(cell->child(c));
+        fraction /= cell->n_children();
+      }
+    else
+      fraction = sampled(cell);
+    cache.emplace(key, fraction);
+    return fraction;
+  }
+
+  double
+  FixedGridFractions::stiffness_factor(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const
+  {
+    const double xi = (*this)(cell);
+    return xi + void_stiffness * (1. - xi);
+  }
+
+  void
+  FixedGridFractions::clear()
+  {
+    cache.clear();
+  }
+
+  namespace
+  {
+    /** The fixed grid: the box's equal cells without those that hold no sample of the body. */
+    void
+    make_fixed_grid(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
+    {
+      dealii::Triangulation<3> brick;
+      dealii::GridGenerator::subdivided_hyper_rectangle(brick, {p.subdivisions[0], p.subdivisions[1], p.subdivisions[2]},
+                                                        p.lower_corner, p.upper_corner);
+      const FixedGridFractions                                fractions(p);
+      std::set<dealii::Triangulation<3>::active_cell_iterator> removed;
+      if (!p.fixed_grid.keep_outside_cells)
+        for (const auto &cell : brick.active_cell_iterators())
+          if (fractions.sampled(cell) == 0)
+            removed.insert(cell);
+      if (removed.size() == brick.n_active_cells())
+        throw InputError("Mesh/Fixed grid/Body", "no cell of the grid holds a sample point inside the body ('" +
+                                                   p.fixed_grid.body + "' is nowhere negative in the box)");
+      if (removed.empty())
+        triangulation.copy_triangulation(brick);
+      else
+        {
+          dealii::Triangulation<3> cells;
+          dealii::GridGenerator::create_triangulation_with_removed_cells(brick, removed, cells);
+          triangulation.copy_triangulation(cells);
+        }
+      // Ids by the box, not by the cells that remain; the faces of kept
+      // outside cells get 6: loads and supports act on the body only.
+      const double size = p.lower_corner.distance(p.upper_corner);
+      for (const auto &cell : triangulation.cell_iterators())
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary())
+            {
+              if (p.fixed_grid.keep_outside_cells && fractions.sampled(cell) == 0)
+                {
+                  cell->face(f)->set_boundary_id(6);
+                  continue;
+                }
+              const auto                 c  = cell->face(f)->center();
+              dealii::types::boundary_id id = 6;
+              for (unsigned int d = 0; d < 3 && id == 6; ++d)
+                {
+                  if (std::abs(c[d] - p.lower_corner[d]) < 1e-10 * size)
+                    id = 2 * d;
+                  else if (std::abs(c[d] - p.upper_corner[d]) < 1e-10 * size)
+                    id = 2 * d + 1;
+                }
+              cell->face(f)->set_boundary_id(id);
+            }
+    }
+  } // namespace
+
   void
   create_coarse_mesh(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
   {
@@ -422,6 +542,9 @@ namespace plastix
             set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, false, 0.);
             break;
           }
+        case GeometryType::fixed_grid:
+          make_fixed_grid(p, triangulation);
+          break;
         case GeometryType::file:
           read_mesh_file(p, triangulation);
           break;

@@ -8,6 +8,7 @@
 
 #include "parameters.h"
 
+#include <map>
 #include <memory>
 
 namespace plastix
@@ -43,6 +44,49 @@ namespace plastix
 
   void
   create_coarse_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
+
+  /**
+   * The body of Geometry = fixed grid ('Mesh/Fixed grid/Body', deal.II
+   * FunctionParser in x, y, z with pi): negative inside. Its first
+   * evaluation throws on a malformed expression.
+   */
+  std::unique_ptr<dealii::Function<3>>
+  make_fixed_grid_body(const MeshParameters &parameters);
+
+  /**
+   * The volume fractions of the fixed-grid body in the cells of a mesh: an
+   * active cell's is the share of its Samples^3 sub-cell centres (mapped
+   * trilinearly from its vertices) where the body is negative; a cell with
+   * children takes their mean, so that the multigrid levels see the material
+   * their fine cells hold. Cached per cell.
+   */
+  class FixedGridFractions
+  {
+  public:
+    explicit FixedGridFractions(const MeshParameters &parameters);
+
+    /** The volume fraction xi of @p cell (active or level). */
+    double
+    operator()(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const;
+
+    /** The stiffness factor xi + Delta (1 - xi) of @p cell. */
+    double
+    stiffness_factor(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const;
+
+    /** The volume fraction from the samples of @p cell alone (its children ignored). */
+    double
+    sampled(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const;
+
+    /** Forget the cached values (after the mesh changed). */
+    void
+    clear();
+
+  private:
+    std::unique_ptr<dealii::Function<3>>               body;
+    unsigned int                                       samples;
+    double                                             void_stiffness;
+    mutable std::map<std::pair<int, int>, double>      cache;
+  };
 
   /**
    * Fill the empty @p triangulation with the mesh saved in @p file (by

@@ -251,7 +251,12 @@ namespace plastix
       "quarter annulus slab between 'Inner radius' and 'Outer radius', thickness "
       "'Cylinder length', Subdivisions = radial, circumferential, thickness cells, the "
       "radial cell sizes growing by 'Radial growth' from the inner radius, ids as for the "
-      "cylinder (fix z on 4 and 5 for plane strain). file: read 'File'");
+      "cylinder (fix z on 4 and 5 for plane strain). fixed grid: the body of 'Fixed grid/Body' "
+      "in the box [Lower corner, Upper corner] cut into Subdivisions equal cells, each with the "
+      "stiffness factor xi + Delta (1 - xi) of its volume fraction xi; cells outside the body are "
+      "left out unless 'Keep outside cells'; ids 0..5 on the box faces of cells with material, 6 on the "
+      "other faces. "
+      "file: read 'File'");
     prm.add_parameter("Lower corner", lower_corner, "Lower corner of box-like geometries");
     prm.add_parameter("Upper corner", upper_corner, "Upper corner of box-like geometries");
     prm.add_parameter("Subdivisions", subdivisions,
@@ -320,6 +325,26 @@ namespace plastix
                       "Wellbore geometry: size ratio of radially neighbouring coarse cells (1 = uniform; "
                       "> 1 grades the mesh towards the inner radius)",
                       dealii::Patterns::Double(0.));
+    prm.enter_subsection("Fixed grid");
+    prm.add_parameter("Body", fixed_grid.body,
+                      "Geometry = fixed grid: the body as an expression of x, y, z (deal.II FunctionParser, "
+                      "pi known), negative inside and positive outside, e.g. a signed distance: "
+                      "'0.1 - sqrt(x^2 + y^2)' is outside a hole of radius 0.1; unions, intersections and "
+                      "differences of shapes are min(a, b), max(a, b) and max(a, -b)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Samples", fixed_grid.samples,
+                      "Sample points per direction of a cell for its volume fraction xi (Samples^3 points at "
+                      "the centres of equal sub-cells); a coarser multigrid cell takes the mean of its children",
+                      dealii::Patterns::Integer(1, 16));
+    prm.add_parameter("Void stiffness", fixed_grid.void_stiffness,
+                      "Delta of the stiffness factor xi + Delta (1 - xi) of a cell with volume fraction xi",
+                      dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Keep outside cells", fixed_grid.keep_outside_cells,
+                      "Keep the cells of the grid that hold no sample of the body (stiffness factor Delta) "
+                      "instead of leaving them and the DoFs only they touch out of the problem. Their faces on "
+                      "the box get id 6, so that loads and supports act on the body only; their DoFs move "
+                      "freely (max |u| of the summary includes them)");
+    prm.leave_subsection();
     prm.leave_subsection();
   }
 
@@ -344,6 +369,38 @@ namespace plastix
       throw InputError("Mesh/Cylinder length", "must be positive");
     if (geometry == GeometryType::wellbore && !(radial_growth >= 1e-3 && radial_growth <= 1e3))
       throw InputError("Mesh/Radial growth", "must lie in [0.001, 1000]");
+    if (geometry == GeometryType::fixed_grid)
+      {
+        for (unsigned int d = 0; d < 3; ++d)
+          if (!(upper_corner[d] > lower_corner[d]))
+            throw InputError("Mesh/Upper corner", "must exceed Lower corner in every coordinate");
+        if (fixed_grid.body.empty())
+          throw InputError("Mesh/Fixed grid/Body", "is empty but the geometry is 'fixed grid'");
+        if (!(fixed_grid.void_stiffness > 0 && fixed_grid.void_stiffness < 1))
+          throw InputError("Mesh/Fixed grid/Void stiffness", "must lie in (0, 1)");
+        if (distortion > 0)
+          throw InputError("Mesh/Distortion", "must be 0 for a fixed grid (its cells are equal by definition)");
+        std::ostringstream parser_output;
+        std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+        try
+          {
+            const auto   body  = make_fixed_grid_body(*this);
+            const double value = body->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
+            std::cerr.rdbuf(cerr_buffer);
+            if (!std::isfinite(value))
+              throw InputError("Mesh/Fixed grid/Body", "'" + fixed_grid.body + "' is not finite at (0.1234, 0.5678, 0.9012)");
+          }
+        catch (const InputError &)
+          {
+            throw;
+          }
+        catch (const std::exception &error)
+          {
+            std::cerr.rdbuf(cerr_buffer);
+            throw InputError("Mesh/Fixed grid/Body", "'" + fixed_grid.body + "' is not an expression of x, y, z (" +
+                                                     parser_message(error.what()) + ")");
+          }
+      }
     if (local_refinements > 0)
       {
         if (local_refinement_region.empty())
@@ -868,7 +925,8 @@ namespace plastix
                       "cg and minres need a symmetric positive definite preconditioner (all of "
                       "the choices below are)");
     prm.add_parameter("Preconditioner", preconditioner,
-                      "auto (multigrid when 'Mesh/Global refinements' >= 1, else chebyshev); "
+                      "auto (multigrid when 'Mesh/Global refinements' >= 1, else chebyshev; chebyshev for a "
+                      "fixed grid that keeps its outside cells); "
                       "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
                       "polynomial around Jacobi, eigenvalues estimated by CG); multigrid "
                       "(matrix-free geometric multigrid over the mesh levels on deal.II's "
@@ -1287,6 +1345,11 @@ namespace plastix
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs a uniformly refined mesh, but 'Mesh/Adaptive refinement' makes hanging "
                        "nodes: use auto, chebyshev, jacobi or amg");
+    // Kept outside cells (factor Delta) next to the body: a stiffness contrast
+    // that the rediscretized multigrid levels cannot follow (doc/solvers.md).
+    if (mesh.geometry == GeometryType::fixed_grid && mesh.fixed_grid.keep_outside_cells &&
+        solver.preconditioner == PreconditionerType::automatic)
+      solver.preconditioner = PreconditionerType::chebyshev;
     if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
       throw InputError("Mesh/Adaptive refinement/Indicator",
                        "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type)");

@@ -53,6 +53,12 @@ namespace plastix
     sphere,
     /** A quarter annulus slab graded radially (the wellbore cross-section in plane strain). */
     wellbore,
+    /**
+     * A body given as a function, embedded in a fixed grid of equal cells
+     * (the fixed-grid method): cells cut by the body's boundary get a
+     * stiffness factor from their material volume fraction.
+     */
+    fixed_grid,
     /** A gmsh or Abaqus file. */
     file
   };
@@ -73,6 +79,7 @@ namespace plastix
               {GeometryType::cylinder, "cylinder"},
               {GeometryType::sphere, "sphere"},
               {GeometryType::wellbore, "wellbore"},
+              {GeometryType::fixed_grid, "fixed grid"},
               {GeometryType::file, "file"}};
     }
   };
@@ -161,6 +168,19 @@ namespace plastix
   };
 
   /** Subsection "Mesh". */
+  /** Subsection "Mesh/Fixed grid": the body and its volume fractions. */
+  struct FixedGridParameters
+  {
+    /** FunctionParser expression of x, y, z (pi known): the body is where it is negative. */
+    std::string body;
+    /** Sample points per direction and cell for the volume fraction (samples^3 per cell). */
+    unsigned int samples = 4;
+    /** Delta: the stiffness factor of a cell is xi + Delta (1 - xi), xi its volume fraction. */
+    double void_stiffness = 1e-6;
+    /** Keep the cells outside the body (xi = 0, stiffness factor Delta) in the mesh. */
+    bool keep_outside_cells = false;
+  };
+
   struct MeshParameters
   {
     /** The geometry (see declare() for each). */
@@ -193,6 +213,8 @@ namespace plastix
     double cylinder_length = 0.25;
     /** Wellbore geometry: ratio of the radial sizes of neighbouring coarse cells (1: uniform). */
     double radial_growth = 1.;
+    /** The body of Geometry = fixed grid. */
+    FixedGridParameters fixed_grid;
 
     void
     declare(dealii::ParameterHandler &prm);

@@ -206,6 +206,18 @@ run_case wellbore-radii 1 1 "$(base_prm; printf 'subsection Mesh\n  set Geometry
   "plastix: error in input: Mesh/Outer radius: need 0 < Inner radius < Outer radius"
 run_case wellbore-growth 1 1 "$(base_prm; printf 'subsection Mesh\n  set Geometry = wellbore\n  set Radial growth = 0\nend\n')" \
   "plastix: error in input: Mesh/Radial growth: must lie in [0.001, 1000]"
+fixed_grid() { base_prm; printf 'subsection Mesh\n  set Geometry = fixed grid\n  subsection Fixed grid\n%s\n  end\nend\n' "$1"; }
+run_case fixed-grid-no-body 1 1 "$(fixed_grid '')" \
+  "plastix: error in input: Mesh/Fixed grid/Body: is empty but the geometry is 'fixed grid'"
+run_case fixed-grid-bad-body 1 1 "$(fixed_grid '    set Body = x +* 2')" \
+  "plastix: error in input: Mesh/Fixed grid/Body: 'x +* 2' is not an expression of x, y, z"
+run_case fixed-grid-empty-body 2 1 "$(fixed_grid '    set Body = 1 + x^2')" \
+  "plastix: error in input: Mesh/Fixed grid/Body: no cell of the grid holds a sample point inside the body"
+run_case fixed-grid-void-stiffness 1 1 "$(fixed_grid '    set Body = x - 0.5
+    set Void stiffness = 0')" \
+  "plastix: error in input: Mesh/Fixed grid/Void stiffness: must lie in (0, 1)"
+run_case fixed-grid-distortion 1 1 "$(fixed_grid '    set Body = x - 0.5'; printf 'subsection Mesh\n  set Distortion = 0.1\nend\n')" \
+  "plastix: error in input: Mesh/Distortion: must be 0 for a fixed grid"
 
 echo "== solver does not converge (exit 2)"
 run_case max-iterations 1 2 "$(with_entry 'Linear solver' 'Maximum iterations' 2)" \
