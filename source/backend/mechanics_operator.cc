@@ -341,9 +341,12 @@ namespace plastix
         const int most_cells_of_a_node = *std::max_element(cells_of_node.begin(), cells_of_node.end());
 
         // A tile also ends before its team scratch memory (see
-        // TiledElementByElementApply::scratch_bytes) would exceed 48 KiB, the
-        // most a GPU block gets without opting in.
-        const std::size_t scratch_limit = 48 * 1024;
+        // TiledElementByElementApply::scratch_bytes) would exceed the 48 KiB a
+        // GPU block gets without opting in, less what Kokkos keeps of it for
+        // team reductions ((team size + 2) doubles and an int64) and a margin
+        // for alignment: irregular tiles (an L-shaped fixed grid) that asked
+        // for the whole 48 KiB failed with "insufficient shared memory".
+        const std::size_t scratch_limit = 48 * 1024 - (cells_per_tile + 2) * sizeof(double) - 256;
         const std::size_t fixed_bytes   = sizeof(double) * (24 * cells_per_tile + 576);
         const std::size_t bytes_per_node = 3 * sizeof(double) + sizeof(int) * (1 + most_cells_of_a_node);
         if (fixed_bytes + 8 * bytes_per_node > scratch_limit)
