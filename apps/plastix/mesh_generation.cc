@@ -140,9 +140,13 @@ namespace plastix
   void
   set_bounding_box_boundary_ids(dealii::Triangulation<3> &triangulation)
   {
-    const auto   box  = dealii::GridTools::compute_bounding_box(triangulation);
-    const auto   lo   = box.get_boundary_points().first;
-    const auto   hi   = box.get_boundary_points().second;
+    const auto box = dealii::GridTools::compute_bounding_box(triangulation);
+    set_box_boundary_ids(triangulation, box.get_boundary_points().first, box.get_boundary_points().second);
+  }
+
+  void
+  set_box_boundary_ids(dealii::Triangulation<3> &triangulation, const dealii::Point<3> &lo, const dealii::Point<3> &hi)
+  {
     const double size = lo.distance(hi);
     for (const auto &cell : triangulation.cell_iterators())
       for (const auto f : cell->face_indices())
@@ -417,27 +421,13 @@ namespace plastix
         }
       // Ids by the box, not by the cells that remain; the faces of kept
       // outside cells get 6: loads and supports act on the body only.
-      const double size = p.lower_corner.distance(p.upper_corner);
-      for (const auto &cell : triangulation.cell_iterators())
-        for (const auto f : cell->face_indices())
-          if (cell->face(f)->at_boundary())
-            {
-              if (p.fixed_grid.keep_outside_cells && fractions.sampled(cell) == 0)
-                {
-                  cell->face(f)->set_boundary_id(6);
-                  continue;
-                }
-              const auto                 c  = cell->face(f)->center();
-              dealii::types::boundary_id id = 6;
-              for (unsigned int d = 0; d < 3 && id == 6; ++d)
-                {
-                  if (std::abs(c[d] - p.lower_corner[d]) < 1e-10 * size)
-                    id = 2 * d;
-                  else if (std::abs(c[d] - p.upper_corner[d]) < 1e-10 * size)
-                    id = 2 * d + 1;
-                }
-              cell->face(f)->set_boundary_id(id);
-            }
+      set_box_boundary_ids(triangulation, p.lower_corner, p.upper_corner);
+      if (p.fixed_grid.keep_outside_cells)
+        for (const auto &cell : triangulation.active_cell_iterators())
+          if (fractions.sampled(cell) == 0)
+            for (const auto f : cell->face_indices())
+              if (cell->face(f)->at_boundary())
+                cell->face(f)->set_boundary_id(6);
     }
   } // namespace
 

@@ -106,6 +106,11 @@ namespace plastix
   void
   set_bounding_box_boundary_ids(dealii::Triangulation<3> &triangulation);
 
+  /** As set_bounding_box_boundary_ids() for the box [@p lower, @p upper] (which the mesh need not fill). */
+  void
+  set_box_boundary_ids(dealii::Triangulation<3> &triangulation, const dealii::Point<3> &lower,
+                       const dealii::Point<3> &upper);
+
   /**
    * Move every interior vertex by @p factor times the shortest edge of the
    * active cells around it, in a pseudo-random direction that is a function

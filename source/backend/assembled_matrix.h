@@ -53,6 +53,24 @@ namespace plastix
         }
       };
 
+      /**
+       * values[i] <- values[0] + ... + values[i] for i in [0, n) (in place);
+       * returns the total, values[n - 1], copied to the host.
+       */
+      inline Index64
+      inclusive_scan_in_place(const char *label, Index64 *values, const Index64 n)
+      {
+        Kokkos::parallel_scan(
+          label, RangePolicy(0, n), KOKKOS_LAMBDA(const Index64 i, Index64 &partial, const bool final) {
+            partial += values[i];
+            if (final)
+              values[i] = partial;
+          });
+        Index64 total = 0;
+        copy_to_host(&total, values + n - 1, sizeof(Index64));
+        return total;
+      }
+
       /** The vertices of the cells of each node, in the order of its node -> cell list. */
       struct NodeCandidates
       {
@@ -64,6 +82,17 @@ namespace plastix
         operator()(const Index64 node, const Index64 k) const
         {
           return cell_nodes(cells[first[node] + k / 8], static_cast<int>(k % 8));
+        }
+
+        /** Whether candidate k of @p node is the first of its value (a distinct neighbour). */
+        KOKKOS_INLINE_FUNCTION bool
+        is_first(const Index64 node, const Index64 k) const
+        {
+          const LocalIndex c = (*this)(node, k);
+          for (Index64 l = 0; l < k; ++l)
+            if ((*this)(node, l) == c)
+              return false;
+          return true;
         }
       };
 
@@ -89,15 +118,7 @@ namespace plastix
           for (int a = 0; a < 8; ++a)
             Kokkos::atomic_add(&cell_count[cell_nodes(cell, a) + 1], Index64(1));
         });
-        Kokkos::parallel_scan(
-          "plastix::csr_cell_offsets", RangePolicy(0, n_nodes + 1),
-          KOKKOS_LAMBDA(const Index64 i, Index64 &partial, const bool final) {
-            partial += cell_count[i];
-            if (final)
-              cell_count[i] = partial;
-          });
-        Index64 n_incidences = 0;
-        copy_to_host(&n_incidences, cell_count + n_nodes, sizeof(Index64));
+        const Index64 n_incidences = inclusive_scan_in_place("plastix::csr_cell_offsets", cell_count, n_nodes + 1);
         DeviceArray<Index64>    cursor(n_nodes, "node cell cursor");
         DeviceArray<LocalIndex> node_cells(n_incidences, "node cells");
         Index64                *next  = cursor.data();
@@ -126,24 +147,10 @@ namespace plastix
           const Index64 node = i - 1, n = 8 * (first[node + 1] - first[node]);
           Index64       count = 0;
           for (Index64 k = 0; k < n; ++k)
-            {
-              const LocalIndex c    = candidates(node, k);
-              bool             seen = false;
-              for (Index64 l = 0; l < k && !seen; ++l)
-                seen = candidates(node, l) == c;
-              count += seen ? 0 : 1;
-            }
+            count += candidates.is_first(node, k) ? 1 : 0;
           degree[i] = count;
         });
-        Kokkos::parallel_scan(
-          "plastix::csr_node_offsets", RangePolicy(0, n_nodes + 1),
-          KOKKOS_LAMBDA(const Index64 i, Index64 &partial, const bool final) {
-            partial += degree[i];
-            if (final)
-              degree[i] = partial;
-          });
-        Index64 n_node_entries = 0;
-        copy_to_host(&n_node_entries, degree + n_nodes, sizeof(Index64));
+        const Index64 n_node_entries = inclusive_scan_in_place("plastix::csr_node_offsets", degree, n_nodes + 1);
         matrix.node_columns.resize(n_node_entries, "csr node columns");
         matrix.values.resize(9 * n_node_entries, "csr values");
         matrix.n_nodes         = n_nodes;
@@ -153,12 +160,9 @@ namespace plastix
           Index64       end   = begin;
           for (Index64 k = 0; k < n; ++k)
             {
-              const LocalIndex c    = candidates(node, k);
-              bool             seen = false;
-              for (Index64 l = 0; l < k && !seen; ++l)
-                seen = candidates(node, l) == c;
-              if (seen)
+              if (!candidates.is_first(node, k))
                 continue;
+              const LocalIndex c = candidates(node, k);
               // Insertion into the sorted list [begin, end).
               Index64 p = end++;
               for (; p > begin && neighbours[p - 1] > c; --p)

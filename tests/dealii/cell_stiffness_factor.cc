@@ -157,17 +157,8 @@ main(int argc, char **argv)
             dst.copy_to_host(result);
             checker.check(variant.name + ": vs deal.II's matrix with the factors",
                           relative_difference(result, reference, constraints, env.comm), 1e-12);
-            plastix::DeviceVector diagonal;
-            op.compute_diagonal(diagonal);
-            double diff = 0, norm = 0;
-            for (const auto i : dof_handler.locally_owned_dofs())
-              if (!constraints.is_constrained(i))
-                {
-                  diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
-                  norm += std::pow(matrix.diag_element(i), 2);
-                }
             checker.check(variant.name + ": diagonal",
-                          std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-12);
+                          plastix_test::diagonal_difference(op, matrix, constraints, env.comm), 1e-12);
             if (variant.data.strategy == plastix::backend::Strategy::assembled)
               {
                 TrilinosWrappers::SparseMatrix device;

@@ -13,6 +13,8 @@
 //    cells (with them: more DoFs, the same solution);
 //  - bad fixed-grid input.
 // Run with 1 and 2 MPI ranks.
+#include <deal.II/base/geometry_info.h>
+#include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_out.h>
 #include <deal.II/grid/grid_tools.h>
@@ -30,6 +32,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+
+#include <unistd.h>
 
 using namespace dealii;
 

@@ -3,7 +3,14 @@
 #ifndef PLASTIX_TESTS_OPERATOR_VARIANTS_H
 #define PLASTIX_TESTS_OPERATOR_VARIANTS_H
 
+#include <deal.II/base/mpi.h>
+#include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/trilinos_sparse_matrix.h>
+
+#include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
+
+#include <cmath>
 
 #include <string>
 #include <vector>
@@ -35,6 +42,28 @@ namespace plastix_test
             variants.push_back({{strategy, kernel, mapping, formulation},
                                 to_string(strategy) + ", " + to_string(kernel) + ", " + to_string(mapping)});
     return variants;
+  }
+
+  /**
+   * The relative l2 difference of the operator's diagonal (compute_diagonal())
+   * and @p matrix's on the unconstrained owned rows, over all ranks.
+   */
+  inline double
+  diagonal_difference(const plastix::MechanicsOperator           &op,
+                      const dealii::TrilinosWrappers::SparseMatrix &matrix,
+                      const dealii::AffineConstraints<double>      &constraints,
+                      const MPI_Comm                                comm)
+  {
+    plastix::DeviceVector diagonal;
+    op.compute_diagonal(diagonal);
+    double diff = 0, norm = 0;
+    for (const auto i : matrix.locally_owned_range_indices())
+      if (!constraints.is_constrained(i))
+        {
+          diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
+          norm += std::pow(matrix.diag_element(i), 2);
+        }
+    return std::sqrt(dealii::Utilities::MPI::sum(diff, comm) / dealii::Utilities::MPI::sum(norm, comm));
   }
 } // namespace plastix_test
 

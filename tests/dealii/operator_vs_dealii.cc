@@ -177,17 +177,8 @@ main(int argc, char **argv)
             if (variant.data.strategy == plastix::backend::Strategy::assembled)
               compare_matrices(variant.name, op, matrix, constraints, checker, env.comm);
 
-            plastix::DeviceVector diagonal;
-            op.compute_diagonal(diagonal);
-            double diff = 0, norm = 0;
-            for (const auto i : src_host.locally_owned_elements())
-              if (!constraints.is_constrained(i))
-                {
-                  diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
-                  norm += std::pow(matrix.diag_element(i), 2);
-                }
             checker.check(variant.name + " diagonal vs matrix",
-                  std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-12);
+                          plastix_test::diagonal_difference(op, matrix, constraints, env.comm), 1e-12);
           }
       }
   });

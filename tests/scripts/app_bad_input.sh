@@ -216,6 +216,8 @@ run_case fixed-grid-empty-body 2 1 "$(fixed_grid '    set Body = 1 + x^2')" \
 run_case fixed-grid-void-stiffness 1 1 "$(fixed_grid '    set Body = x - 0.5
     set Void stiffness = 0')" \
   "plastix: error in input: Mesh/Fixed grid/Void stiffness: must lie in (0, 1)"
+run_case fixed-grid-body-off-the-support 1 1 "$(fixed_grid '    set Body = x - 0.3'; printf 'subsection Boundary conditions\n  set Dirichlet = 1: xyz = 0, 0, 0\n  set Traction = \nend\n')" \
+  "plastix: error in input: Boundary conditions/Dirichlet: boundary id 1 does not occur on the mesh"
 run_case fixed-grid-distortion 1 1 "$(fixed_grid '    set Body = x - 0.5'; printf 'subsection Mesh\n  set Distortion = 0.1\nend\n')" \
   "plastix: error in input: Mesh/Distortion: must be 0 for a fixed grid"
 
