@@ -2,7 +2,8 @@
 // meshes, without deal.II (so it runs on a GPU machine that has no deal.II).
 //
 //   plastix-kernel-bench [--sizes 32,64,128] [--distortion 0.2] [--repeats 20]
-//                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled"] [--tile-cells 64,128]
+//                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled,assembled,dbd structured"]
+//                        [--tile-cells 64,128]
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
 //                        [--mappings auto,cell,node] [--formulations full,bbar] [--csr-max-dofs N]
 //
@@ -59,6 +60,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -130,10 +132,10 @@ namespace
             settings.cell_kernel    = parse_cell_kernel(cell_kernel);
             settings.thread_mapping = parse_thread_mapping(mapping);
             if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled ||
-                 settings.strategy == Strategy::assembled) &&
+                 settings.strategy == Strategy::assembled || settings.strategy == Strategy::dbd_structured) &&
                 mapping != mappings.front())
               continue;
-            if (settings.strategy == Strategy::assembled)
+            if (settings.strategy == Strategy::assembled || settings.strategy == Strategy::dbd_structured)
               settings.thread_mapping = ThreadMapping::cell;
             if (settings.strategy == Strategy::ebe_tiled)
               {
@@ -340,6 +342,8 @@ namespace
   {
     if (settings.strategy == Strategy::dbd)
       return "node";
+    if (settings.strategy == Strategy::dbd_structured)
+      return "lattice point";
     if (settings.strategy == Strategy::ebe_tiled)
       return "cell, tiles of " + std::to_string(settings.cells_per_tile);
     if (settings.strategy == Strategy::assembled)
@@ -471,7 +475,19 @@ main(int argc, char **argv)
           std::map<ElementFormulation, std::vector<double>> references;
           for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
               {
-                MechanicsOperator op(mesh, settings);
+                std::unique_ptr<MechanicsOperator> op_pointer;
+                try
+                  {
+                    op_pointer = std::make_unique<MechanicsOperator>(mesh, settings);
+                  }
+                catch (const std::invalid_argument &error)
+                  {
+                    // dbd structured on a distorted mesh.
+                    std::cout << "| " << n << " | " << n_dofs << " | " << strategy << " | " << kernel
+                              << " | not applicable: " << error.what() << " |\n";
+                    continue;
+                  }
+                MechanicsOperator &op = *op_pointer;
                 auto report = [&](const char *precision, const double s, const double rel, const double bytes) {
                   char line[512];
                   std::snprintf(line, sizeof(line),
@@ -556,7 +572,16 @@ main(int argc, char **argv)
               DeviceArray<double>       f_int(n_dofs, "f_int");
               for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
                     {
-                      MechanicsOperator op(plastic_mesh, settings);
+                      std::unique_ptr<MechanicsOperator> op_pointer;
+                      try
+                        {
+                          op_pointer = std::make_unique<MechanicsOperator>(plastic_mesh, settings);
+                        }
+                      catch (const std::invalid_argument &)
+                        {
+                          continue;
+                        }
+                      MechanicsOperator &op = *op_pointer;
                       PlasticityState  &state = op.create_plasticity_state();
                       op.use_tangent(false);
                       StressUpdateStatistics statistics;

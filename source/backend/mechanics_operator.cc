@@ -31,8 +31,10 @@ namespace plastix
         return Strategy::ebe_tiled;
       if (name == "assembled")
         return Strategy::assembled;
+      if (name == "dbd structured")
+        return Strategy::dbd_structured;
       throw std::invalid_argument("unknown operator strategy '" + name +
-                                  "' (expected: ebe atomic, ebe colored, dbd, ebe tiled, assembled)");
+                                  "' (expected: ebe atomic, ebe colored, dbd, ebe tiled, assembled, dbd structured)");
     }
 
     CellKernel
@@ -114,6 +116,8 @@ namespace plastix
             return "ebe tiled";
           case Strategy::assembled:
             return "assembled";
+          case Strategy::dbd_structured:
+            return "dbd structured";
         }
       return "?";
     }
@@ -664,6 +668,12 @@ namespace plastix
             throw std::invalid_argument("assembled: the matrix is applied by rows; thread mapping 'node' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
+      if (settings.strategy == Strategy::dbd_structured)
+        {
+          if (settings.thread_mapping == ThreadMapping::node)
+            throw std::invalid_argument("dbd structured runs one thread per node: thread mapping 'node' does not apply");
+          d.settings.thread_mapping = ThreadMapping::cell;
+        }
       if (d.settings.thread_mapping == ThreadMapping::automatic)
         d.settings.thread_mapping = internal::on_device && settings.strategy == Strategy::ebe_colored ?
                                       ThreadMapping::node :
@@ -783,6 +793,9 @@ namespace plastix
           " cells have a non-positive Jacobian determinant at a Gauss point "
           "(tangled, degenerate or inverted hexahedra)");
 
+      if (settings.strategy == Strategy::dbd_structured)
+        internal::build_structured_grid(mesh, d);
+
       if (settings.strategy == Strategy::assembled)
         {
           const auto start = std::chrono::steady_clock::now();
@@ -850,6 +863,41 @@ namespace plastix
         d.matrix.numeric_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       }
 
+      /**
+       * Strategy::dbd_structured: the lattice pass, then the cells it leaves
+       * (those with plastic points of a tangent) element by element with
+       * atomics, with the cell kernel of the settings.
+       */
+      template <typename Number>
+      void
+      apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      {
+        internal::apply_structured(d, src, dst, masked);
+        if (d.structured.n_other_cells > 0)
+          {
+            auto with_operator = [&](const auto &op) {
+              using CellOperator = std::decay_t<decltype(op)>;
+              auto run           = [&](auto functor) {
+                functor.cell_operator = op;
+                functor.cell_nodes    = d.cell_node_table();
+                functor.masks         = d.cell_constraint_mask.data();
+                functor.cell_list     = d.structured.other_cells.data();
+                functor.src           = src;
+                functor.dst           = dst;
+                internal::for_range("plastix::dbd_structured_other_cells", d.structured.n_other_cells, functor);
+              };
+              internal::with_element_by_element_variant<internal::ElementByElementApply, CellOperator>(masked, true,
+                                                                                                       run);
+            };
+            if (d.settings.cell_kernel == CellKernel::element_matrix)
+              with_operator(matrix_operator<Number>(d));
+            else
+              with_quadrature_operator<Number>(d, with_operator);
+          }
+        if (masked)
+          vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(), src, dst);
+      }
+
       template <typename Number>
       void
       apply_current(const MechanicsOperator::Impl &d,
@@ -857,6 +905,11 @@ namespace plastix
                     Number                        *dst,
                     const bool                     masked)
       {
+        if (d.settings.strategy == Strategy::dbd_structured)
+          {
+            apply_structured(d, src, dst, masked);
+            return;
+          }
         if (masked && d.settings.strategy == Strategy::assembled)
           {
             internal::csr_apply(d.matrix, src, dst);
@@ -1066,6 +1119,8 @@ namespace plastix
       update_element_matrices(d);
       if (d.settings.strategy == Strategy::assembled && d.matrix.node_offsets.size() > 0)
         assemble_matrix_values(d);
+      if (d.settings.strategy == Strategy::dbd_structured && d.structured.node_cells.size() > 0)
+        internal::update_structured_classes(d);
     }
 
     CsrMatrix
@@ -1195,7 +1250,7 @@ namespace plastix
              d.cell_matrix.memory_consumption() + d.cell_group.memory_consumption() +
              d.plastic_matrices.memory_consumption() + d.plastic_cells.memory_consumption() +
              d.matrix_representative.memory_consumption() + tile_memory(d) + constraint_memory(d) +
-             d.matrix.memory_consumption();
+             d.matrix.memory_consumption() + d.structured.memory_consumption();
     }
 
     std::size_t
@@ -1206,6 +1261,12 @@ namespace plastix
       if (d.settings.strategy == Strategy::assembled)
         // The matrix (values, one node index per 3x3 block, node offsets) once, src read, dst written.
         return d.matrix.memory_consumption() + 2 * bytes_per_value * n_dofs;
+      if (d.settings.strategy == Strategy::dbd_structured)
+        // src read once, dst written once, the lattice's node entries and
+        // node classes once; cell data only for the nodes that are not
+        // stencil nodes (not counted: a few per cent on a full box).
+        return 2 * bytes_per_value * n_dofs + d.structured.node.memory_consumption() +
+               d.structured.node_class.memory_consumption();
       // src read once; dst written once (DbD) or zeroed, then read and
       // written by the accumulation (EbE).
       std::size_t bytes = bytes_per_value * n_dofs * (d.settings.strategy == Strategy::dbd ? 2 : 4);
@@ -1245,7 +1306,8 @@ namespace plastix
       const Impl        &d = *impl_;
       std::ostringstream s;
       s << to_string(d.settings.strategy) << ", " << to_string(d.settings.cell_kernel) << ", "
-        << (d.settings.strategy == Strategy::dbd       ? "thread per node" :
+        << (d.settings.strategy == Strategy::dbd || d.settings.strategy == Strategy::dbd_structured ?
+              "thread per node" :
             d.settings.strategy == Strategy::assembled ? "rows of the CSR matrix" :
                                                    d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
                                                                                                       "thread per cell")
@@ -1262,6 +1324,9 @@ namespace plastix
         s << ", " << d.n_matrices << " element matrices";
       if (d.settings.strategy == Strategy::assembled)
         s << ", " << d.matrix.values.size() << " matrix entries";
+      if (d.settings.strategy == Strategy::dbd_structured)
+        s << ", lattice of " << d.structured.points[0] << " x " << d.structured.points[1] << " x "
+          << d.structured.points[2] << " points";
       if (d.cell_factor.size() > 0)
         s << ", stiffness factor per cell";
       s << ", " << memory_consumption() / 1048576.0 << " MiB";

@@ -11,6 +11,7 @@
 #include "assembled_matrix.h"
 #include "material/elastic_law.h"
 #include "q1_kernels.h"
+#include "structured_grid.h"
 
 #include <type_traits>
 #include <vector>
@@ -129,6 +130,9 @@ namespace plastix
 
       /** The assembled local matrix (Strategy::assembled). */
       internal::CsrMatrixData matrix;
+
+      /** The lattice of Strategy::dbd_structured. */
+      internal::StructuredGrid structured;
 
       /** The plasticity state the operator owns, if any. */
       std::unique_ptr<PlasticityState> plasticity_state;
@@ -727,6 +731,7 @@ namespace plastix
             case Strategy::ebe_atomic:
             case Strategy::ebe_colored:
             case Strategy::assembled: // its unmasked products (apply_unconstrained()) stay matrix-free
+            case Strategy::dbd_structured: // its operator has its own path; the stored-stress products go by cells
               {
                 vector_operations::set(n_dofs, Number(0), dst);
                 const bool colored = data.settings.strategy == Strategy::ebe_colored;

@@ -14,7 +14,10 @@
 //   x^T A_c y           == y^T A_c x
 //   A r = 0 for the six rigid-body modes r
 // all to 1e-12 relative; plus bitwise reproducibility of the conflict-free
-// strategies, the rejection of a tangled mesh and of impossible tile settings. Backend only (no deal.II).
+// strategies, the rejection of a tangled mesh and of impossible tile settings.
+// dbd structured runs on the meshes whose cells are equal boxes of one lattice
+// (one with a hole, stiffness factors and ghosts, so that nodes of both of
+// its kinds occur) and must be refused on the others. Backend only (no deal.II).
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
@@ -392,9 +395,14 @@ namespace
     checker.check(what + ": reference entries outside the CSR sparsity / max |A|", missing / max_entry, 0.);
   }
 
+  /**
+   * Every operator variant on @p mesh against the dense reference. dbd
+   * structured runs where @p lattice (the cells are equal boxes of one
+   * lattice) and must be refused naming the cause elsewhere.
+   */
   void
   test_mesh(const std::string &name_of_mesh, const MeshData &mesh, const bool expect_shared_matrices,
-            const ElementFormulation formulation = ElementFormulation::full)
+            const ElementFormulation formulation = ElementFormulation::full, const bool lattice = false)
   {
     const std::string name = name_of_mesh + (formulation == ElementFormulation::bbar ? ", B-bar" : "");
     std::printf("%s: %d cells, %d nodes (%d owned), %d DoFs, %d constrained\n", name.c_str(),
@@ -431,9 +439,24 @@ namespace
     for (const auto &mode : modes)
       checker.check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
 
+    if (!lattice)
+      {
+        OperatorSettings settings;
+        settings.strategy = Strategy::dbd_structured;
+        bool refused      = false;
+        try
+          {
+            MechanicsOperator op(mesh, settings);
+          }
+        catch (const std::invalid_argument &error)
+          {
+            refused = std::string(error.what()).find("dbd structured: cell") != std::string::npos;
+          }
+        checker.check_true(name + ": dbd structured refused (not a lattice), naming the cell", refused);
+      }
     std::vector<double> first_result;
-    for (const auto strategy :
-         {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled, Strategy::assembled})
+    for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled,
+                                Strategy::assembled, Strategy::dbd_structured})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
         for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
           for (const unsigned int cells_per_tile : {3u, 128u})
@@ -443,12 +466,15 @@ namespace
           // cell, tiles of 3 cells so that most nodes are shared by tiles,
           // and of 128).
           const bool tiled = strategy == Strategy::ebe_tiled;
-          if ((strategy == Strategy::dbd || tiled || strategy == Strategy::assembled) && mapping != ThreadMapping::cell)
+          const bool node_wise = strategy == Strategy::dbd || strategy == Strategy::dbd_structured;
+          if ((node_wise || tiled || strategy == Strategy::assembled) && mapping != ThreadMapping::cell)
+            continue;
+          if (strategy == Strategy::dbd_structured && !lattice)
             continue;
           if (!tiled && cells_per_tile != 128)
             continue;
           const std::string what = name + ", " + to_string(strategy) + ", " + to_string(kernel) +
-                                   (strategy == Strategy::dbd ? std::string() :
+                                   (node_wise ? std::string() :
                                     tiled                     ? ", " + std::to_string(cells_per_tile) + " cells per tile" :
                                                                 ", " + to_string(mapping) + " mapping");
           OperatorSettings settings;
@@ -546,8 +572,8 @@ main()
         // Uniform mesh, one material, the x = 0 face clamped: element
         // matrices are shared by all cells.
         MeshData mesh = make(0., false);
-        test_mesh("uniform, clamped", mesh, true);
-        test_mesh("uniform, clamped", mesh, true, ElementFormulation::bbar);
+        test_mesh("uniform, clamped", mesh, true, ElementFormulation::full, true);
+        test_mesh("uniform, clamped", mesh, true, ElementFormulation::bbar, true);
 
         // The same with a stiffness factor per cell (fixed-grid volume
         // fractions from 1e-6 to 1): one shared element matrix, scaled per
@@ -560,14 +586,91 @@ main()
             const float xi = fraction(rng) < 0.3f ? 0.f : fraction(rng);
             factor         = xi + 1e-6f * (1.f - xi);
           }
-        test_mesh("uniform, clamped, stiffness factor per cell", mesh, true);
-        test_mesh("uniform, clamped, stiffness factor per cell", mesh, true, ElementFormulation::bbar);
+        test_mesh("uniform, clamped, stiffness factor per cell", mesh, true, ElementFormulation::full, true);
+        test_mesh("uniform, clamped, stiffness factor per cell", mesh, true, ElementFormulation::bbar, true);
       }
       {
         // Uniform, two materials, no constraints at all.
         MeshData mesh = make(0., true);
         std::fill(mesh.constrained_dofs.begin(), mesh.constrained_dofs.end(), 0);
-        test_mesh("uniform, two materials, unconstrained", mesh, true);
+        test_mesh("uniform, two materials, unconstrained", mesh, true, ElementFormulation::full, true);
+      }
+      {
+        // A lattice with a hole, for dbd structured's two kinds of node
+        // (27-point stencil where the eight cells share material and factor,
+        // rows of each cell elsewhere): a 6 x 5 x 4 box without the cells of
+        // x > 1, y > 0.5, two materials, stiffness factors on some cells,
+        // single components constrained, renumbered nodes, the last ten nodes
+        // ghosts, and a ghost node that no cell has (its row stays zero).
+        BoxMeshDescription desc;
+        desc.n_cells[0] = 6;
+        desc.n_cells[1] = 5;
+        desc.n_cells[2] = 4;
+        desc.extent[0]  = 1.5;
+        desc.extent[1]  = 1.0;
+        desc.extent[2]  = 0.6;
+        desc.material   = steel;
+        const MeshData box = make_box_mesh(desc, true);
+        MeshData       mesh;
+        std::vector<LocalIndex> new_index(box.n_nodes, -1);
+        for (LocalIndex cell = 0; cell < box.n_cells(); ++cell)
+          {
+            double centre[3] = {0, 0, 0};
+            for (int a = 0; a < 8; ++a)
+              for (int c = 0; c < 3; ++c)
+                centre[c] += box.node_coordinates[3 * box.cell_nodes[8 * cell + a] + c] / 8;
+            if (centre[0] > 1.0 && centre[1] > 0.5)
+              continue;
+            for (int a = 0; a < 8; ++a)
+              {
+                LocalIndex &node = new_index[box.cell_nodes[8 * cell + a]];
+                if (node < 0)
+                  node = mesh.n_nodes++;
+                mesh.cell_nodes.push_back(node);
+              }
+            mesh.cell_material.push_back(centre[2] > 0.3 ? 1 : 0);
+            mesh.cell_factors.push_back(cell % 5 == 2 ? 0.25f : 1.f);
+          }
+        mesh.node_coordinates.resize(3 * mesh.n_nodes);
+        mesh.constrained_dofs.resize(3 * mesh.n_nodes);
+        for (LocalIndex node = 0; node < box.n_nodes; ++node)
+          if (new_index[node] >= 0)
+            for (int c = 0; c < 3; ++c)
+              {
+                mesh.node_coordinates[3 * new_index[node] + c] = box.node_coordinates[3 * node + c];
+                mesh.constrained_dofs[3 * new_index[node] + c] = box.constrained_dofs[3 * node + c];
+              }
+        mesh.materials = {steel, aluminium};
+        for (LocalIndex n = 0; n < mesh.n_nodes; n += 5)
+          mesh.constrained_dofs[3 * n + (n % 3)] = 1;
+        std::mt19937 rng(3);
+        permute_nodes(mesh, rng);
+        mesh.n_owned_nodes = mesh.n_nodes - 10;
+        ++mesh.n_nodes;
+        for (const double x : {0.7, 0.3, 0.2})
+          mesh.node_coordinates.push_back(x);
+        for (int c = 0; c < 3; ++c)
+          mesh.constrained_dofs.push_back(0);
+        test_mesh("lattice with a hole, two materials, factors, ghosts", mesh, true, ElementFormulation::full, true);
+        test_mesh("lattice with a hole, two materials, factors, ghosts", mesh, true, ElementFormulation::bbar, true);
+
+        // Cells of another size on the lattice are refused.
+        MeshData bad = make_box_mesh(desc, true);
+        for (LocalIndex node = 0; node < bad.n_nodes; ++node)
+          if (bad.node_coordinates[3 * node] > 1.4)
+            bad.node_coordinates[3 * node] += 0.1;
+        OperatorSettings settings;
+        settings.strategy = Strategy::dbd_structured;
+        bool refused      = false;
+        try
+          {
+            MechanicsOperator op(bad, settings);
+          }
+        catch (const std::invalid_argument &error)
+          {
+            refused = std::string(error.what()).find("is not an axis-parallel box of the size of cell 0") != std::string::npos;
+          }
+        checker.check_true("dbd structured refuses a wider last cell layer", refused);
       }
       {
         // Distorted, two materials, renumbered nodes, single components

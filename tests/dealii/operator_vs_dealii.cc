@@ -1,7 +1,9 @@
 // The plastix operator times a random vector equals deal.II's assembled
 // sparse matrix (Trilinos) and deal.II's MatrixFree/FEEvaluation operator on a
 // distorted mesh with two materials, for every strategy, cell kernel and
-// thread mapping, to 1e-12 relative. Also the diagonal, and the result's
+// thread mapping, to 1e-12 relative; the same on the mesh undistorted (a
+// lattice of equal boxes) with dbd structured too, which must refuse the
+// distorted one. Also the diagonal, and the result's
 // independence of the strategy. The same for B-bar (mean dilatation) against
 // the assembled B-bar matrix (plastix::elastic_cell_matrix, deal.II
 // FEValues and tensors). The matrix assembled on the device (Strategy::
@@ -71,16 +73,17 @@ namespace
     checker.check(name + ": device-assembled matrix, constrained rows and columns: unit diagonal, else zero",
                   Utilities::MPI::max(max_constrained, comm), 0.);
   }
-} // namespace
 
-int
-main(int argc, char **argv)
-{
-  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+  /** Every comparison on the 10 x 8 x 6 two-material box, distorted or (a lattice) not. */
+  void
+  compare_on_box(plastix_test::Environment &env, plastix_test::Checker &checker, const bool distorted)
+  {
+    env.pout << (distorted ? "distorted mesh\n" : "undistorted mesh (a lattice)\n");
     parallel::distributed::Triangulation<3> tria(env.comm);
     GridGenerator::subdivided_hyper_rectangle(tria, {5, 4, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
     tria.refine_global(1);
-    GridTools::distort_random(0.25, tria, true, 7);
+    if (distorted)
+      GridTools::distort_random(0.25, tria, true, 7);
     for (const auto &cell : tria.active_cell_iterators())
       cell->set_material_id(cell->center()[0] > 1.2 ? 3 : 0);
 
@@ -153,7 +156,7 @@ main(int argc, char **argv)
 
         LinearAlgebra::distributed::Vector<double> reference_result;
         bool                                       have_reference = false;
-        for (const auto &variant : plastix_test::all_operator_variants(formulation))
+        for (const auto &variant : plastix_test::all_operator_variants(formulation, !distorted))
           {
             plastix::MechanicsOperator op;
             op.reinit(dof_handler, constraints, materials, variant.data);
@@ -181,5 +184,29 @@ main(int argc, char **argv)
                           plastix_test::diagonal_difference(op, matrix, constraints, env.comm), 1e-12);
           }
       }
+    if (distorted)
+      {
+        bool refused = false;
+        try
+          {
+            plastix::MechanicsOperator op;
+            op.reinit(dof_handler, constraints, materials, {plastix::backend::Strategy::dbd_structured});
+          }
+        catch (const std::invalid_argument &error)
+          {
+            refused = std::string(error.what()).find("dbd structured: cell") != std::string::npos;
+          }
+        checker.check_true("dbd structured refuses the distorted mesh, naming a cell",
+                           Utilities::MPI::logical_or(refused, env.comm));
+      }
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    compare_on_box(env, checker, true);
+    compare_on_box(env, checker, false);
   });
 }

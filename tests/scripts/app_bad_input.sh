@@ -103,7 +103,7 @@ run_case wrong-type 1 1 "$(with_entry Mesh 'Global refinements' abc)" \
   "for the entry named" "Global refinements" "abc" "does not match the given pattern" "[Integer range 0...12 (inclusive)]"
 run_case bad-selection 1 1 "$(with_entry Operator Strategy 'very fast')" \
   "plastix: error in input: in parameter file 'case.prm': Line <$ENTRY_LINE> of file <case.prm>:" \
-  "Strategy" "very fast" "[Selection auto|ebe atomic|ebe colored|dbd|ebe tiled|assembled ]"
+  "Strategy" "very fast" "[Selection auto|ebe atomic|ebe colored|dbd|ebe tiled|assembled|dbd structured ]"
 run_case bad-refinement-region 1 1 "$(base_prm; printf 'subsection Mesh\n  set Local refinements = 1\n  set Local refinement region = x + * 3\nend\n')" \
   "plastix: error in input: Mesh/Local refinement region: 'x + * 3' is not an expression of x, y, z"
 run_case multigrid-hanging-nodes 1 1 "$(base_prm; printf 'subsection Mesh\n  set Local refinements = 1\n  set Local refinement region = 1 - x\nend\nsubsection Linear solver\n  set Preconditioner = multigrid\nend\n')" \

@@ -46,7 +46,21 @@ namespace plastix
        * strategies; the matrix can be copied out (copy_matrix()) for
        * algebraic multigrid, direct solvers or comparisons.
        */
-      assembled
+      assembled,
+      /**
+       * DoF by DoF on a lattice (the structured indexing of fixed-grid
+       * methods): for meshes whose cells are equal axis-parallel boxes of one
+       * lattice (uniform boxes, voxel and fixed-grid meshes; holes and
+       * several materials allowed, no hanging nodes). One thread per lattice
+       * point finds its neighbours and cells by index arithmetic, no cell ->
+       * node table: a node whose eight cells share material and stiffness
+       * factor applies the 27-point stencil of the elastic box matrix summed
+       * over them, other nodes the rows of their cells' element matrices;
+       * the cells with plastic points of a tangent are added element by
+       * element (atomics) with the cell kernel of the settings. Results are
+       * stored without atomics. Throws std::invalid_argument for another mesh.
+       */
+      dbd_structured
     };
 
     /**
@@ -101,7 +115,7 @@ namespace plastix
       node
     };
 
-    /** Parse "ebe atomic", "ebe colored", "dbd", "ebe tiled", "assembled"; throws std::invalid_argument naming the value otherwise. */
+    /** Parse "ebe atomic", "ebe colored", "dbd", "ebe tiled", "assembled", "dbd structured"; throws std::invalid_argument naming the value otherwise. */
     PLASTIX_BACKEND_EXPORT Strategy
     parse_strategy(const std::string &name);
 

@@ -388,7 +388,8 @@ namespace plastix
     {
       using backend::Strategy;
       return internal::backend_enum_table(
-        {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled, Strategy::assembled});
+        {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled, Strategy::assembled,
+         Strategy::dbd_structured});
     }
   };
 
