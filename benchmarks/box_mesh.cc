@@ -98,5 +98,28 @@ namespace plastix
               mesh.constrained_dofs[3 * (px * (j + static_cast<std::size_t>(py) * k)) + c] = 1;
       return mesh;
     }
+
+    void
+    number_nodes_by_cells(MeshData &mesh)
+    {
+      std::vector<LocalIndex> new_index(mesh.n_nodes, -1);
+      LocalIndex              next = 0;
+      for (auto &node : mesh.cell_nodes)
+        {
+          if (new_index[node] < 0)
+            new_index[node] = next++;
+          node = new_index[node];
+        }
+      std::vector<double>       coordinates(mesh.node_coordinates.size());
+      std::vector<std::uint8_t> constrained(mesh.constrained_dofs.size());
+      for (LocalIndex n = 0; n < mesh.n_nodes; ++n)
+        for (int c = 0; c < 3; ++c)
+          {
+            coordinates[3 * static_cast<std::size_t>(new_index[n]) + c] = mesh.node_coordinates[3 * static_cast<std::size_t>(n) + c];
+            constrained[3 * static_cast<std::size_t>(new_index[n]) + c] = mesh.constrained_dofs[3 * static_cast<std::size_t>(n) + c];
+          }
+      mesh.node_coordinates = std::move(coordinates);
+      mesh.constrained_dofs = std::move(constrained);
+    }
   } // namespace backend
 } // namespace plastix

@@ -37,6 +37,14 @@ namespace plastix
      */
     PLASTIX_BACKEND_EXPORT MeshData
     make_box_mesh(const BoxMeshDescription &description, bool morton_order = true);
+
+    /**
+     * Renumber the nodes of @p mesh in the order in which its cells first
+     * touch them, as deal.II's DoFHandler numbers the DoFs of a mesh (cell
+     * by cell); owned nodes only (a single-process mesh).
+     */
+    PLASTIX_BACKEND_EXPORT void
+    number_nodes_by_cells(MeshData &mesh);
   } // namespace backend
 } // namespace plastix
 

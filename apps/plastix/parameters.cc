@@ -820,17 +820,22 @@ namespace plastix
                       "the nodes shared with other tiles atomically; or assembled: the "
                       "local stiffness matrix (tangent) assembled on the device in CSR form "
                       "and applied as a sparse matrix-vector product (about 0.7 kB of device "
-                      "memory per DoF). auto: ebe tiled for "
-                      "elastic runs whose cell kernel is element matrix on meshes of congruent "
-                      "cells (one shared matrix), otherwise ebe atomic");
+                      "memory per DoF); or dbd structured: DoF by DoF on a lattice of equal boxes "
+                      "(no cell -> node table; the 27-point stencil of the box where the eight cells "
+                      "of a node agree; plastic cells element by element; generated boxes, voxel "
+                      "geometries and fixed grids without distortion or local refinement). auto: "
+                      "dbd structured on such lattices; otherwise ebe tiled for elastic runs whose "
+                      "cell kernel is element matrix on meshes of congruent cells (one shared "
+                      "matrix), and ebe atomic");
     prm.add_parameter("Cell kernel", cell_kernel,
                       "How a cell applies its operator: quadrature with stored inverse "
                       "Jacobians, quadrature with the Jacobian recomputed from the vertices, "
                       "or 24x24 element matrices (one shared by congruent cells, e.g. all "
-                      "cells of a uniform mesh). auto: the measured fastest, element matrix "
-                      "for elastic runs on generated meshes of congruent cells (box, "
-                      "cantilever, L-shaped, voxel geometries; no distortion), otherwise "
-                      "geometry on the fly on GPUs and stored geometry on the host");
+                      "cells of a uniform mesh). auto: the measured fastest, geometry on the "
+                      "fly with dbd structured (it serves only the plastic cells and the "
+                      "diagonal there), element matrix for elastic runs on other generated "
+                      "meshes of congruent cells, otherwise geometry on the fly on GPUs and "
+                      "stored geometry on the host");
     prm.add_parameter("Thread mapping", thread_mapping,
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
@@ -856,6 +861,18 @@ namespace plastix
              mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::wellbore &&
              mesh.geometry != GeometryType::file;
     }
+
+    /**
+     * Generated meshes of equal axis-parallel boxes on one lattice (box,
+     * cantilever, L-shaped and voxel geometries, the fixed grid; no
+     * distortion, no local or adaptive refinement): what dbd structured
+     * needs.
+     */
+    bool
+    lattice_mesh(const MeshParameters &mesh)
+    {
+      return congruent_cells(mesh) && mesh.local_refinements == 0 && !mesh.adaptive.enabled();
+    }
   } // namespace
 
   void
@@ -865,7 +882,13 @@ namespace plastix
       return;
     cell_kernel_automatic = true;
     using backend::CellKernel;
-    if (problem_type == ProblemType::elastic && congruent_cells(mesh))
+    // dbd structured (auto on lattices) computes the lattice's matrices itself; the cell kernel serves its
+    // plastic cells and the diagonal, where the geometry on the fly needs no stored data.
+    const bool structured = strategy == backend::Strategy::dbd_structured ||
+                            (strategy.automatic && lattice_mesh(mesh) && thread_mapping != backend::ThreadMapping::node);
+    if (structured)
+      cell_kernel = CellKernel::geometry_on_the_fly;
+    else if (problem_type == ProblemType::elastic && congruent_cells(mesh))
       cell_kernel = CellKernel::element_matrix;
     else
       cell_kernel =
@@ -879,10 +902,13 @@ namespace plastix
     if (!strategy.automatic)
       return;
     strategy_automatic = true;
-    strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
-                   congruent_cells(mesh) && thread_mapping != backend::ThreadMapping::node ?
-                 backend::Strategy::ebe_tiled :
-                 backend::Strategy::ebe_atomic;
+    if (lattice_mesh(mesh) && thread_mapping != backend::ThreadMapping::node)
+      strategy = backend::Strategy::dbd_structured;
+    else
+      strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
+                     congruent_cells(mesh) && thread_mapping != backend::ThreadMapping::node ?
+                   backend::Strategy::ebe_tiled :
+                   backend::Strategy::ebe_atomic;
   }
 
   void
@@ -1327,6 +1353,18 @@ namespace plastix
     if (op.strategy == backend::Strategy::assembled && op.thread_mapping == backend::ThreadMapping::node)
       throw InputError("Operator/Thread mapping",
                        "the assembled matrix is applied by rows: use cell or auto, or another strategy for node");
+    if (op.strategy == backend::Strategy::dbd_structured && op.thread_mapping == backend::ThreadMapping::node)
+      throw InputError("Operator/Thread mapping",
+                       "dbd structured runs one thread per lattice point: use cell or auto, or another strategy for node");
+    // A mesh file may be a lattice (the backend checks it); generated meshes are known here.
+    if (op.strategy == backend::Strategy::dbd_structured && mesh.geometry != GeometryType::file && !lattice_mesh(mesh))
+      throw InputError("Operator/Strategy",
+                       "dbd structured needs a mesh of equal axis-parallel boxes on one lattice, but " +
+                         std::string(mesh.distortion != 0. ? "'Mesh/Distortion' moves the vertices" :
+                                     mesh.local_refinements > 0 ? "'Mesh/Local refinements' makes hanging nodes" :
+                                     mesh.adaptive.enabled()    ? "adaptive refinement makes hanging nodes" :
+                                                                  "this geometry's cells are not boxes") +
+                         ": use auto or another strategy");
     if (solver.divergence_factor > 0 && solver.divergence_factor <= 1)
       {
         std::ostringstream value;

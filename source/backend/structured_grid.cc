@@ -54,11 +54,22 @@ namespace plastix
          * index arithmetic; the values of constrained components are taken
          * as zero when @p masked. With @p sparse, the block entries that
          * vanish on boxes (StructuredGrid::sparse_blocks) are skipped.
+         *
+         * With @p in_functor (one material) the stencil travels inside the
+         * functor (by value: on CUDA in the kernel's constant memory, whose
+         * warp-wide broadcasts feed the multiply-adds without load
+         * instructions) and the kernel is a range kernel; otherwise a team
+         * copies the stencils of all materials into scratch memory first.
          */
-        template <typename Number, bool masked, bool sparse>
+        /** Lattice points per team of the scratch-memory form of LatticeApply. */
+        constexpr int lattice_points_per_team = 256;
+
+        template <typename Number, bool masked, bool sparse, bool in_functor>
         struct LatticeApply
         {
-          static constexpr int points_per_team = 256;
+
+          /** The stencil of material 0 (in_functor only). */
+          Number stencil[in_functor ? 243 : 1] = {};
 
           const LocalIndex    *lattice_node  = nullptr;
           const LocalIndex    *lattice_cell  = nullptr;
@@ -160,6 +171,43 @@ namespace plastix
               }
           }
 
+          /** dst at lattice point p; @p S: the stencils of the materials, 243 each. */
+          KOKKOS_INLINE_FUNCTION void
+          apply_point(const Index64 p, const Number *S) const
+          {
+            const LocalIndex entry = lattice_node[p];
+            if (entry < 0)
+              return;
+            const std::uint16_t cls  = node_class[p];
+            Number              r[3] = {0, 0, 0};
+            if (cls & lattice_stencil_node)
+              {
+                // All eight cells share material (in the class) and factor (that of cell q = 0).
+                stencil_rows(in_functor ? S : S + 243 * ((cls >> lattice_material_shift) & 7), p, r);
+                if (cell_factors != nullptr)
+                  {
+                    const Number f = factor_of(lattice_cell[p + cell_offset(points[0], points[0] * points[1], 0)]);
+                    PLASTIX_UNROLL
+                    for (int c = 0; c < 3; ++c)
+                      r[c] *= f;
+                  }
+              }
+            else if (cls != 0)
+              cell_rows(cls, p, r);
+            const Index64 node = entry & lattice_node_mask;
+            PLASTIX_UNROLL
+            for (int c = 0; c < 3; ++c)
+              dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? Number(0) : r[c];
+          }
+
+          /** Range kernel over the lattice points (in_functor). */
+          KOKKOS_INLINE_FUNCTION void
+          operator()(const Index64 p) const
+          {
+            apply_point(p, stencil);
+          }
+
+          /** Team kernel: the stencils into scratch memory, then points_per_team points. */
           KOKKOS_INLINE_FUNCTION void
           operator()(const TeamMember &team) const
           {
@@ -167,35 +215,11 @@ namespace plastix
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 243 * n_scratch_materials),
                                  [&](const int e) { S_s[e] = static_cast<Number>(stencils[e]); });
             team.team_barrier();
-            const Index64 first = static_cast<Index64>(team.league_rank()) * points_per_team;
+            const Index64 first = static_cast<Index64>(team.league_rank()) * lattice_points_per_team;
             const Index64 n     = points[0] * points[1] * points[2];
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, points_per_team), [&](const int t) {
-              const Index64 p = first + t;
-              if (p >= n)
-                return;
-              const LocalIndex entry = lattice_node[p];
-              if (entry < 0)
-                return;
-              const std::uint16_t cls  = node_class[p];
-              Number              r[3] = {0, 0, 0};
-              if (cls & lattice_stencil_node)
-                {
-                  // All eight cells share material (in the class) and factor (that of cell q = 0).
-                  stencil_rows(S_s + 243 * ((cls >> lattice_material_shift) & 7), p, r);
-                  if (cell_factors != nullptr)
-                    {
-                      const Number f = factor_of(lattice_cell[p + cell_offset(points[0], points[0] * points[1], 0)]);
-                      PLASTIX_UNROLL
-                      for (int c = 0; c < 3; ++c)
-                        r[c] *= f;
-                    }
-                }
-              else if (cls != 0)
-                cell_rows(cls, p, r);
-              const Index64 node = entry & lattice_node_mask;
-              PLASTIX_UNROLL
-              for (int c = 0; c < 3; ++c)
-                dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? Number(0) : r[c];
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lattice_points_per_team), [&](const int t) {
+              if (first + t < n)
+                apply_point(first + t, S_s);
             });
           }
         };
@@ -211,8 +235,7 @@ namespace plastix
         const Index64 n_points = g.n_points();
         if (n_points == 0)
           return;
-        auto run = [&](auto functor) {
-          using Functor                = decltype(functor);
+        auto run = [&](auto functor, auto in_functor) {
           functor.lattice_node         = g.node.data();
           functor.lattice_cell         = g.cell.data();
           functor.node_class           = g.node_class.data();
@@ -225,26 +248,43 @@ namespace plastix
             functor.points[dim] = g.points[dim];
           functor.src              = src;
           functor.dst              = dst;
-          const Index64 n_teams    = (n_points + Functor::points_per_team - 1) / Functor::points_per_team;
-          Kokkos::parallel_for("plastix::dbd_structured",
-                               TeamPolicy(static_cast<int>(n_teams), on_device ? Functor::points_per_team : 1)
-                                 .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),
-                               functor);
+          if constexpr (decltype(in_functor)::value)
+            {
+              for (int e = 0; e < 243; ++e)
+                functor.stencil[e] = static_cast<Number>(g.host_stencils[e]);
+              Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_points), functor);
+            }
+          else
+            {
+              const Index64 n_teams = (n_points + lattice_points_per_team - 1) / lattice_points_per_team;
+              Kokkos::parallel_for("plastix::dbd_structured",
+                                   TeamPolicy(static_cast<int>(n_teams), on_device ? lattice_points_per_team : 1)
+                                     .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),
+                                   functor);
+            }
+        };
+        // The compile-time variants: masked, sparse blocks, one material.
+        auto with_material_variant = [&](auto masked_flag, auto sparse_flag) {
+          constexpr bool m = decltype(masked_flag)::value, sp = decltype(sparse_flag)::value;
+#ifndef PLASTIX_LATTICE_EXPERIMENT_SCRATCH
+          if (g.n_materials == 1)
+#else
+          if (false)
+#endif
+            run(LatticeApply<Number, m, sp, true>{}, std::true_type{});
+          else
+            run(LatticeApply<Number, m, sp, false>{}, std::false_type{});
+        };
+        auto with_sparse_variant = [&](auto masked_flag) {
+          if (g.sparse_blocks)
+            with_material_variant(masked_flag, std::true_type{});
+          else
+            with_material_variant(masked_flag, std::false_type{});
         };
         if (masked)
-          {
-            if (g.sparse_blocks)
-              run(LatticeApply<Number, true, true>{});
-            else
-              run(LatticeApply<Number, true, false>{});
-          }
+          with_sparse_variant(std::true_type{});
         else
-          {
-            if (g.sparse_blocks)
-              run(LatticeApply<Number, false, true>{});
-            else
-              run(LatticeApply<Number, false, false>{});
-          }
+          with_sparse_variant(std::false_type{});
       }
 
       template void
@@ -459,7 +499,8 @@ namespace plastix
             if (found[m] && largest_skipped > 1e-14 * largest_entry)
               g.sparse_blocks = false;
           }
-        g.stencils = DeviceArray<double>(S, "dbd structured: stencils");
+        g.stencils      = DeviceArray<double>(S, "dbd structured: stencils");
+        g.host_stencils = std::move(S);
 
         // The cells of each lattice point; bit 8 where all eight exist and
         // share material (one whose stencil sits in scratch memory) and factor.

@@ -10,6 +10,7 @@
 #include "kokkos_common.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace plastix
 {
@@ -66,6 +67,8 @@ namespace plastix
          * oz), entry 9 o + 3 i + j row component i, column component j.
          */
         DeviceArray<double> stencils;
+        /** The same on the host (a one-material lattice passes its stencil to the kernel by value). */
+        std::vector<double> host_stencils;
         std::size_t         n_materials = 0;
         /**
          * Whether block entries (i, j), i != j, vanish wherever offset

@@ -118,6 +118,10 @@ run_case adaptive-fractions 2 1 "$(base_prm; printf 'subsection Mesh\n  subsecti
   "plastix: error in input: Mesh/Adaptive refinement/Coarsen fraction: Refine fraction + Coarsen fraction exceeds 1"
 run_case tiled-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = ebe tiled\n  set Thread mapping = node\nend\n')" \
   "plastix: error in input: Operator/Thread mapping: ebe tiled runs one thread per cell"
+run_case structured-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = dbd structured\n  set Thread mapping = node\nend\n')" \
+  "plastix: error in input: Operator/Thread mapping: dbd structured runs one thread per lattice point"
+run_case structured-distorted 2 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = dbd structured\nend\nsubsection Mesh\n  set Distortion = 0.1\nend\n')" \
+  "plastix: error in input: Operator/Strategy: dbd structured needs a mesh of equal axis-parallel boxes on one lattice, but 'Mesh/Distortion' moves the vertices"
 run_case gmres-single-multigrid 1 1 "$(base_prm; printf 'subsection Linear solver\n  set Type = gmres\n  set Multigrid level precision = single\nend\n')" \
   "plastix: error in input: Linear solver/Multigrid level precision: single needs Type = cg or belos cg"
 run_case nu-0.5 1 1 "$(with_entry Materials "Poisson's ratio" 0.5)" \
