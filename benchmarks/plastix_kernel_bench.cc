@@ -347,7 +347,7 @@ namespace
     if (settings.strategy == Strategy::dbd)
       return "node";
     if (settings.strategy == Strategy::dbd_structured)
-      return "lattice point";
+      return "node";
     if (settings.strategy == Strategy::ebe_tiled)
       return "cell, tiles of " + std::to_string(settings.cells_per_tile);
     if (settings.strategy == Strategy::assembled)

@@ -3,8 +3,6 @@
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
 
-#include <plastix/core/lattice_numbering.h>
-
 #include "discretization.h"
 #include "input_checks.h"
 #include "loads.h"
@@ -108,10 +106,6 @@ namespace plastix
     if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
       dof_handler.distribute_mg_dofs();
     lap(dofs_stage_times.level_dofs);
-    // dbd structured reads the nodes of its lattice in lattice order.
-    if (parameters.op.strategy == backend::Strategy::dbd_structured)
-      renumber_dofs_on_lattice(dof_handler);
-    lap(dofs_stage_times.renumber);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     lap(dofs_stage_times.constraints);
     check_rigid_body_motions(dof_handler, constraints);
@@ -123,8 +117,7 @@ namespace plastix
   {
     std::ostringstream text;
     text << std::setprecision(3) << "id checks " << dofs_stage_times.id_checks << ", distribute "
-         << dofs_stage_times.distribute << ", level DoFs " << dofs_stage_times.level_dofs << ", renumber "
-         << dofs_stage_times.renumber << ", constraints "
+         << dofs_stage_times.distribute << ", level DoFs " << dofs_stage_times.level_dofs << ", constraints "
          << dofs_stage_times.constraints << ", rigid-body check " << dofs_stage_times.rigid_body_check;
     return text.str();
   }

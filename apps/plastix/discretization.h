@@ -76,8 +76,6 @@ namespace plastix
       double distribute = 0.;
       /** DoFHandler::distribute_mg_dofs() (runs with a multigrid hierarchy only). */
       double level_dofs = 0.;
-      /** renumber_dofs_on_lattice() (Strategy = dbd structured only). */
-      double renumber = 0.;
       /** The Dirichlet constraints. */
       double constraints = 0.;
       /** The check that the constraints hold every rigid-body motion. */

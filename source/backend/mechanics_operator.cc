@@ -1266,7 +1266,7 @@ namespace plastix
         // node classes once; cell data only for the nodes that are not
         // stencil nodes (not counted: a few per cent on a full box).
         return 2 * bytes_per_value * n_dofs + d.structured.node.memory_consumption() +
-               d.structured.node_class.memory_consumption();
+               d.structured.node_class.memory_consumption() + d.structured.node_point.memory_consumption();
       // src read once; dst written once (DbD) or zeroed, then read and
       // written by the accumulation (EbE).
       std::size_t bytes = bytes_per_value * n_dofs * (d.settings.strategy == Strategy::dbd ? 2 : 4);

@@ -61,8 +61,8 @@ namespace plastix
          * instructions) and the kernel is a range kernel; otherwise a team
          * copies the stencils of all materials into scratch memory first.
          */
-        /** Lattice points per team of the scratch-memory form of LatticeApply. */
-        constexpr int lattice_points_per_team = 256;
+        /** Nodes per team of the scratch-memory form of LatticeApply. */
+        constexpr int lattice_nodes_per_team = 256;
 
         template <typename Number, bool masked, bool sparse, bool in_functor>
         struct LatticeApply
@@ -73,6 +73,10 @@ namespace plastix
 
           const LocalIndex    *lattice_node  = nullptr;
           const LocalIndex    *lattice_cell  = nullptr;
+          /** Lattice point of each local node, -1 for a node of no local cell. */
+          const LocalIndex    *node_point    = nullptr;
+          /** Number of local nodes: the threads. */
+          Index64              n_nodes       = 0;
           const std::uint16_t *node_class    = nullptr;
           const std::uint16_t *cell_material = nullptr;
           /** Stiffness factors (MeshData::cell_factors), or null. */
@@ -171,14 +175,25 @@ namespace plastix
               }
           }
 
-          /** dst at lattice point p; @p S: the stencils of the materials, 243 each. */
+          /**
+           * dst at local node @p node (threads follow the vectors' order, so
+           * that the node's own values and results are coalesced whatever the
+           * numbering); @p S: the stencils of the materials, 243 each.
+           */
           KOKKOS_INLINE_FUNCTION void
-          apply_point(const Index64 p, const Number *S) const
+          apply_node(const Index64 node, const Number *S) const
           {
-            const LocalIndex entry = lattice_node[p];
-            if (entry < 0)
-              return;
-            const std::uint16_t cls  = node_class[p];
+            const Index64 p = node_point[node];
+            if (p < 0)
+              {
+                // A node of no local cell (a ghost that only others' cells have).
+                PLASTIX_UNROLL
+                for (int c = 0; c < 3; ++c)
+                  dst[3 * node + c] = 0;
+                return;
+              }
+            const LocalIndex    entry = lattice_node[p];
+            const std::uint16_t cls   = node_class[p];
             Number              r[3] = {0, 0, 0};
             if (cls & lattice_stencil_node)
               {
@@ -194,20 +209,19 @@ namespace plastix
               }
             else if (cls != 0)
               cell_rows(cls, p, r);
-            const Index64 node = entry & lattice_node_mask;
             PLASTIX_UNROLL
             for (int c = 0; c < 3; ++c)
               dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? Number(0) : r[c];
           }
 
-          /** Range kernel over the lattice points (in_functor). */
+          /** Range kernel over the local nodes (in_functor). */
           KOKKOS_INLINE_FUNCTION void
-          operator()(const Index64 p) const
+          operator()(const Index64 node) const
           {
-            apply_point(p, stencil);
+            apply_node(node, stencil);
           }
 
-          /** Team kernel: the stencils into scratch memory, then points_per_team points. */
+          /** Team kernel: the stencils into scratch memory, then lattice_nodes_per_team nodes. */
           KOKKOS_INLINE_FUNCTION void
           operator()(const TeamMember &team) const
           {
@@ -215,11 +229,10 @@ namespace plastix
             Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 243 * n_scratch_materials),
                                  [&](const int e) { S_s[e] = static_cast<Number>(stencils[e]); });
             team.team_barrier();
-            const Index64 first = static_cast<Index64>(team.league_rank()) * lattice_points_per_team;
-            const Index64 n     = points[0] * points[1] * points[2];
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lattice_points_per_team), [&](const int t) {
-              if (first + t < n)
-                apply_point(first + t, S_s);
+            const Index64 first = static_cast<Index64>(team.league_rank()) * lattice_nodes_per_team;
+            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, lattice_nodes_per_team), [&](const int t) {
+              if (first + t < n_nodes)
+                apply_node(first + t, S_s);
             });
           }
         };
@@ -229,15 +242,21 @@ namespace plastix
       void
       apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
       {
-        const StructuredGrid &g = d.structured;
-        if (!g.every_node_on_lattice)
-          vector_operations::set(3 * static_cast<Index64>(d.n_nodes), Number(0), dst);
-        const Index64 n_points = g.n_points();
-        if (n_points == 0)
+        const StructuredGrid &g       = d.structured;
+        const Index64         n_nodes = d.n_nodes;
+        if (n_nodes == 0)
           return;
+        if (g.n_points() == 0)
+          {
+            // No local cells: every local node is of another process's cells.
+            vector_operations::set(3 * n_nodes, Number(0), dst);
+            return;
+          }
         auto run = [&](auto functor, auto in_functor) {
           functor.lattice_node         = g.node.data();
           functor.lattice_cell         = g.cell.data();
+          functor.node_point           = g.node_point.data();
+          functor.n_nodes              = n_nodes;
           functor.node_class           = g.node_class.data();
           functor.cell_material        = d.cell_material.data();
           functor.cell_factors         = d.cell_factor_data();
@@ -252,13 +271,13 @@ namespace plastix
             {
               for (int e = 0; e < 243; ++e)
                 functor.stencil[e] = static_cast<Number>(g.host_stencils[e]);
-              Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_points), functor);
+              Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_nodes), functor);
             }
           else
             {
-              const Index64 n_teams = (n_points + lattice_points_per_team - 1) / lattice_points_per_team;
+              const Index64 n_teams = (n_nodes + lattice_nodes_per_team - 1) / lattice_nodes_per_team;
               Kokkos::parallel_for("plastix::dbd_structured",
-                                   TeamPolicy(static_cast<int>(n_teams), on_device ? lattice_points_per_team : 1)
+                                   TeamPolicy(static_cast<int>(n_teams), on_device ? lattice_nodes_per_team : 1)
                                      .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),
                                    functor);
             }
@@ -406,13 +425,14 @@ namespace plastix
           }
         const Index64 n_points = g.n_points();
         const Index64 X = g.points[0], Y = g.points[1];
+        if (n_points >= (Index64(1) << 31))
+          throw std::invalid_argument("dbd structured: more than 2^31 lattice points in one process");
         if (n_points > 64 * static_cast<Index64>(mesh.n_nodes) + 4096)
           throw std::invalid_argument("dbd structured: the " + std::to_string(n_cells) + " local cells fill too little of "
                                       "their bounding box (" + std::to_string(n_points) + " lattice points for " +
                                       std::to_string(mesh.n_nodes) + " nodes)");
 
-        std::vector<LocalIndex> lattice_node(n_points, -1), lattice_cell(n_points, -1);
-        Index64                 n_on_lattice = 0;
+        std::vector<LocalIndex> lattice_node(n_points, -1), lattice_cell(n_points, -1), node_point(mesh.n_nodes, -1);
         for (LocalIndex cell = 0; cell < n_cells; ++cell)
           {
             const Index64 ci = cell_point[cell] & ((Index64(1) << 21) - 1);
@@ -430,18 +450,18 @@ namespace plastix
                 for (int c = 0; c < 3; ++c)
                   if (mesh.constrained_dofs[3 * static_cast<std::size_t>(node) + c])
                     entry |= LocalIndex(1) << (lattice_node_bits + c);
-                LocalIndex &point = lattice_node[(ci + (a & 1)) + X * ((cj + ((a >> 1) & 1)) + Y * (ck + ((a >> 2) & 1)))];
-                if (point >= 0 && point != entry)
-                  throw std::invalid_argument("dbd structured: nodes " + std::to_string(point & lattice_node_mask) +
-                                              " and " + std::to_string(node) +
-                                              " sit at the same lattice point (a non-conforming mesh)");
-                if (point < 0)
-                  ++n_on_lattice;
-                point = entry;
+                const Index64 p     = (ci + (a & 1)) + X * ((cj + ((a >> 1) & 1)) + Y * (ck + ((a >> 2) & 1)));
+                LocalIndex   &point = lattice_node[p];
+                if ((point >= 0 && point != entry) || (node_point[node] >= 0 && node_point[node] != p))
+                  throw std::invalid_argument("dbd structured: node " + std::to_string(node) +
+                                              " and another share a lattice point, or it sits at two (a "
+                                              "non-conforming mesh)");
+                point            = entry;
+                node_point[node] = static_cast<LocalIndex>(p);
               }
           }
-        g.every_node_on_lattice = n_on_lattice == mesh.n_nodes;
         g.node                  = DeviceArray<LocalIndex>(lattice_node, "dbd structured: lattice nodes");
+        g.node_point            = DeviceArray<LocalIndex>(node_point, "dbd structured: node points");
         g.cell                  = DeviceArray<LocalIndex>(lattice_cell, "dbd structured: lattice cells");
         g.node_class.resize(n_points, "dbd structured: node classes");
         g.node_cells.resize(n_points, "dbd structured: node cells");

@@ -77,8 +77,12 @@ namespace plastix
          * then skips those 90 of the 243 products.
          */
         bool sparse_blocks = false;
-        /** Whether every local node is a vertex of a local cell (else apply() zeroes dst first). */
-        bool every_node_on_lattice = true;
+        /**
+         * Per local node: its lattice point, or -1 for a node of no local
+         * cell. The kernel runs one thread per local node, in the vectors'
+         * order.
+         */
+        DeviceArray<LocalIndex> node_point;
         /** Cells left to the element-by-element pass: those with plastic points under a tangent. */
         DeviceArray<LocalIndex> other_cells;
         Index64                 n_other_cells = 0;
@@ -88,7 +92,7 @@ namespace plastix
         memory_consumption() const
         {
           return node.memory_consumption() + cell.memory_consumption() + node_class.memory_consumption() +
-                 node_cells.memory_consumption() + element_matrices.memory_consumption() +
+                 node_cells.memory_consumption() + node_point.memory_consumption() + element_matrices.memory_consumption() +
                  stencils.memory_consumption() + other_cells.memory_consumption();
         }
 
