@@ -78,6 +78,9 @@ namespace plastix
     if (parameters.mesh.geometry == GeometryType::file)
       text += "\nsubsection Mesh\n  set File = " + std::filesystem::absolute(parameters.mesh.file).string() +
               "\nend\n";
+    if (parameters.mesh.geometry == GeometryType::fixed_grid && !parameters.mesh.fixed_grid.image_file.empty())
+      text += "\nsubsection Mesh\n  subsection Fixed grid\n    set Image file = " +
+              std::filesystem::absolute(parameters.mesh.fixed_grid.image_file).string() + "\n  end\nend\n";
     return text;
   }
 

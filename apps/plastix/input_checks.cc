@@ -433,6 +433,7 @@ namespace plastix
       {
         case GeometryType::box:
         case GeometryType::cantilever:
+        case GeometryType::fixed_grid: // at most every cell of the grid
           coarse = static_cast<long double>(s[0]) * s[1] * s[2];
           break;
         case GeometryType::l_shaped:

@@ -9,8 +9,12 @@
 
 #include "mesh_generation.h"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -325,16 +329,184 @@ namespace plastix
       distort_vertices(triangulation, p.distortion, 42);
   }
 
-  std::unique_ptr<dealii::Function<3>>
-  make_fixed_grid_body(const MeshParameters &p)
+  namespace
   {
-    auto body = std::make_unique<dealii::FunctionParser<3>>(1);
-    body->initialize("x,y,z", p.fixed_grid.body, {{"pi", dealii::numbers::PI}});
-    return body;
+    /**
+     * A FunctionParser of @p expression in @p variables (pi known), its first
+     * evaluation done; a malformed or non-finite expression is an InputError
+     * of @p entry (muparser's own report, which deal.II writes to std::cerr,
+     * is kept out of the one-line message).
+     */
+    std::unique_ptr<dealii::Function<3>>
+    checked_parser(const std::string &entry, const std::string &variables, const std::string &expression,
+                   const bool time_dependent)
+    {
+      std::ostringstream parser_output;
+      std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+      try
+        {
+          auto parser = std::make_unique<dealii::FunctionParser<3>>(1);
+          parser->initialize(variables, expression, {{"pi", dealii::numbers::PI}}, time_dependent);
+          const double value = parser->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
+          std::cerr.rdbuf(cerr_buffer);
+          if (!std::isfinite(value))
+            throw InputError(entry, "'" + expression + "' is not finite at (0.1234, 0.5678, 0.9012)");
+          return parser;
+        }
+      catch (const InputError &)
+        {
+          throw;
+        }
+      catch (const std::exception &error)
+        {
+          std::cerr.rdbuf(cerr_buffer);
+          throw InputError(entry, "'" + expression + "' is not an expression of " +
+                                    (time_dependent ? std::string("x, y, z, v") : std::string("x, y, z")) + " (" +
+                                    parser_message(error.what()) + ")");
+        }
+    }
+
+    /** The image of 'Image file', read once per file, size, layout and modification time. */
+    std::shared_ptr<const VoxelImage>
+    load_image(const FixedGridParameters &p)
+    {
+      static std::string                       cached_key;
+      static std::shared_ptr<const VoxelImage> cached;
+      std::error_code                          ec;
+      const auto                               time = std::filesystem::last_write_time(p.image_file, ec);
+      std::ostringstream                       key;
+      key << p.image_file << '|' << (ec ? 0 : time.time_since_epoch().count()) << '|'
+          << (ec ? 0 : std::filesystem::file_size(p.image_file, ec)) << '|' << p.image_size[0] << ','
+          << p.image_size[1] << ',' << p.image_size[2] << '|' << static_cast<int>(p.image_type);
+      if (cached && cached_key == key.str())
+        return cached;
+      try
+        {
+          cached = std::make_shared<const VoxelImage>(
+            read_voxel_image(p.image_file, {{p.image_size[0], p.image_size[1], p.image_size[2]}}, p.image_type));
+        }
+      catch (const std::runtime_error &error)
+        {
+          cached.reset();
+          throw InputError("Mesh/Fixed grid/Image file", error.what());
+        }
+      cached_key = key.str();
+      return cached;
+    }
+  } // namespace
+
+  FixedGridBody::FixedGridBody(const MeshParameters &p)
+    : lower(p.lower_corner)
+    , upper(p.upper_corner)
+    , threshold(p.fixed_grid.threshold)
+  {
+    if (p.fixed_grid.image_file.empty())
+      expression = checked_parser("Mesh/Fixed grid/Body", "x,y,z", p.fixed_grid.body, false);
+    else
+      image = load_image(p.fixed_grid);
+    const std::string entry = "Mesh/Fixed grid/Material regions";
+    std::istringstream list(p.fixed_grid.material_regions);
+    for (std::string item; std::getline(list, item, ';');)
+      {
+        if (item.find_first_not_of(" \t") == std::string::npos)
+          continue;
+        const auto colon = item.find(':');
+        if (colon == std::string::npos)
+          throw InputError(entry, "'" + item + "' lacks 'id:' (expected e.g. '1: y - 0.5')");
+        const std::string id_text = item.substr(0, colon);
+        std::size_t       used    = 0;
+        long              id      = -1;
+        try
+          {
+            id = std::stol(id_text, &used);
+          }
+        catch (const std::exception &)
+          {}
+        if (id < 0 || id >= dealii::numbers::invalid_material_id ||
+            id_text.find_first_not_of(" \t", id_text.find_first_not_of(" \t") + used) != std::string::npos)
+          throw InputError(entry, "'" + id_text + "' is not a material id (0 to 254)");
+        std::string expression = item.substr(colon + 1);
+        expression             = expression.substr(std::min(expression.size(), expression.find_first_not_of(" \t")));
+        regions.emplace_back(static_cast<dealii::types::material_id>(id),
+                             checked_parser(entry, "x,y,z,v", expression, true));
+      }
+  }
+
+  FixedGridBody::~FixedGridBody() = default;
+
+  double
+  FixedGridBody::value(const dealii::Point<3> &x) const
+  {
+    if (expression)
+      return expression->value(x);
+    std::size_t index[3];
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        const double t = (x[d] - lower[d]) / (upper[d] - lower[d]) * image->size[d];
+        index[d] = t <= 0 ? 0 : std::min(static_cast<std::size_t>(t), image->size[d] - 1);
+      }
+    return image->at(index[0], index[1], index[2]);
+  }
+
+  bool
+  FixedGridBody::inside(const dealii::Point<3> &x) const
+  {
+    return expression ? expression->value(x) < 0 : value(x) >= threshold;
+  }
+
+  double
+  FixedGridBody::fraction(const dealii::Point<3> &lo, const dealii::Point<3> &hi, const unsigned int s) const
+  {
+    unsigned int inside_points = 0;
+    for (unsigned int k = 0; k < s; ++k)
+      for (unsigned int j = 0; j < s; ++j)
+        for (unsigned int i = 0; i < s; ++i)
+          {
+            const double     xi[3] = {(i + 0.5) / s, (j + 0.5) / s, (k + 0.5) / s};
+            dealii::Point<3> x;
+            for (unsigned int d = 0; d < 3; ++d)
+              x[d] = lo[d] + xi[d] * (hi[d] - lo[d]);
+            inside_points += inside(x) ? 1 : 0;
+          }
+    return static_cast<double>(inside_points) / (s * s * s);
+  }
+
+  dealii::types::material_id
+  FixedGridBody::material_id(const dealii::Point<3> &x) const
+  {
+    if (regions.empty())
+      return 0;
+    const double v = value(x);
+    for (const auto &[id, region] : regions)
+      {
+        region->set_time(v);
+        if (region->value(x) < 0)
+          return id;
+      }
+    return 0;
+  }
+
+  std::shared_ptr<const FixedGridBody>
+  fixed_grid_body(const MeshParameters &p)
+  {
+    static std::string                          cached_key;
+    static std::shared_ptr<const FixedGridBody> cached;
+    std::ostringstream                          key;
+    key << std::setprecision(17) << p.fixed_grid.body << '|' << p.fixed_grid.image_file << '|'
+        << p.fixed_grid.image_size[0] << ',' << p.fixed_grid.image_size[1] << ',' << p.fixed_grid.image_size[2] << '|'
+        << static_cast<int>(p.fixed_grid.image_type) << '|' << p.fixed_grid.threshold << '|'
+        << p.fixed_grid.material_regions << '|' << p.lower_corner << '|' << p.upper_corner;
+    if (!cached || cached_key != key.str())
+      {
+        cached.reset();
+        cached     = std::make_shared<const FixedGridBody>(p);
+        cached_key = key.str();
+      }
+    return cached;
   }
 
   FixedGridFractions::FixedGridFractions(const MeshParameters &p)
-    : body(make_fixed_grid_body(p))
+    : body(fixed_grid_body(p))
     , samples(p.fixed_grid.samples)
     , void_stiffness(p.fixed_grid.void_stiffness)
   {}
@@ -342,22 +514,8 @@ namespace plastix
   double
   FixedGridFractions::sampled(const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) const
   {
-    const unsigned int s = samples, n = s * s * s;
-    unsigned int       inside = 0;
-    for (unsigned int i = 0; i < n; ++i)
-      {
-        const double xi[3] = {((i % s) + 0.5) / s, (((i / s) % s) + 0.5) / s, ((i / (s * s)) + 0.5) / s};
-        dealii::Point<3> x;
-        for (unsigned int v = 0; v < 8; ++v)
-          {
-            double w = 1;
-            for (unsigned int d = 0; d < 3; ++d)
-              w *= ((v >> d) & 1) ? xi[d] : 1. - xi[d];
-            x += w * cell->vertex(v);
-          }
-        inside += body->value(x) < 0 ? 1 : 0;
-      }
-    return static_cast<double>(inside) / n;
+    // The cells of a fixed grid are axis-parallel boxes: vertex 0 and 7 span them.
+    return body->fraction(cell->vertex(0), cell->vertex(7), samples);
   }
 
   double
@@ -395,36 +553,72 @@ namespace plastix
 
   namespace
   {
-    /** The fixed grid: the box's equal cells without those that hold no sample of the body. */
+    /**
+     * The fixed grid: the cells of the box's Subdivisions that hold a sample
+     * of the body (all with 'Keep outside cells'), built directly as a coarse
+     * mesh (no full brick first), with the material ids of the regions at
+     * the cell centres; boundary ids by the box, the faces of kept outside
+     * cells 6.
+     */
     void
     make_fixed_grid(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
     {
-      dealii::Triangulation<3> brick;
-      dealii::GridGenerator::subdivided_hyper_rectangle(brick, {p.subdivisions[0], p.subdivisions[1], p.subdivisions[2]},
-                                                        p.lower_corner, p.upper_corner);
-      const FixedGridFractions                                fractions(p);
-      std::set<dealii::Triangulation<3>::active_cell_iterator> removed;
-      if (!p.fixed_grid.keep_outside_cells)
-        for (const auto &cell : brick.active_cell_iterators())
-          if (fractions.sampled(cell) == 0)
-            removed.insert(cell);
-      if (removed.size() == brick.n_active_cells())
-        throw InputError("Mesh/Fixed grid/Body", "no cell of the grid holds a sample point inside the body ('" +
-                                                   p.fixed_grid.body + "' is nowhere negative in the box)");
-      if (removed.empty())
-        triangulation.copy_triangulation(brick);
-      else
-        {
-          dealii::Triangulation<3> cells;
-          dealii::GridGenerator::create_triangulation_with_removed_cells(brick, removed, cells);
-          triangulation.copy_triangulation(cells);
-        }
+      const auto         body = fixed_grid_body(p);
+      const unsigned int n[3] = {p.subdivisions[0], p.subdivisions[1], p.subdivisions[2]};
+      const std::size_t  X = n[0] + 1, Y = n[1] + 1;
+      double             h[3];
+      for (unsigned int d = 0; d < 3; ++d)
+        h[d] = (p.upper_corner[d] - p.lower_corner[d]) / n[d];
+      auto point = [&](const std::size_t i, const std::size_t j, const std::size_t k) {
+        // The upper corner exactly on the last lattice plane.
+        const std::size_t index[3] = {i, j, k};
+        dealii::Point<3>  x;
+        for (unsigned int d = 0; d < 3; ++d)
+          x[d] = index[d] == n[d] ? p.upper_corner[d] : p.lower_corner[d] + index[d] * h[d];
+        return x;
+      };
+      std::vector<dealii::CellData<3>> cells;
+      std::vector<std::uint8_t>        outside;
+      std::vector<unsigned int>        vertex_of_point(X * Y * (n[2] + 1), dealii::numbers::invalid_unsigned_int);
+      std::vector<dealii::Point<3>>    vertices;
+      for (unsigned int k = 0; k < n[2]; ++k)
+        for (unsigned int j = 0; j < n[1]; ++j)
+          for (unsigned int i = 0; i < n[0]; ++i)
+            {
+              const bool empty = body->fraction(point(i, j, k), point(i + 1, j + 1, k + 1), p.fixed_grid.samples) == 0;
+              if (empty && !p.fixed_grid.keep_outside_cells)
+                continue;
+              dealii::CellData<3> cell;
+              for (unsigned int a = 0; a < 8; ++a)
+                {
+                  const std::size_t pi = i + (a & 1), pj = j + ((a >> 1) & 1), pk = k + ((a >> 2) & 1);
+                  unsigned int     &v  = vertex_of_point[pi + X * (pj + Y * pk)];
+                  if (v == dealii::numbers::invalid_unsigned_int)
+                    {
+                      v = static_cast<unsigned int>(vertices.size());
+                      vertices.push_back(point(pi, pj, pk));
+                    }
+                  cell.vertices[a] = v;
+                }
+              cell.material_id = body->material_id(0.5 * (point(i, j, k) + point(i + 1, j + 1, k + 1)));
+              cells.push_back(cell);
+              outside.push_back(empty ? 1 : 0);
+            }
+      if (std::find(outside.begin(), outside.end(), 0) == outside.end())
+        throw InputError(p.fixed_grid.image_file.empty() ? "Mesh/Fixed grid/Body" : "Mesh/Fixed grid/Threshold",
+                         "no cell of the grid holds a sample point inside the body (" +
+                           (p.fixed_grid.image_file.empty() ?
+                              "'" + p.fixed_grid.body + "' is nowhere negative in the box" :
+                              "no voxel of '" + p.fixed_grid.image_file + "' reaches the threshold at a sample point") +
+                           ")");
+      vertex_of_point = {};
+      triangulation.create_triangulation(vertices, cells, dealii::SubCellData());
       // Ids by the box, not by the cells that remain; the faces of kept
       // outside cells get 6: loads and supports act on the body only.
       set_box_boundary_ids(triangulation, p.lower_corner, p.upper_corner);
       if (p.fixed_grid.keep_outside_cells)
         for (const auto &cell : triangulation.active_cell_iterators())
-          if (fractions.sampled(cell) == 0)
+          if (body->fraction(cell->vertex(0), cell->vertex(7), p.fixed_grid.samples) == 0)
             for (const auto f : cell->face_indices())
               if (cell->face(f)->at_boundary())
                 cell->face(f)->set_boundary_id(6);
@@ -540,7 +734,8 @@ namespace plastix
           break;
       }
 
-    if (p.geometry != GeometryType::file)
+    // The fixed grid's material regions set its ids; other generated geometries are one material.
+    if (p.geometry != GeometryType::file && p.geometry != GeometryType::fixed_grid)
       for (const auto &cell : triangulation.cell_iterators())
         cell->set_material_id(0);
   }

@@ -7,9 +7,12 @@
 #include <deal.II/grid/tria.h>
 
 #include "parameters.h"
+#include "voxel_image.h"
 
 #include <map>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace plastix
 {
@@ -46,19 +49,57 @@ namespace plastix
   create_coarse_mesh(const MeshParameters &parameters, dealii::Triangulation<3> &triangulation);
 
   /**
-   * The body of Geometry = fixed grid ('Mesh/Fixed grid/Body', deal.II
-   * FunctionParser in x, y, z with pi): negative inside. Its first
-   * evaluation throws on a malformed expression.
+   * The body of Geometry = fixed grid: the expression 'Mesh/Fixed grid/Body'
+   * (negative inside), or the voxel image 'Image file' spanning the box
+   * from 'Lower corner' to 'Upper corner' (inside where a voxel value is at
+   * least 'Threshold'), with the 'Material regions' of the grid cells.
    */
-  std::unique_ptr<dealii::Function<3>>
-  make_fixed_grid_body(const MeshParameters &parameters);
+  class FixedGridBody
+  {
+  public:
+    /** Parse the expressions and read the image; InputError naming the entry on any fault. */
+    explicit FixedGridBody(const MeshParameters &parameters);
+
+    ~FixedGridBody();
+
+    /** Whether @p x lies in the body. */
+    bool
+    inside(const dealii::Point<3> &x) const;
+
+    /** The body's value at @p x: the Body expression, or the value of the voxel that holds @p x. */
+    double
+    value(const dealii::Point<3> &x) const;
+
+    /** The share of the Samples^3 sub-cell centres of the box [@p lower, @p upper] inside the body. */
+    double
+    fraction(const dealii::Point<3> &lower, const dealii::Point<3> &upper, unsigned int samples) const;
+
+    /** The id of the first material region whose expression is negative at @p x (with v = value(x)), else 0. */
+    dealii::types::material_id
+    material_id(const dealii::Point<3> &x) const;
+
+  private:
+    std::unique_ptr<dealii::Function<3>> expression;
+    std::shared_ptr<const VoxelImage>    image;
+    dealii::Point<3>                     lower, upper;
+    double                               threshold = 0;
+    /** (id, expression in x, y, z and the time variable v). */
+    std::vector<std::pair<dealii::types::material_id, std::unique_ptr<dealii::Function<3>>>> regions;
+  };
+
+  /**
+   * The fixed-grid body of @p parameters, built once for a run (the image
+   * is read once; a later call with the same 'Mesh' entries returns the
+   * same body).
+   */
+  std::shared_ptr<const FixedGridBody>
+  fixed_grid_body(const MeshParameters &parameters);
 
   /**
    * The volume fractions of the fixed-grid body in the cells of a mesh: an
-   * active cell's is the share of its Samples^3 sub-cell centres (mapped
-   * trilinearly from its vertices) where the body is negative; a cell with
-   * children takes their mean, so that the multigrid levels see the material
-   * their fine cells hold. Cached per cell.
+   * active cell's is the share of its Samples^3 sub-cell centres inside
+   * the body; a cell with children takes their mean, so that the multigrid
+   * levels see the material their fine cells hold. Cached per cell.
    */
   class FixedGridFractions
   {
@@ -82,10 +123,10 @@ namespace plastix
     clear();
 
   private:
-    std::unique_ptr<dealii::Function<3>>               body;
-    unsigned int                                       samples;
-    double                                             void_stiffness;
-    mutable std::map<std::pair<int, int>, double>      cache;
+    std::shared_ptr<const FixedGridBody>          body;
+    unsigned int                                  samples;
+    double                                        void_stiffness;
+    mutable std::map<std::pair<int, int>, double> cache;
   };
 
   /**

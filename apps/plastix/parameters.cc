@@ -25,33 +25,6 @@ namespace plastix
 {
   namespace
   {
-    /**
-     * The parser's own words from a deal.II exception text (the part after
-     * "Additional information:"), on one line.
-     */
-    std::string
-    parser_message(const std::string &text)
-    {
-      const auto        at      = text.find("Additional information:");
-      std::string       message = at == std::string::npos ? text : text.substr(at + 23);
-      message                   = message.substr(0, message.find("Stacktrace"));
-      std::string       line;
-      for (const char c : message)
-        {
-          if (c == '-' && line.size() > 2 && line.compare(line.size() - 2, 2, "--") == 0)
-            break; // deal.II's closing line of dashes
-          if (std::isspace(static_cast<unsigned char>(c)))
-            {
-              if (!line.empty() && line.back() != ' ')
-                line += ' ';
-            }
-          else
-            line += c;
-        }
-      while (!line.empty() && (line.back() == ' ' || line.back() == '-'))
-        line.pop_back();
-      return line;
-    }
 
     std::string
     trim(const std::string &s)
@@ -122,6 +95,34 @@ namespace plastix
       return items;
     }
   } // namespace
+
+  /**
+   * The parser's own words from a deal.II exception text (the part after
+   * "Additional information:"), on one line.
+   */
+  std::string
+  parser_message(const std::string &text)
+  {
+    const auto        at      = text.find("Additional information:");
+    std::string       message = at == std::string::npos ? text : text.substr(at + 23);
+    message                   = message.substr(0, message.find("Stacktrace"));
+    std::string       line;
+    for (const char c : message)
+      {
+        if (c == '-' && line.size() > 2 && line.compare(line.size() - 2, 2, "--") == 0)
+          break; // deal.II's closing line of dashes
+        if (std::isspace(static_cast<unsigned char>(c)))
+          {
+            if (!line.empty() && line.back() != ' ')
+              line += ' ';
+          }
+        else
+          line += c;
+      }
+    while (!line.empty() && (line.back() == ' ' || line.back() == '-'))
+      line.pop_back();
+    return line;
+  }
 
   void
   check_includes(const std::string &file, std::vector<std::string> chain)
@@ -328,9 +329,32 @@ namespace plastix
     prm.enter_subsection("Fixed grid");
     prm.add_parameter("Body", fixed_grid.body,
                       "Geometry = fixed grid: the body as an expression of x, y, z (deal.II FunctionParser, "
+                      "or an Image file instead, "
                       "pi known), negative inside and positive outside, e.g. a signed distance: "
                       "'0.1 - sqrt(x^2 + y^2)' is outside a hole of radius 0.1; unions, intersections and "
                       "differences of shapes are min(a, b), max(a, b) and max(a, -b)",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Image file", fixed_grid.image_file,
+                      "A voxel image as the body instead of Body: an NRRD file (.nrrd with the data attached, "
+                      "or a .nhdr header naming its data file; raw or ascii encoding, 8-, 16- or 32-bit "
+                      "integers or floats, either byte order) or a headerless raw volume (any other name; "
+                      "Image size and Image type give its layout, little endian, x fastest). The image spans "
+                      "the box from Lower corner to Upper corner; the body is where the voxel value is at "
+                      "least Threshold. Relative names are taken from the working directory",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Image size", fixed_grid.image_size,
+                      "Voxels in x, y, z of a raw Image file (NRRD files carry their own)",
+                      dealii::Patterns::List(dealii::Patterns::Integer(0), 3, 3));
+    prm.add_parameter("Image type", fixed_grid.image_type, "Voxel type of a raw Image file");
+    prm.add_parameter("Threshold", fixed_grid.threshold,
+                      "The body of an Image file is where the voxel value is at least this");
+    prm.add_parameter("Material regions", fixed_grid.material_regions,
+                      "Material ids of the grid cells: 'id: expression; id: expression' (deal.II FunctionParser "
+                      "in x, y, z and v, the body's value at the point: the voxel value of an Image file or the "
+                      "Body expression; pi known). A cell of the grid (Subdivisions; refined cells inherit it) "
+                      "takes the id of the first region whose expression is negative at its centre, 0 if none; "
+                      "'Materials/Per material id' gives each id its material. E.g. '1: y - 0.5' for a second "
+                      "material below y = 0.5, '2: 1000 - v' for image values below 1000",
                       dealii::Patterns::Anything());
     prm.add_parameter("Samples", fixed_grid.samples,
                       "Sample points per direction of a cell for its volume fraction xi (Samples^3 points at "
@@ -374,32 +398,18 @@ namespace plastix
         for (unsigned int d = 0; d < 3; ++d)
           if (!(upper_corner[d] > lower_corner[d]))
             throw InputError("Mesh/Upper corner", "must exceed Lower corner in every coordinate");
-        if (fixed_grid.body.empty())
-          throw InputError("Mesh/Fixed grid/Body", "is empty but the geometry is 'fixed grid'");
+        if (fixed_grid.body.empty() && fixed_grid.image_file.empty())
+          throw InputError("Mesh/Fixed grid/Body",
+                           "is empty but the geometry is 'fixed grid' (give the body as Body or as an Image file)");
+        if (!fixed_grid.body.empty() && !fixed_grid.image_file.empty())
+          throw InputError("Mesh/Fixed grid/Image file",
+                           "and Body are both given: the body is the expression or the image, not both");
         if (!(fixed_grid.void_stiffness > 0 && fixed_grid.void_stiffness < 1))
           throw InputError("Mesh/Fixed grid/Void stiffness", "must lie in (0, 1)");
         if (distortion > 0)
           throw InputError("Mesh/Distortion", "must be 0 for a fixed grid (its cells are equal by definition)");
-        std::ostringstream parser_output;
-        std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-        try
-          {
-            const auto   body  = make_fixed_grid_body(*this);
-            const double value = body->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
-            std::cerr.rdbuf(cerr_buffer);
-            if (!std::isfinite(value))
-              throw InputError("Mesh/Fixed grid/Body", "'" + fixed_grid.body + "' is not finite at (0.1234, 0.5678, 0.9012)");
-          }
-        catch (const InputError &)
-          {
-            throw;
-          }
-        catch (const std::exception &error)
-          {
-            std::cerr.rdbuf(cerr_buffer);
-            throw InputError("Mesh/Fixed grid/Body", "'" + fixed_grid.body + "' is not an expression of x, y, z (" +
-                                                     parser_message(error.what()) + ")");
-          }
+        // Parses Body and the material regions, reads and checks the image.
+        fixed_grid_body(*this);
       }
     if (local_refinements > 0)
       {

@@ -17,6 +17,8 @@
 #include <plastix/solvers/newton.h>
 #include <plastix/solvers/solver_types.h>
 
+#include "voxel_image.h"
+
 #include <array>
 #include <functional>
 #include <map>
@@ -39,6 +41,13 @@ namespace plastix
       : std::runtime_error(entry.empty() ? reason : entry + ": " + reason)
     {}
   };
+
+  /**
+   * The parser's own words from the text of a deal.II FunctionParser
+   * exception (the part after "Additional information:"), on one line.
+   */
+  std::string
+  parser_message(const std::string &text);
 
   /** The geometries of 'Mesh/Geometry' (MeshParameters::declare() describes each). */
   enum class GeometryType
@@ -132,7 +141,24 @@ namespace plastix
   };
 } // namespace plastix
 
+namespace plastix
+{
+  template <>
+  struct EnumNames<VoxelType>
+  {
+    static constexpr const char *what = "voxel type";
+    static std::vector<std::pair<VoxelType, std::string>>
+    table()
+    {
+      return {{VoxelType::uint8, "uint8"},     {VoxelType::int8, "int8"},   {VoxelType::uint16, "uint16"},
+              {VoxelType::int16, "int16"},     {VoxelType::uint32, "uint32"}, {VoxelType::int32, "int32"},
+              {VoxelType::float32, "float32"}, {VoxelType::float64, "float64"}};
+    }
+  };
+} // namespace plastix
+
 PLASTIX_ENUM_PATTERN(plastix::GeometryType)
+PLASTIX_ENUM_PATTERN(plastix::VoxelType)
 PLASTIX_ENUM_PATTERN(plastix::ProblemType)
 PLASTIX_ENUM_PATTERN(plastix::RefinementIndicator)
 
@@ -173,6 +199,20 @@ namespace plastix
   {
     /** FunctionParser expression of x, y, z (pi known): the body is where it is negative. */
     std::string body;
+    /** A voxel image as the body instead (NRRD, or a raw volume described by image_size and image_type). */
+    std::string image_file;
+    /** Voxels in x, y, z of a raw image file (NRRD files carry their own). */
+    std::vector<unsigned int> image_size{0, 0, 0};
+    /** Voxel type of a raw image file. */
+    VoxelType image_type = VoxelType::uint8;
+    /** The body of an image is where the voxel value is at least this. */
+    double threshold = 0.5;
+    /**
+     * 'Material regions': "id: expression; ..."; a cell takes the id of the
+     * first region whose expression (of x, y, z and v, the body's value:
+     * the image value or the Body expression) is negative at its centre.
+     */
+    std::string material_regions;
     /** Sample points per direction and cell for the volume fraction (samples^3 per cell). */
     unsigned int samples = 4;
     /** Delta: the stiffness factor of a cell is xi + Delta (1 - xi), xi its volume fraction. */

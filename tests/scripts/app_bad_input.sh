@@ -222,6 +222,20 @@ run_case fixed-grid-void-stiffness 1 1 "$(fixed_grid '    set Body = x - 0.5
   "plastix: error in input: Mesh/Fixed grid/Void stiffness: must lie in (0, 1)"
 run_case fixed-grid-body-off-the-support 1 1 "$(fixed_grid '    set Body = x - 0.3'; printf 'subsection Boundary conditions\n  set Dirichlet = 1: xyz = 0, 0, 0\n  set Traction = \nend\n')" \
   "plastix: error in input: Boundary conditions/Dirichlet: boundary id 1 does not occur on the mesh"
+run_case fixed-grid-missing-image 2 1 "$(fixed_grid '    set Image file = missing.nrrd')" \
+  "plastix: error in input: Mesh/Fixed grid/Image file: cannot open 'missing.nrrd' (no such file)"
+CASE_SETUP='printf "0123456789" > volume.input' \
+  run_case fixed-grid-truncated-image 2 1 "$(fixed_grid '    set Image file = volume.input
+    set Image size = 4, 2, 2')" \
+  "plastix: error in input: Mesh/Fixed grid/Image file: 'volume.input' holds 10 bytes of voxel data, but 4 x 2 x 2 voxels of 1 bytes need 16 (a truncated file)"
+run_case fixed-grid-image-and-body 1 1 "$(fixed_grid '    set Body = x - 0.5
+    set Image file = missing.nrrd')" \
+  "plastix: error in input: Mesh/Fixed grid/Image file: and Body are both given"
+run_case fixed-grid-bad-region 2 1 "$(fixed_grid '    set Body = x - 0.5
+    set Material regions = 1: y +* 2')" \
+  "plastix: error in input: Mesh/Fixed grid/Material regions: 'y +* 2' is not an expression of x, y, z, v"
+run_case fixed-grid-too-large 1 1 "$(fixed_grid '    set Body = x - 0.5'; printf 'subsection Mesh\n  set Subdivisions = 1000, 1000, 1000\nend\n')" \
+  "plastix: error in input: Mesh/Subdivisions, Mesh/Global refinements: the mesh would have 1e+09 cells and need about"
 run_case fixed-grid-distortion 1 1 "$(fixed_grid '    set Body = x - 0.5'; printf 'subsection Mesh\n  set Distortion = 0.1\nend\n')" \
   "plastix: error in input: Mesh/Distortion: must be 0 for a fixed grid"
 
