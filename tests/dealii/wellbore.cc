@@ -33,6 +33,8 @@
 //    3), with more iterations; with a dilation angle of 5 degrees
 //    (non-symmetric tangent) initial stiffness with CG and the consistent
 //    tangent with GMRES agree too.
+// Case 2 also runs on the same annulus written to a gmsh file and read back
+// (Geometry = file, boundary ids as physical tags), with the same checks.
 // On 1 and 2 ranks.
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature_lib.h>
@@ -41,6 +43,7 @@
 #include <deal.II/fe/fe_q.h>
 #include <deal.II/fe/fe_system.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/grid_out.h>
 #include <deal.II/numerics/vector_tools.h>
 
 #include <plastix/core/device_vector.h>
@@ -56,9 +59,13 @@
 #include "test_environment.h"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <memory>
+
+#include <unistd.h>
 
 using namespace dealii;
 
@@ -451,6 +458,38 @@ main(int argc, char **argv)
       checker.check_true("  converged", run.converged);
       if (run.converged)
         check_cavity(problem, run, cavity, "expanding", env, checker);
+
+      // The same annulus read from a gmsh file (boundary ids as physical
+      // tags): the same closed-form checks.
+      env.pout << "2b. the same, the mesh read from a gmsh file" << std::endl;
+      const std::string file =
+        (std::filesystem::temp_directory_path() /
+         ("plastix-wellbore-" + std::to_string(Utilities::MPI::broadcast(env.comm, int(getpid()), 0)) + ".msh"))
+          .string();
+      if (Utilities::MPI::this_mpi_process(env.comm) == 0)
+        {
+          Triangulation<3> serial;
+          plastix::create_mesh(p.mesh, serial);
+          GridOut out;
+          out.set_flags(GridOutFlags::Msh(true, false));
+          std::ofstream stream(file);
+          out.write_msh(serial, stream);
+        }
+      MPI_Barrier(env.comm);
+      plastix::Parameters from_file = p;
+      from_file.mesh.geometry       = plastix::GeometryType::file;
+      from_file.mesh.file           = file;
+      Problem          file_problem(from_file, env.comm);
+      const PlasticRun file_run = run_plastic(file_problem, 0., env);
+      MPI_Barrier(env.comm);
+      if (Utilities::MPI::this_mpi_process(env.comm) == 0)
+        std::filesystem::remove(file);
+      checker.check_true("  converged (gmsh file)", file_run.converged);
+      checker.check_true("  the file's mesh has the generated one's cells",
+                         file_problem.triangulation.n_global_active_cells() ==
+                           problem.triangulation.n_global_active_cells());
+      if (file_run.converged)
+        check_cavity(file_problem, file_run, cavity, "expanding, gmsh file", env, checker);
       checker.check("  first yield radius sqrt(10 (1 + N) / sigma_c) a = 0.1459 m",
                     std::abs(a * std::sqrt(10 * (1 + cavity.N) / cavity.sigma_c) - 0.14589), 1e-4);
     }
