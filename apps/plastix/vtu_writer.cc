@@ -178,7 +178,8 @@ namespace plastix
                            const CellFields                                         &cell_fields,
                            const std::string                                        &base_name,
                            const unsigned int                                        counter,
-                           MPI_Comm                                                  communicator)
+                           MPI_Comm                                                  communicator,
+                           const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell)
   {
     const unsigned int rank    = dealii::Utilities::MPI::this_mpi_process(communicator);
     const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
@@ -193,9 +194,13 @@ namespace plastix
     std::vector<std::int32_t> connectivity;
     std::vector<std::int32_t> material_id;
     unsigned int              n_points = 0;
+    std::vector<bool>         written; // per locally owned cell
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
         if (!cell->is_locally_owned())
+          continue;
+        written.push_back(!write_cell || write_cell(cell));
+        if (!written.back())
           continue;
         for (const unsigned int vtk_vertex : vtk_to_deal_vertex)
           {
@@ -219,9 +224,20 @@ namespace plastix
                   connectivity.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
                 dealii::ExcMessage("VTU output: piece too large for Int32 connectivity"));
     for (const auto &[name, values] : cell_fields)
-      AssertThrow(values.size() == n_cells,
+      AssertThrow(values.size() == written.size(),
                   dealii::ExcMessage("VTU output: cell field '" + name + "' has " + std::to_string(values.size()) +
-                                     " values for " + std::to_string(n_cells) + " locally owned cells"));
+                                     " values for " + std::to_string(written.size()) + " locally owned cells"));
+    // The fields of the written cells.
+    CellFields fields;
+    for (const auto &[name, values] : cell_fields)
+      {
+        std::vector<double> kept;
+        kept.reserve(n_cells);
+        for (std::size_t c = 0; c < values.size(); ++c)
+          if (written[c])
+            kept.push_back(values[c]);
+        fields.emplace_back(name, std::move(kept));
+      }
     std::vector<std::int32_t> offsets(n_cells);
     for (std::size_t c = 0; c < n_cells; ++c)
       offsets[c] = static_cast<std::int32_t>(8 * (c + 1));
@@ -255,7 +271,7 @@ namespace plastix
       write_data_array(out, "displacement", 3, point_displacement);
       out << "      </PointData>\n"
           << "      <CellData>\n";
-      for (const auto &[name, values] : cell_fields)
+      for (const auto &[name, values] : fields)
         write_data_array(out, name, 1, values);
       write_data_array(out, "material_id", 1, material_id);
       write_data_array(out, "rank", 1, ranks);

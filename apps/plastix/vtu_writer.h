@@ -7,6 +7,7 @@
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -50,6 +51,9 @@ namespace plastix
    * @param base_name The file name without counter and extension.
    * @param counter The output number (e.g. the load step).
    * @param communicator The communicator of the triangulation.
+   * @param write_cell Which locally owned cells to write (empty: all); the
+   *   fields keep one value per locally owned cell, those of skipped cells
+   *   are left out with them (the fixed grid's outside cells).
    * @return The name of the PVTU record (without @p directory).
    */
   std::string
@@ -59,7 +63,8 @@ namespace plastix
                            const CellFields                                         &cell_fields,
                            const std::string                                        &base_name,
                            unsigned int                                              counter,
-                           MPI_Comm                                                  communicator);
+                           MPI_Comm                                                  communicator,
+                           const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell = {});
 } // namespace plastix
 
 #endif

@@ -13,6 +13,7 @@ The .expected file: '#' comments, then 'key = value' lines, then an optional
   summary = 3 load steps         text the summary line must contain (repeatable)
   stdout = some text             text the output must contain (repeatable)
   csv tolerance = 1e-9           |run - expected| <= tolerance * max |expected| of the column
+  vtu cells = 192                the cells of the VTU pieces (*.vtu) of the last record, summed over ranks
   csv:
   load_factor,top_uz             the columns to compare (a subset, any order)
   0.5,0.001                      one row per load step
@@ -90,6 +91,15 @@ def main():
             if os.path.isdir(out):
                 check(not any(n.startswith(".plastix-staging") for n in os.listdir(out)),
                       label + "no staging folder left")
+            for text in keys.get("vtu cells", []):
+                records = sorted(n for n in os.listdir(out) if n.endswith(".pvtu")) if os.path.isdir(out) else []
+                cells = 0
+                if records:
+                    stem = records[-1][:-len(".pvtu")]
+                    for piece in (n for n in os.listdir(out) if n.startswith(stem + ".") and n.endswith(".vtu")):
+                        match = re.search(r'NumberOfCells="(\d+)"', open(os.path.join(out, piece), errors="replace").read())
+                        cells += int(match.group(1)) if match else 0
+                check(bool(records) and cells == int(text), label + "VTU cells %d (expected %s)" % (cells, text))
             if expected_rows:
                 tolerance = float(keys.get("csv tolerance", ["1e-9"])[0])
                 produced = os.path.join(out, base + ".csv")
