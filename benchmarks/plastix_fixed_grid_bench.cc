@@ -44,27 +44,15 @@
 #include <string>
 #include <vector>
 
+#include "bench_tools.h"
+
 using namespace plastix::backend;
+using plastix::bench::median_seconds;
+using plastix::bench::seconds_since;
+using plastix::bench::split;
 
 namespace
 {
-  std::vector<std::string>
-  split(const std::string &text, const char separator)
-  {
-    std::vector<std::string> parts;
-    std::stringstream        stream(text);
-    std::string              part;
-    while (std::getline(stream, part, separator))
-      parts.push_back(part);
-    return parts;
-  }
-
-  double
-  seconds_since(const std::chrono::steady_clock::time_point start)
-  {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-
   std::uint64_t
   morton_key(const std::uint64_t i, const std::uint64_t j, const std::uint64_t k)
   {
@@ -180,24 +168,6 @@ namespace
                 problem.force[3 * static_cast<std::size_t>(node) + 1] += face_force;
             }
     return problem;
-  }
-
-  template <typename F>
-  double
-  median_seconds(const int repeats, const F &f)
-  {
-    f();
-    fence();
-    std::vector<double> t;
-    for (int r = 0; r < repeats; ++r)
-      {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        fence();
-        t.push_back(seconds_since(start));
-      }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
   }
 
   struct SolveResult

@@ -45,6 +45,7 @@
 // application, GDoF/s, effective GB/s (MechanicsOperator::bytes_per_apply)
 // and its fraction of the STREAM triad measured in the same run; results of
 // all variants are checked against the first one.
+#include "bench_tools.h"
 #include "box_mesh.h"
 #include "csr_matrix.h"
 #if defined(PLASTIX_WITH_CUSPARSE)
@@ -70,39 +71,11 @@
 #include <vector>
 
 using namespace plastix::backend;
+using plastix::bench::median_seconds;
+using plastix::bench::split;
 
 namespace
 {
-  std::vector<std::string>
-  split(const std::string &s, const char separator)
-  {
-    std::vector<std::string> parts;
-    std::stringstream        stream(s);
-    std::string              item;
-    while (std::getline(stream, item, separator))
-      if (!item.empty())
-        parts.push_back(item);
-    return parts;
-  }
-
-  template <typename F>
-  double
-  median_seconds(const int repeats, const F &f)
-  {
-    f();
-    f();
-    fence();
-    std::vector<double> t;
-    for (int r = 0; r < repeats; ++r)
-      {
-        const auto start = std::chrono::steady_clock::now();
-        f();
-        fence();
-        t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      }
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
-  }
   /** One operator configuration to time, with the names it was asked for by. */
   struct Configuration
   {

@@ -395,6 +395,69 @@ namespace
     checker.check(what + ": reference entries outside the CSR sparsity / max |A|", missing / max_entry, 0.);
   }
 
+  /** Whether constructing the operator of @p mesh with @p settings throws std::invalid_argument saying @p expected. */
+  bool
+  refused(const MeshData &mesh, const OperatorSettings &settings, const std::string &expected)
+  {
+    try
+      {
+        MechanicsOperator op(mesh, settings);
+      }
+    catch (const std::invalid_argument &error)
+      {
+        return std::string(error.what()).find(expected) != std::string::npos;
+      }
+    return false;
+  }
+
+  /**
+   * @p box without the cells for which @p keep(centre) is false: the kept
+   * cells in their order, their nodes renumbered in the order the cells
+   * first touch them (coordinates and constraints with them), and each kept
+   * cell's material and stiffness factor from @p cell_data(cell of @p box,
+   * centre, material, factor).
+   */
+  template <typename Keep, typename CellData>
+  MeshData
+  remove_cells(const MeshData &box, const Keep &keep, const CellData &cell_data)
+  {
+    MeshData                mesh;
+    std::vector<LocalIndex> new_index(box.n_nodes, -1);
+    for (LocalIndex cell = 0; cell < box.n_cells(); ++cell)
+      {
+        double centre[3] = {0, 0, 0};
+        for (int a = 0; a < 8; ++a)
+          for (int c = 0; c < 3; ++c)
+            centre[c] += box.node_coordinates[3 * box.cell_nodes[8 * cell + a] + c] / 8;
+        if (!keep(centre))
+          continue;
+        for (int a = 0; a < 8; ++a)
+          {
+            LocalIndex &node = new_index[box.cell_nodes[8 * cell + a]];
+            if (node < 0)
+              node = mesh.n_nodes++;
+            mesh.cell_nodes.push_back(node);
+          }
+        std::uint16_t material = 0;
+        float         factor   = 1.f;
+        cell_data(cell, centre, material, factor);
+        mesh.cell_material.push_back(material);
+        mesh.cell_factors.push_back(factor);
+      }
+    mesh.n_owned_nodes = mesh.n_nodes;
+    mesh.node_coordinates.resize(3 * mesh.n_nodes);
+    mesh.constrained_dofs.resize(3 * mesh.n_nodes);
+    for (LocalIndex node = 0; node < box.n_nodes; ++node)
+      if (new_index[node] >= 0)
+        for (int c = 0; c < 3; ++c)
+          {
+            mesh.node_coordinates[3 * new_index[node] + c] = box.node_coordinates[3 * node + c];
+            mesh.constrained_dofs[3 * new_index[node] + c] = box.constrained_dofs[3 * node + c];
+          }
+    mesh.materials = box.materials;
+    return mesh;
+  }
+
   /**
    * Every operator variant on @p mesh against the dense reference. dbd
    * structured runs where @p lattice (the cells are equal boxes of one
@@ -439,21 +502,11 @@ namespace
     for (const auto &mode : modes)
       checker.check(name + ": reference A r (rigid mode) / (|A| |r|)", norm(A.times(mode)) / (A_norm_estimate * norm(mode)), 1e-13);
 
+    OperatorSettings structured;
+    structured.strategy = Strategy::dbd_structured;
     if (!lattice)
-      {
-        OperatorSettings settings;
-        settings.strategy = Strategy::dbd_structured;
-        bool refused      = false;
-        try
-          {
-            MechanicsOperator op(mesh, settings);
-          }
-        catch (const std::invalid_argument &error)
-          {
-            refused = std::string(error.what()).find("dbd structured: cell") != std::string::npos;
-          }
-        checker.check_true(name + ": dbd structured refused (not a lattice), naming the cell", refused);
-      }
+      checker.check_true(name + ": dbd structured refused (not a lattice), naming the cell",
+                         refused(mesh, structured, "dbd structured: cell"));
     std::vector<double> first_result;
     for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled,
                                 Strategy::assembled, Strategy::dbd_structured})
@@ -610,36 +663,12 @@ main()
         desc.extent[1]  = 1.0;
         desc.extent[2]  = 0.6;
         desc.material   = steel;
-        const MeshData box = make_box_mesh(desc, true);
-        MeshData       mesh;
-        std::vector<LocalIndex> new_index(box.n_nodes, -1);
-        for (LocalIndex cell = 0; cell < box.n_cells(); ++cell)
-          {
-            double centre[3] = {0, 0, 0};
-            for (int a = 0; a < 8; ++a)
-              for (int c = 0; c < 3; ++c)
-                centre[c] += box.node_coordinates[3 * box.cell_nodes[8 * cell + a] + c] / 8;
-            if (centre[0] > 1.0 && centre[1] > 0.5)
-              continue;
-            for (int a = 0; a < 8; ++a)
-              {
-                LocalIndex &node = new_index[box.cell_nodes[8 * cell + a]];
-                if (node < 0)
-                  node = mesh.n_nodes++;
-                mesh.cell_nodes.push_back(node);
-              }
-            mesh.cell_material.push_back(centre[2] > 0.3 ? 1 : 0);
-            mesh.cell_factors.push_back(cell % 5 == 2 ? 0.25f : 1.f);
-          }
-        mesh.node_coordinates.resize(3 * mesh.n_nodes);
-        mesh.constrained_dofs.resize(3 * mesh.n_nodes);
-        for (LocalIndex node = 0; node < box.n_nodes; ++node)
-          if (new_index[node] >= 0)
-            for (int c = 0; c < 3; ++c)
-              {
-                mesh.node_coordinates[3 * new_index[node] + c] = box.node_coordinates[3 * node + c];
-                mesh.constrained_dofs[3 * new_index[node] + c] = box.constrained_dofs[3 * node + c];
-              }
+        MeshData mesh = remove_cells(
+          make_box_mesh(desc, true), [](const double *centre) { return !(centre[0] > 1.0 && centre[1] > 0.5); },
+          [](const LocalIndex cell, const double *centre, std::uint16_t &material, float &factor) {
+            material = centre[2] > 0.3 ? 1 : 0;
+            factor   = cell % 5 == 2 ? 0.25f : 1.f;
+          });
         mesh.materials = {steel, aluminium};
         for (LocalIndex n = 0; n < mesh.n_nodes; n += 5)
           mesh.constrained_dofs[3 * n + (n % 3)] = 1;
@@ -659,18 +688,10 @@ main()
         for (LocalIndex node = 0; node < bad.n_nodes; ++node)
           if (bad.node_coordinates[3 * node] > 1.4)
             bad.node_coordinates[3 * node] += 0.1;
-        OperatorSettings settings;
-        settings.strategy = Strategy::dbd_structured;
-        bool refused      = false;
-        try
-          {
-            MechanicsOperator op(bad, settings);
-          }
-        catch (const std::invalid_argument &error)
-          {
-            refused = std::string(error.what()).find("is not an axis-parallel box of the size of cell 0") != std::string::npos;
-          }
-        checker.check_true("dbd structured refuses a wider last cell layer", refused);
+        OperatorSettings structured;
+        structured.strategy = Strategy::dbd_structured;
+        checker.check_true("dbd structured refuses a wider last cell layer",
+                           refused(bad, structured, "is not an axis-parallel box of the size of cell 0"));
       }
       {
         // Distorted, two materials, renumbered nodes, single components
@@ -739,38 +760,11 @@ main()
         desc.n_cells[0] = desc.n_cells[1] = 100;
         desc.n_cells[2]                   = 25;
         desc.extent[2]                    = 0.25;
-        const MeshData box                = make_box_mesh(desc, true);
-        MeshData       mesh;
-        std::vector<LocalIndex> new_index(box.n_nodes, -1);
-        for (LocalIndex cell = 0; cell < box.n_cells(); ++cell)
-          {
-            double centre[3] = {0, 0, 0};
-            for (int a = 0; a < 8; ++a)
-              for (int c = 0; c < 3; ++c)
-                centre[c] += box.node_coordinates[3 * box.cell_nodes[8 * cell + a] + c] / 8;
-            if (centre[0] > 0.4 && centre[1] > 0.4)
-              continue;
-            for (int a = 0; a < 8; ++a)
-              {
-                LocalIndex &node = new_index[box.cell_nodes[8 * cell + a]];
-                if (node < 0)
-                  node = mesh.n_nodes++;
-                mesh.cell_nodes.push_back(node);
-              }
-            mesh.cell_material.push_back(0);
-            mesh.cell_factors.push_back(0.5f + 0.5f * static_cast<float>(cell % 3) / 2.f);
-          }
-        mesh.n_owned_nodes = mesh.n_nodes;
-        mesh.node_coordinates.resize(3 * mesh.n_nodes);
-        mesh.constrained_dofs.resize(3 * mesh.n_nodes);
-        for (LocalIndex node = 0; node < box.n_nodes; ++node)
-          if (new_index[node] >= 0)
-            for (int c = 0; c < 3; ++c)
-              {
-                mesh.node_coordinates[3 * new_index[node] + c] = box.node_coordinates[3 * node + c];
-                mesh.constrained_dofs[3 * new_index[node] + c] = box.constrained_dofs[3 * node + c];
-              }
-        mesh.materials = box.materials;
+        const MeshData mesh = remove_cells(
+          make_box_mesh(desc, true), [](const double *centre) { return !(centre[0] > 0.4 && centre[1] > 0.4); },
+          [](const LocalIndex cell, const double *, std::uint16_t &, float &factor) {
+            factor = 0.5f + 0.5f * static_cast<float>(cell % 3) / 2.f;
+          });
         std::vector<double> x(mesh.n_dofs());
         for (std::size_t i = 0; i < x.size(); ++i)
           x[i] = std::sin(0.37 * i + 0.1);
@@ -802,15 +796,7 @@ main()
         // ebe tiled: no eight-threads-per-cell mapping, tile sizes in [1, 128].
         const MeshData mesh = make(0., false);
         auto           rejected = [&](const OperatorSettings &settings, const std::string &expected) {
-          try
-            {
-              MechanicsOperator op(mesh, settings);
-            }
-          catch (const std::invalid_argument &error)
-            {
-              return std::string(error.what()).find(expected) != std::string::npos;
-            }
-          return false;
+          return refused(mesh, settings, expected);
         };
         OperatorSettings settings;
         settings.strategy       = Strategy::ebe_tiled;

@@ -23,6 +23,7 @@
 #include <plastix/solvers/linear_solver.h>
 
 #include "discretization.h"
+#include "elastic_run.h"
 #include "input_checks.h"
 #include "mesh_generation.h"
 #include "plasticity_test_tools.h"
@@ -181,20 +182,11 @@ namespace
   Solution
   solve(const std::string &text, const MPI_Comm comm)
   {
-    const plastix::Parameters parameters = plastix_test::parameters_from_text(text);
-    plastix::Discretization   d(parameters, comm);
-    d.make_mesh();
-    d.setup();
-    d.assemble_external_force();
-    plastix::LinearSolver solver(parameters.solver);
-    d.initialize_solver(solver);
-    plastix::DeviceVector u, b;
-    d.op.initialize_dof_vector(u);
-    d.op.initialize_dof_vector(b);
-    b = d.external_force;
-    d.op.set_constrained_zero(b);
-    Solution result;
-    result.iterations = solver.solve(u, b).iterations;
+    plastix_test::ElasticRun run(text, comm);
+    const plastix::Discretization &d = run.d;
+    const plastix::DeviceVector   &u = run.u;
+    Solution                       result;
+    result.iterations = run.iterations;
     result.n_dofs     = d.dof_handler.n_dofs();
     const auto host   = d.to_host(u);
     result.u = {point_value(d, host, Point<3>(1, 0, 0), 0, comm), point_value(d, host, Point<3>(0, 0.25, 0), 1, comm),

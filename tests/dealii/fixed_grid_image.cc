@@ -17,6 +17,7 @@
 #include <plastix/solvers/linear_solver.h>
 
 #include "discretization.h"
+#include "elastic_run.h"
 #include "mesh_generation.h"
 #include "plasticity_test_tools.h"
 #include "test_environment.h"
@@ -63,21 +64,10 @@ namespace
   Solution
   solve(const std::string &text, const MPI_Comm comm)
   {
-    const plastix::Parameters parameters = plastix_test::parameters_from_text(text);
-    plastix::Discretization   d(parameters, comm);
-    d.make_mesh();
-    d.setup();
-    d.assemble_external_force();
-    plastix::LinearSolver solver(parameters.solver);
-    d.initialize_solver(solver);
-    plastix::DeviceVector u, b;
-    d.op.initialize_dof_vector(u);
-    d.op.initialize_dof_vector(b);
-    b = d.external_force;
-    d.op.set_constrained_zero(b);
-    solver.solve(u, b);
-    Solution   result;
-    const auto host = d.to_host(u);
+    const plastix_test::ElasticRun run(text, comm);
+    const plastix::Discretization &d = run.d;
+    Solution                       result;
+    const auto                     host = d.to_host(run.u);
     for (const auto i : d.dof_handler.locally_owned_dofs())
       {
         result.u.push_back(host(i));

@@ -1,0 +1,59 @@
+// Small helpers shared by the backend-only benchmark programs.
+#ifndef PLASTIX_BENCHMARKS_BENCH_TOOLS_H
+#define PLASTIX_BENCHMARKS_BENCH_TOOLS_H
+
+#include <plastix/backend/device.h>
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  namespace bench
+  {
+    /** The non-empty parts of @p text between @p separator. */
+    inline std::vector<std::string>
+    split(const std::string &text, const char separator)
+    {
+      std::vector<std::string> parts;
+      std::stringstream        stream(text);
+      std::string              item;
+      while (std::getline(stream, item, separator))
+        if (!item.empty())
+          parts.push_back(item);
+      return parts;
+    }
+
+    /** Seconds since @p start. */
+    inline double
+    seconds_since(const std::chrono::steady_clock::time_point start)
+    {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    /** The median wall time of @p repeats calls of @p f (device work included), after two untimed calls. */
+    template <typename F>
+    double
+    median_seconds(const int repeats, const F &f)
+    {
+      f();
+      f();
+      backend::fence();
+      std::vector<double> t;
+      for (int r = 0; r < repeats; ++r)
+        {
+          const auto start = std::chrono::steady_clock::now();
+          f();
+          backend::fence();
+          t.push_back(seconds_since(start));
+        }
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    }
+  } // namespace bench
+} // namespace plastix
+
+#endif
