@@ -22,23 +22,6 @@ namespace plastix
 {
   namespace
   {
-    std::string
-    lower(std::string s)
-    {
-      for (auto &c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      return s;
-    }
-
-    std::string
-    trim(const std::string &s)
-    {
-      const auto begin = s.find_first_not_of(" \t\r\n");
-      if (begin == std::string::npos)
-        return "";
-      return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
-    }
-
     /** gmsh element types: name and number of nodes (0 for types plastix does not know). */
     std::pair<std::string, unsigned int>
     gmsh_type(const int type)
@@ -289,7 +272,7 @@ namespace plastix
             continue;
           if (t[0] == '*')
             {
-              const std::string keyword = lower(t);
+              const std::string keyword = to_lower(t);
               continued                 = false;
               if (keyword.rfind("*node", 0) == 0 && keyword.rfind("*node output", 0) != 0 &&
                   keyword.rfind("*node print", 0) != 0)
@@ -416,7 +399,7 @@ namespace plastix
     if (!in)
       throw InputError("Mesh/File", "cannot open mesh file '" + file + "'");
     const auto dot = file.rfind('.');
-    const auto ext = dot == std::string::npos ? std::string() : lower(file.substr(dot));
+    const auto ext = dot == std::string::npos ? std::string() : to_lower(file.substr(dot));
     if (ext == ".msh")
       return scan_gmsh(file, in);
     if (ext == ".inp")

@@ -27,6 +27,9 @@ namespace plastix
 {
   namespace
   {
+    /** Where parse_expression() evaluates an expression once (away from 0 and the unit box's faces). */
+    const dealii::Point<3> expression_test_point(0.1234, 0.5678, 0.9012);
+
     std::uint64_t
     splitmix64(std::uint64_t &state)
     {
@@ -299,9 +302,7 @@ namespace plastix
   std::unique_ptr<dealii::Function<3>>
   make_local_refinement_region(const MeshParameters &p)
   {
-    auto region = std::make_unique<dealii::FunctionParser<3>>(1);
-    region->initialize("x,y,z", p.local_refinement_region, {{"pi", dealii::numbers::PI}});
-    return region;
+    return parse_expression("Mesh/Local refinement region", "x,y,z", p.local_refinement_region);
   }
 
   void
@@ -329,69 +330,62 @@ namespace plastix
       distort_vertices(triangulation, p.distortion, 42);
   }
 
+  std::unique_ptr<dealii::Function<3>>
+  parse_expression(const std::string &entry,
+                   const std::string &variables,
+                   const std::string &expression,
+                   const bool         time_dependent)
+  {
+    std::ostringstream parser_output;
+    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+    try
+      {
+        auto parser = std::make_unique<dealii::FunctionParser<3>>(1);
+        parser->initialize(variables, expression, {{"pi", dealii::numbers::PI}}, time_dependent);
+        // muparser compiles, and reports errors, at the first evaluation.
+        parser->value(expression_test_point);
+        std::cerr.rdbuf(cerr_buffer);
+        return parser;
+      }
+    catch (const std::exception &error)
+      {
+        std::cerr.rdbuf(cerr_buffer);
+        std::string listed = variables;
+        for (std::size_t comma = listed.find(','); comma != std::string::npos; comma = listed.find(',', comma + 2))
+          listed.insert(comma + 1, " ");
+        throw InputError(entry, "'" + expression + "' is not an expression of " + listed + " (" +
+                                  parser_message(error.what()) + ")");
+      }
+  }
+
   namespace
   {
-    /**
-     * A FunctionParser of @p expression in @p variables (pi known), its first
-     * evaluation done; a malformed or non-finite expression is an InputError
-     * of @p entry (muparser's own report, which deal.II writes to std::cerr,
-     * is kept out of the one-line message).
-     */
+    /** parse_expression(), and the value at the test point finite. */
     std::unique_ptr<dealii::Function<3>>
-    checked_parser(const std::string &entry, const std::string &variables, const std::string &expression,
-                   const bool time_dependent)
+    parse_finite_expression(const std::string &entry,
+                            const std::string &variables,
+                            const std::string &expression,
+                            const bool         time_dependent)
     {
-      std::ostringstream parser_output;
-      std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-      try
-        {
-          auto parser = std::make_unique<dealii::FunctionParser<3>>(1);
-          parser->initialize(variables, expression, {{"pi", dealii::numbers::PI}}, time_dependent);
-          const double value = parser->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
-          std::cerr.rdbuf(cerr_buffer);
-          if (!std::isfinite(value))
-            throw InputError(entry, "'" + expression + "' is not finite at (0.1234, 0.5678, 0.9012)");
-          return parser;
-        }
-      catch (const InputError &)
-        {
-          throw;
-        }
-      catch (const std::exception &error)
-        {
-          std::cerr.rdbuf(cerr_buffer);
-          throw InputError(entry, "'" + expression + "' is not an expression of " +
-                                    (time_dependent ? std::string("x, y, z, v") : std::string("x, y, z")) + " (" +
-                                    parser_message(error.what()) + ")");
-        }
+      auto function = parse_expression(entry, variables, expression, time_dependent);
+      if (!std::isfinite(function->value(expression_test_point)))
+        throw InputError(entry, "'" + expression + "' is not finite at (0.1234, 0.5678, 0.9012)");
+      return function;
     }
 
-    /** The image of 'Image file', read once per file, size, layout and modification time. */
+    /** The image of 'Image file'; a fault in it is an InputError of that entry. */
     std::shared_ptr<const VoxelImage>
     load_image(const FixedGridParameters &p)
     {
-      static std::string                       cached_key;
-      static std::shared_ptr<const VoxelImage> cached;
-      std::error_code                          ec;
-      const auto                               time = std::filesystem::last_write_time(p.image_file, ec);
-      std::ostringstream                       key;
-      key << p.image_file << '|' << (ec ? 0 : time.time_since_epoch().count()) << '|'
-          << (ec ? 0 : std::filesystem::file_size(p.image_file, ec)) << '|' << p.image_size[0] << ','
-          << p.image_size[1] << ',' << p.image_size[2] << '|' << static_cast<int>(p.image_type);
-      if (cached && cached_key == key.str())
-        return cached;
       try
         {
-          cached = std::make_shared<const VoxelImage>(
+          return std::make_shared<const VoxelImage>(
             read_voxel_image(p.image_file, {{p.image_size[0], p.image_size[1], p.image_size[2]}}, p.image_type));
         }
       catch (const std::runtime_error &error)
         {
-          cached.reset();
           throw InputError("Mesh/Fixed grid/Image file", error.what());
         }
-      cached_key = key.str();
-      return cached;
     }
   } // namespace
 
@@ -401,7 +395,7 @@ namespace plastix
     , threshold(p.fixed_grid.threshold)
   {
     if (p.fixed_grid.image_file.empty())
-      expression = checked_parser("Mesh/Fixed grid/Body", "x,y,z", p.fixed_grid.body, false);
+      expression = parse_finite_expression("Mesh/Fixed grid/Body", "x,y,z", p.fixed_grid.body, false);
     else
       image = load_image(p.fixed_grid);
     const std::string entry = "Mesh/Fixed grid/Material regions";
@@ -428,7 +422,7 @@ namespace plastix
         std::string expression = item.substr(colon + 1);
         expression             = expression.substr(std::min(expression.size(), expression.find_first_not_of(" \t")));
         regions.emplace_back(static_cast<dealii::types::material_id>(id),
-                             checked_parser(entry, "x,y,z,v", expression, true));
+                             parse_finite_expression(entry, "x,y,z,v", expression, true));
       }
   }
 
@@ -489,11 +483,20 @@ namespace plastix
   std::shared_ptr<const FixedGridBody>
   fixed_grid_body(const MeshParameters &p)
   {
+    // One body (and image) for the entries that make it, the image file's
+    // time and size included: a rewritten image is read again.
     static std::string                          cached_key;
     static std::shared_ptr<const FixedGridBody> cached;
+    std::error_code                             ec;
     std::ostringstream                          key;
-    key << std::setprecision(17) << p.fixed_grid.body << '|' << p.fixed_grid.image_file << '|'
-        << p.fixed_grid.image_size[0] << ',' << p.fixed_grid.image_size[1] << ',' << p.fixed_grid.image_size[2] << '|'
+    key << std::setprecision(17) << p.fixed_grid.body << '|' << p.fixed_grid.image_file << '|';
+    if (!p.fixed_grid.image_file.empty())
+      {
+        const auto time = std::filesystem::last_write_time(p.fixed_grid.image_file, ec);
+        key << (ec ? 0 : time.time_since_epoch().count()) << '|'
+            << (ec ? 0 : std::filesystem::file_size(p.fixed_grid.image_file, ec)) << '|';
+      }
+    key << p.fixed_grid.image_size[0] << ',' << p.fixed_grid.image_size[1] << ',' << p.fixed_grid.image_size[2] << '|'
         << static_cast<int>(p.fixed_grid.image_type) << '|' << p.fixed_grid.threshold << '|'
         << p.fixed_grid.material_regions << '|' << p.lower_corner << '|' << p.upper_corner;
     if (!cached || cached_key != key.str())

@@ -31,10 +31,19 @@ namespace plastix
    * and material ids and manifolds), not refined or distorted.
    */
   /**
-   * The function of 'Mesh/Local refinement region' (deal.II FunctionParser
-   * in x, y, z, with pi); its first evaluation throws on a malformed
-   * expression.
+   * A deal.II FunctionParser of @p expression in @p variables (e.g.
+   * "x,y,z"; with @p time_dependent the last one is the time variable),
+   * pi known, evaluated once: a malformed expression is an InputError of
+   * @p entry, one line (muparser's own report, which deal.II writes to
+   * std::cerr, is kept out of it).
    */
+  std::unique_ptr<dealii::Function<3>>
+  parse_expression(const std::string &entry,
+                   const std::string &variables,
+                   const std::string &expression,
+                   bool               time_dependent = false);
+
+  /** The function of 'Mesh/Local refinement region' (parse_expression() in x, y, z). */
   std::unique_ptr<dealii::Function<3>>
   make_local_refinement_region(const MeshParameters &parameters);
 

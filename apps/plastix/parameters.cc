@@ -23,18 +23,26 @@
 
 namespace plastix
 {
+  std::string
+  trim(const std::string &s)
+  {
+    const auto begin = s.find_first_not_of(" \t\n\r");
+    if (begin == std::string::npos)
+      return "";
+    const auto end = s.find_last_not_of(" \t\n\r");
+    return s.substr(begin, end - begin + 1);
+  }
+
+  std::string
+  to_lower(std::string text)
+  {
+    for (auto &c : text)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  }
+
   namespace
   {
-
-    std::string
-    trim(const std::string &s)
-    {
-      const auto begin = s.find_first_not_of(" \t\n\r");
-      if (begin == std::string::npos)
-        return "";
-      const auto end = s.find_last_not_of(" \t\n\r");
-      return s.substr(begin, end - begin + 1);
-    }
 
     /** The items of the list @p s (deal.II's split_string_list), trimmed of tabs and line breaks too. */
     std::vector<std::string>
@@ -329,10 +337,10 @@ namespace plastix
     prm.enter_subsection("Fixed grid");
     prm.add_parameter("Body", fixed_grid.body,
                       "Geometry = fixed grid: the body as an expression of x, y, z (deal.II FunctionParser, "
-                      "or an Image file instead, "
                       "pi known), negative inside and positive outside, e.g. a signed distance: "
                       "'0.1 - sqrt(x^2 + y^2)' is outside a hole of radius 0.1; unions, intersections and "
-                      "differences of shapes are min(a, b), max(a, b) and max(a, -b)",
+                      "differences of shapes are min(a, b), max(a, b) and max(a, -b). Or give an Image file "
+                      "instead",
                       dealii::Patterns::Anything());
     prm.add_parameter("Image file", fixed_grid.image_file,
                       "A voxel image as the body instead of Body: an NRRD file (.nrrd with the data attached, "
@@ -416,24 +424,8 @@ namespace plastix
         if (local_refinement_region.empty())
           throw InputError("Mesh/Local refinement region",
                            "is empty but 'Local refinements' is " + std::to_string(local_refinements));
-        // deal.II's FunctionParser writes muparser's details to std::cerr
-        // before it throws: keep them out of the one-line message.
-        std::ostringstream parser_output;
-        std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-        try
-          {
-            const auto region = make_local_refinement_region(*this);
-            const double value = region->value(dealii::Point<3>(0.1234, 0.5678, 0.9012));
-            (void)value;
-            std::cerr.rdbuf(cerr_buffer);
-          }
-        catch (const std::exception &error)
-          {
-            std::cerr.rdbuf(cerr_buffer);
-            throw InputError("Mesh/Local refinement region",
-                             "'" + local_refinement_region + "' is not an expression of x, y, z (" +
-                               parser_message(error.what()) + ")");
-          }
+        // A malformed expression is an InputError naming the entry.
+        make_local_refinement_region(*this);
       }
     if (adaptive.enabled())
       {

@@ -49,6 +49,14 @@ namespace plastix
   std::string
   parser_message(const std::string &text);
 
+  /** @p text without leading and trailing blanks, tabs and line breaks. */
+  std::string
+  trim(const std::string &text);
+
+  /** @p text in lower case (ASCII). */
+  std::string
+  to_lower(std::string text);
+
   /** The geometries of 'Mesh/Geometry' (MeshParameters::declare() describes each). */
   enum class GeometryType
   {

@@ -1,6 +1,8 @@
 // Voxel images (NRRD and raw volumes) as the body of a fixed grid.
 #include "voxel_image.h"
 
+#include "parameters.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -11,28 +13,12 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 namespace plastix
 {
   namespace
   {
-    std::string
-    trim(const std::string &text)
-    {
-      const auto first = text.find_first_not_of(" \t\r");
-      if (first == std::string::npos)
-        return "";
-      return text.substr(first, text.find_last_not_of(" \t\r") - first + 1);
-    }
-
-    std::string
-    lower(std::string text)
-    {
-      std::transform(text.begin(), text.end(), text.begin(),
-                     [](const unsigned char c) { return static_cast<char>(std::tolower(c)); });
-      return text;
-    }
-
     /** The NRRD names of the types (the specification's list). */
     VoxelType
     nrrd_type(const std::string &name, const std::string &file)
@@ -52,7 +38,7 @@ namespace plastix
         {"uint", VoxelType::uint32},          {"unsigned int", VoxelType::uint32},
         {"uint32", VoxelType::uint32},        {"uint32_t", VoxelType::uint32},
         {"float", VoxelType::float32},        {"double", VoxelType::float64}};
-      const auto it = names.find(lower(name));
+      const auto it = names.find(to_lower(name));
       if (it == names.end())
         throw std::runtime_error("'" + file + "': NRRD type '" + name +
                                  "' is not supported (8-, 16-, 32-bit integers, float, double)");
@@ -131,7 +117,7 @@ namespace plastix
 
     /** Decode @p data (the voxel bytes, exactly) into @p image. */
     void
-    decode_raw(const std::string &data, const VoxelType type, const bool big_endian, const std::string &file,
+    decode_raw(const std::string_view data, const VoxelType type, const bool big_endian, const std::string &file,
                VoxelImage &image)
     {
       const std::size_t n        = image.size[0] * image.size[1] * image.size[2];
@@ -185,7 +171,7 @@ namespace plastix
       throw std::runtime_error("cannot open '" + file + "' (no such file)");
     const std::string content = read_file(file);
     VoxelImage        image;
-    const std::string extension = lower(std::filesystem::path(file).extension().string());
+    const std::string extension = to_lower(std::filesystem::path(file).extension().string());
     if (extension != ".nrrd" && extension != ".nhdr")
       {
         if (raw_size[0] == 0 || raw_size[1] == 0 || raw_size[2] == 0)
@@ -195,15 +181,24 @@ namespace plastix
       }
     else
       {
-        // The header: a magic line, then "field: value" lines up to an empty line.
-        std::istringstream header(content);
-        std::string        line;
-        std::getline(header, line);
+        // The header: a magic line, then "field: value" lines up to an empty
+        // line; read in place (an attached image is not copied).
+        std::size_t position = 0;
+        std::string line;
+        auto        next_line = [&]() {
+          if (position >= content.size())
+            return false;
+          const std::size_t end = std::min(content.find('\n', position), content.size());
+          line                  = content.substr(position, end - position);
+          position              = end + 1;
+          return true;
+        };
+        next_line();
         if (line.rfind("NRRD000", 0) != 0)
           throw std::runtime_error("'" + file + "' is not an NRRD file (its first line is not NRRD000x)");
         std::map<std::string, std::string> fields;
         bool                               blank = false;
-        while (std::getline(header, line))
+        while (next_line())
           {
             if (trim(line).empty())
               {
@@ -216,7 +211,7 @@ namespace plastix
             // Key/value pairs (":=") are comments for this purpose.
             if (colon == std::string::npos || (colon + 1 < line.size() && line[colon + 1] == '='))
               continue;
-            fields[lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
+            fields[to_lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
           }
         auto field = [&](const std::string &name) {
           const auto it = fields.find(name);
@@ -233,7 +228,7 @@ namespace plastix
             if (!(sizes >> s) || s == 0)
               throw std::runtime_error("'" + file + "': NRRD sizes '" + field("sizes") + "' are not three positive numbers");
         }
-        const std::string encoding = lower(field("encoding"));
+        const std::string encoding = to_lower(field("encoding"));
         const bool        ascii    = encoding == "ascii" || encoding == "text" || encoding == "txt";
         if (!ascii && encoding != "raw")
           throw std::runtime_error("'" + file + "': NRRD encoding '" + encoding +
@@ -241,7 +236,7 @@ namespace plastix
         bool big_endian = false;
         if (fields.count("endian"))
           {
-            const std::string e = lower(fields["endian"]);
+            const std::string e = to_lower(fields["endian"]);
             if (e != "little" && e != "big")
               throw std::runtime_error("'" + file + "': NRRD endian '" + e + "' is neither little nor big");
             big_endian = e == "big";
@@ -253,7 +248,8 @@ namespace plastix
             throw std::runtime_error("'" + file + "': NRRD '" + unsupported + "' is not supported");
 
         // The data: attached after the blank line, or in the detached 'data file'.
-        std::string data, data_name = file;
+        std::string      detached_data, data_name = file;
+        std::string_view data;
         const auto  detached = fields.count("data file") ? fields["data file"] : fields.count("datafile") ? fields["datafile"] : "";
         if (!detached.empty())
           {
@@ -263,21 +259,21 @@ namespace plastix
             data_name = path.string();
             if (!std::filesystem::is_regular_file(path))
               throw std::runtime_error("'" + file + "' names the data file '" + data_name + "', which cannot be opened");
-            data = read_file(data_name);
+            detached_data = read_file(data_name);
+            data          = detached_data;
           }
         else
           {
             if (!blank)
               throw std::runtime_error("'" + file + "': the NRRD header ends without data (a truncated file)");
-            const auto offset = header.tellg();
-            data              = offset < 0 ? std::string() : content.substr(static_cast<std::size_t>(offset));
+            data = std::string_view(content).substr(std::min(position, content.size()));
           }
         if (!ascii)
           decode_raw(data, type, big_endian, data_name, image);
         else
           {
             const std::size_t  n = image.size[0] * image.size[1] * image.size[2];
-            std::istringstream numbers(data);
+            std::istringstream numbers{std::string(data)};
             image.values.reserve(n);
             double v;
             while (numbers >> v)

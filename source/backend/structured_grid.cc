@@ -45,11 +45,14 @@ namespace plastix
           return ci >= 0 && cj >= 0 && ck >= 0 && ci < points[0] - 1 && cj < points[1] - 1 && ck < points[2] - 1;
         }
 
+        /** Nodes per team of the scratch-memory form of LatticeApply. */
+        constexpr int lattice_nodes_per_team = 256;
+
         /**
-         * The node-wise apply on the lattice, one thread per lattice point:
-         * a node whose eight cells share material and factor (class bit
-         * lattice_stencil_node) sums the 27-point stencil of its material
-         * over its neighbours; another sums the rows of its element matrix
+         * The node-wise apply on the lattice, one thread per local node (in
+         * the vectors' order): a node whose eight cells share material and
+         * factor (class bit lattice_stencil_node) sums the 27-point stencil
+         * of its material over its neighbours; another sums the rows of its element matrix
          * over the cells its class names. Neighbours and cells are found by
          * index arithmetic; the values of constrained components are taken
          * as zero when @p masked. With @p sparse, the block entries that
@@ -61,13 +64,9 @@ namespace plastix
          * instructions) and the kernel is a range kernel; otherwise a team
          * copies the stencils of all materials into scratch memory first.
          */
-        /** Nodes per team of the scratch-memory form of LatticeApply. */
-        constexpr int lattice_nodes_per_team = 256;
-
         template <typename Number, bool masked, bool sparse, bool in_functor>
         struct LatticeApply
         {
-
           /** The stencil of material 0 (in_functor only). */
           Number stencil[in_functor ? 243 : 1] = {};
 
@@ -115,7 +114,7 @@ namespace plastix
             return cell_factors != nullptr ? static_cast<Number>(cell_factors[cell]) : Number(1);
           }
 
-          /** r = the 27-point stencil S (in scratch memory) applied around lattice point p. */
+          /** r = the 27-point stencil S (the functor's or in scratch memory) applied around lattice point p. */
           KOKKOS_INLINE_FUNCTION void
           stencil_rows(const Number *S, const Index64 p, Number r[3]) const
           {
@@ -285,11 +284,7 @@ namespace plastix
         // The compile-time variants: masked, sparse blocks, one material.
         auto with_material_variant = [&](auto masked_flag, auto sparse_flag) {
           constexpr bool m = decltype(masked_flag)::value, sp = decltype(sparse_flag)::value;
-#ifndef PLASTIX_LATTICE_EXPERIMENT_SCRATCH
           if (g.n_materials == 1)
-#else
-          if (false)
-#endif
             run(LatticeApply<Number, m, sp, true>{}, std::true_type{});
           else
             run(LatticeApply<Number, m, sp, false>{}, std::false_type{});

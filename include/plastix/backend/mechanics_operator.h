@@ -51,9 +51,9 @@ namespace plastix
        * DoF by DoF on a lattice (the structured indexing of fixed-grid
        * methods): for meshes whose cells are equal axis-parallel boxes of one
        * lattice (uniform boxes, voxel and fixed-grid meshes; holes and
-       * several materials allowed, no hanging nodes). One thread per lattice
-       * point finds its neighbours and cells by index arithmetic, no cell ->
-       * node table: a node whose eight cells share material and stiffness
+       * several materials allowed, no hanging nodes). One thread per node
+       * finds its lattice point, neighbours and cells by index arithmetic, no
+       * cell -> node table: a node whose eight cells share material and stiffness
        * factor applies the 27-point stencil of the elastic box matrix summed
        * over them, other nodes the rows of their cells' element matrices;
        * the cells with plastic points of a tangent are added element by
