@@ -365,6 +365,8 @@ namespace plastix
     bool         stopped_early   = false;
     // Wall time since the run started or its last checkpoint (Output/Checkpoint wall time).
     dealii::Timer since_checkpoint;
+    // Where the Newton stage's time goes (rank 0's clocks), printed at the end.
+    NewtonStageTimes newton_times;
 
     // Adaptive refinement after converged load step @p at_step (load factor
     // @p at_lambda): the mesh, DoFs, operator and external force change, the
@@ -414,6 +416,7 @@ namespace plastix
       const NewtonResult result = newton->step(at_lambda, at_lambda, at_step, false);
       summary.newton_iterations += result.iterations;
       summary.linear_iterations += result.linear_iterations;
+      newton_times += result.times;
       timer.stop("newton");
       if (!result.converged)
         throw SolverError("re-equilibration after the adaptive refinement of load step " + std::to_string(at_step) +
@@ -445,6 +448,7 @@ namespace plastix
             summary.newton_iterations += result.newton_iterations;
             summary.linear_iterations += result.linear_iterations;
             summary.n_cuts += result.cuts;
+            newton_times += result.times;
             timer.stop("newton");
             ++steps_this_run;
             const bool last_step = stepping.is_last_step(result);
@@ -548,6 +552,8 @@ namespace plastix
       summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
     if (!std::isfinite(summary.max_displacement))
       throw SolverError("the displacement is not finite");
+    if (root)
+      std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;
     internal::append_summary(output, parameters.output, summary.line());
     // The plot once per run (gnuplot takes a fraction of a second per
     // call), next to the CSV staged once more with it.

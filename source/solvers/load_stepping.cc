@@ -54,6 +54,7 @@ namespace plastix
         step.load_factor = lambda_new;
         step.newton_iterations += step.newton.iterations;
         step.linear_iterations += step.newton.linear_iterations;
+        step.times += step.newton.times;
         if (step.newton.converged)
           return step;
 

@@ -4,13 +4,60 @@
 #include <plastix/solvers/newton.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
 
 namespace plastix
 {
+  namespace
+  {
+    /** Adds the wall-clock seconds of its lifetime to a counter. */
+    class AddElapsed
+    {
+    public:
+      explicit AddElapsed(double &seconds)
+        : seconds(seconds)
+        , start(std::chrono::steady_clock::now())
+      {}
+
+      ~AddElapsed()
+      {
+        seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      }
+
+      AddElapsed(const AddElapsed &) = delete;
+      AddElapsed &
+      operator=(const AddElapsed &) = delete;
+
+    private:
+      double                                      &seconds;
+      const std::chrono::steady_clock::time_point start;
+    };
+  } // namespace
+
+  NewtonStageTimes &
+  NewtonStageTimes::operator+=(const NewtonStageTimes &other)
+  {
+    stress_updates += other.stress_updates;
+    residuals += other.residuals;
+    preconditioner += other.preconditioner;
+    linear_solves += other.linear_solves;
+    return *this;
+  }
+
+  std::string
+  NewtonStageTimes::description() const
+  {
+    std::ostringstream text;
+    text << std::setprecision(3) << "stress updates " << stress_updates << ", residuals " << residuals
+         << ", preconditioner " << preconditioner << ", linear solves " << linear_solves;
+    return text.str();
+  }
+
   NewtonRaphson::NewtonRaphson(MechanicsOperator        &op,
                                const DeviceVector       &external_force,
                                LinearSolver             &linear_solver,
@@ -86,12 +133,21 @@ namespace plastix
         const bool reversal = (lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0;
         if (reversal)
           op.use_tangent(false);
-        set_out_of_balance(lambda_new);
-        op.lift_inhomogeneities(residual, lambda_new - lambda_old);
-        initialize_linear_solver(true);
-        du = 0.;
-        const double rhs_norm = residual.l2_norm();
-        result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+        {
+          const AddElapsed time(result.times.residuals);
+          set_out_of_balance(lambda_new);
+          op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+        }
+        {
+          const AddElapsed time(result.times.preconditioner);
+          initialize_linear_solver(true);
+        }
+        {
+          const AddElapsed time(result.times.linear_solves);
+          du                    = 0.;
+          const double rhs_norm = residual.l2_norm();
+          result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+        }
         // The lifting assumed du = (lambda_new - lambda_old) g on the
         // prescribed DoFs; an inexact solve only approaches that, so it is
         // set exactly (the prescribed values hold in every iteration).
@@ -100,6 +156,7 @@ namespace plastix
         op.set_constrained_values(u, lambda_new);
         if (reversal)
           {
+            const AddElapsed time(result.times.preconditioner);
             op.use_tangent(true);
             initialize_linear_solver(true);
           }
@@ -109,14 +166,21 @@ namespace plastix
           {
             if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
               throw Interrupted("during load step " + std::to_string(step_number));
-            result.plastic = op.plasticity().update(u, f_int);
-            double residual_norm, reference;
-            compute_residual(lambda_new, residual_norm, reference);
+            {
+              const AddElapsed time(result.times.stress_updates);
+              result.plastic = op.plasticity().update(u, f_int);
+            }
+            double residual_norm, reference, du_norm, u_norm;
+            {
+              const AddElapsed time(result.times.residuals);
+              compute_residual(lambda_new, residual_norm, reference);
+              du_norm = du.l2_norm();
+              u_norm  = u.l2_norm();
+            }
             result.iterations        = k;
             result.residual          = residual_norm;
             result.relative_residual = residual_norm / reference;
             result.reference         = reference;
-            const double du_norm = du.l2_norm(), u_norm = u.l2_norm();
             if (verbose)
               std::cout << "  step " << step_number << " (load factor " << lambda_new << ") Newton " << k
                         << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
@@ -150,9 +214,15 @@ namespace plastix
             eta = std::max(eta, np.min_forcing_term);
             const double tolerance = std::max(eta * residual_norm, 0.1 * np.residual_tolerance * reference);
             previous_residual      = residual_norm;
-            initialize_linear_solver(false);
-            du = 0.;
-            result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
+            {
+              const AddElapsed time(result.times.preconditioner);
+              initialize_linear_solver(false);
+            }
+            {
+              const AddElapsed time(result.times.linear_solves);
+              du = 0.;
+              result.linear_iterations += linear_solver.solve(du, residual, tolerance).iterations;
+            }
             // Corrections leave the prescribed values as they are; the
             // hanging-node DoFs follow the DoFs they depend on.
             op.set_constrained_zero(du);
@@ -181,8 +251,12 @@ namespace plastix
     op.use_tangent(false);
     try
       {
-        initialize_linear_solver(true);
+        {
+          const AddElapsed time(result.times.preconditioner);
+          initialize_linear_solver(true);
+        }
         const auto solve = [&](DeviceVector &x, const double residual_norm, const double reference) {
+          const AddElapsed time(result.times.linear_solves);
           x = 0.;
           const double tolerance =
             std::max(np.max_forcing_term * residual_norm, 0.1 * np.residual_tolerance * reference);
@@ -190,11 +264,17 @@ namespace plastix
           op.set_constrained_zero(x);
         };
         // Predictor: the elastic increment with the prescribed increments lifted.
-        set_out_of_balance(lambda_new);
-        op.lift_inhomogeneities(residual, lambda_new - lambda_old);
-        du                   = 0.;
-        const double rhs_norm = residual.l2_norm();
-        result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+        {
+          const AddElapsed time(result.times.residuals);
+          set_out_of_balance(lambda_new);
+          op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+        }
+        {
+          const AddElapsed time(result.times.linear_solves);
+          du                    = 0.;
+          const double rhs_norm = residual.l2_norm();
+          result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
+        }
         op.set_constrained_values(du, lambda_new - lambda_old);
         u.add(1., du);
         op.set_constrained_values(u, lambda_new);
@@ -204,14 +284,21 @@ namespace plastix
           {
             if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
               throw Interrupted("during load step " + std::to_string(step_number));
-            result.plastic = op.plasticity().update(u, f_int);
-            double residual_norm, reference;
-            compute_residual(lambda_new, residual_norm, reference);
+            {
+              const AddElapsed time(result.times.stress_updates);
+              result.plastic = op.plasticity().update(u, f_int);
+            }
+            double residual_norm, reference, du_norm, u_norm;
+            {
+              const AddElapsed time(result.times.residuals);
+              compute_residual(lambda_new, residual_norm, reference);
+              du_norm = du.l2_norm();
+              u_norm  = u.l2_norm();
+            }
             result.iterations        = k;
             result.residual          = residual_norm;
             result.relative_residual = residual_norm / reference;
             result.reference         = reference;
-            const double du_norm = du.l2_norm(), u_norm = u.l2_norm();
             if (verbose)
               std::cout << "  step " << step_number << " (load factor " << lambda_new << ") initial stiffness " << k
                         << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
@@ -244,9 +331,15 @@ namespace plastix
             u.add(omega, correction);
             op.set_constrained_values(u, lambda_new);
             // d* = K_e^-1 R(y), u = y + d*.
-            op.plasticity().update(u, f_int);
+            {
+              const AddElapsed time(result.times.stress_updates);
+              op.plasticity().update(u, f_int);
+            }
             double residual_y, reference_y;
-            compute_residual(lambda_new, residual_y, reference_y);
+            {
+              const AddElapsed time(result.times.residuals);
+              compute_residual(lambda_new, residual_y, reference_y);
+            }
             if (!std::isfinite(residual_y))
               {
                 result.failure = "the residual is not finite";

@@ -43,6 +43,7 @@
 
 #include "test_environment.h"
 
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -155,9 +156,18 @@ main(int argc, char **argv)
       data.load_factors = {1. / 3, 2. / 3, 1.};
       plastix::LoadStepping stepping(data);
       unsigned int          calls = 0;
+      // The Newton stage's parts: every step updates stresses, forms
+      // residuals, refreshes the preconditioner and solves; their sum over
+      // the steps cannot exceed the wall time of run() (no part counted twice).
+      plastix::NewtonStageTimes parts;
+      const auto                start = std::chrono::steady_clock::now();
       stepping.run(*cube.newton, [&](const plastix::LoadStepResult &result) {
         ++calls;
         const std::string label = "  step " + std::to_string(calls) + ": ";
+        const auto       &t     = result.times;
+        checker.check_true(label + "Newton stage times positive (" + t.description() + ")",
+                           t.stress_updates > 0 && t.residuals > 0 && t.preconditioner > 0 && t.linear_solves > 0);
+        parts += t;
         checker.check_true(label + "position (step, target index)",
                            stepping.position().step == calls && stepping.position().target_index == calls);
         checker.check(label + "load factor", std::abs(stepping.load_factor() - data.load_factors[calls - 1]), 1e-15);
@@ -168,6 +178,10 @@ main(int argc, char **argv)
       });
       checker.check_true("  three callbacks, finished, no cuts", calls == 3 && stepping.finished() &&
                                                                    stepping.n_cuts() == 0);
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      checker.check_true("  the parts of the Newton stage add up to at most its wall time (" + parts.description() +
+                           " <= " + std::to_string(wall) + ")",
+                         parts.stress_updates + parts.residuals + parts.preconditioner + parts.linear_solves <= wall);
     }
 
     env.pout << "2. continuing from a position" << std::endl;

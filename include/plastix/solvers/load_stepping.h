@@ -49,6 +49,8 @@ namespace plastix
     unsigned int linear_iterations = 0;
     /** Failed attempts before the converged one (cuts). */
     unsigned int cuts = 0;
+    /** Where the time of all attempts went. */
+    NewtonStageTimes times;
   };
 
   /**

@@ -63,6 +63,31 @@ namespace plastix
   };
 
   /** Outcome of the Newton iteration of one load step. */
+  /**
+   * Wall-clock seconds of the parts of Newton steps. Each part ends in a
+   * reduction to the host (a norm, a statistic, a convergence check), so
+   * the device work it queued is inside its time.
+   */
+  struct NewtonStageTimes
+  {
+    /** Stress updates (radial return, internal force and tangent data). */
+    double stress_updates = 0;
+    /** Out-of-balance forces and their norms. */
+    double residuals = 0;
+    /** Preconditioner refreshes after a tangent change (the linear solver's initialize()). */
+    double preconditioner = 0;
+    /** Linear solves. */
+    double linear_solves = 0;
+
+    /** Add the times of @p other. */
+    NewtonStageTimes &
+    operator+=(const NewtonStageTimes &other);
+
+    /** "stress updates 0.12, residuals 0.01, preconditioner 0.3, linear solves 1.2". */
+    std::string
+    description() const;
+  };
+
   struct NewtonResult
   {
     /** The tolerances were met. */
@@ -81,6 +106,8 @@ namespace plastix
     std::string failure;
     /** Plastic Gauss points of the last stress update. */
     StressUpdateStatistics plastic;
+    /** Where the step's time went. */
+    NewtonStageTimes times;
   };
 
   /**
