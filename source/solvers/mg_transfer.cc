@@ -315,7 +315,10 @@ namespace plastix
                                        const device::Vector<OtherNumber> &src) const
   {
     const unsigned int finest = layouts.size() - 1;
-    dst.resize(0, finest);
+    // MGLevelObject::resize() destroys and recreates every level vector:
+    // only on the first V-cycle, not in every one (device allocations).
+    if (dst.n_levels() != finest + 1 || dst.min_level() != 0)
+      dst.resize(0, finest);
     for (unsigned int l = 0; l <= finest; ++l)
       {
         if (dst[l].get_partitioner() != layouts[l])
