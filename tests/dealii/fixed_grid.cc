@@ -189,8 +189,8 @@ namespace
     result.iterations = run.iterations;
     result.n_dofs     = d.dof_handler.n_dofs();
     const auto host   = d.to_host(u);
-    result.u = {point_value(d, host, Point<3>(1, 0, 0), 0, comm), point_value(d, host, Point<3>(0, 0.25, 0), 1, comm),
-                point_value(d, host, Point<3>(0.5, 0.5, 0), 0, comm)};
+    result.u = {{point_value(d, host, Point<3>(1, 0, 0), 0, comm), point_value(d, host, Point<3>(0, 0.25, 0), 1, comm),
+                 point_value(d, host, Point<3>(0.5, 0.5, 0), 0, comm)}};
 
     // Cell-average stresses (the material's, not scaled by the factors).
     const std::vector<double> strain = d.op.cell_average_strain(u);
