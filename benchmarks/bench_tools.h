@@ -27,6 +27,16 @@ namespace plastix
       return parts;
     }
 
+    /** The integers of a list such as "100,200" (std::stoi on each non-empty part). */
+    inline std::vector<int>
+    split_integers(const std::string &text, const char separator = ',')
+    {
+      std::vector<int> values;
+      for (const auto &part : split(text, separator))
+        values.push_back(std::stoi(part));
+      return values;
+    }
+
     /** Seconds since @p start. */
     inline double
     seconds_since(const std::chrono::steady_clock::time_point start)

@@ -50,6 +50,7 @@ using namespace plastix::backend;
 using plastix::bench::median_seconds;
 using plastix::bench::seconds_since;
 using plastix::bench::split;
+using plastix::bench::split_integers;
 
 namespace
 {
@@ -237,11 +238,7 @@ main(int argc, char **argv)
       const std::string arg  = argv[i];
       const bool        more = i + 1 < argc;
       if (arg == "--sizes" && more)
-        {
-          sizes.clear();
-          for (const auto &s : split(argv[++i], ','))
-            sizes.push_back(std::stoi(s));
-        }
+        sizes = split_integers(argv[++i]);
       else if (arg == "--outside" && more)
         outside = split(argv[++i], ',');
       else if (arg == "--strategies" && more)

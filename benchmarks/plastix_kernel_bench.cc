@@ -73,6 +73,7 @@
 using namespace plastix::backend;
 using plastix::bench::median_seconds;
 using plastix::bench::split;
+using plastix::bench::split_integers;
 
 namespace
 {
@@ -351,11 +352,7 @@ main(int argc, char **argv)
       const std::string arg  = argv[i];
       const bool        more = i + 1 < argc;
       if (arg == "--sizes" && more)
-        {
-          sizes.clear();
-          for (const auto &s : split(argv[++i], ','))
-            sizes.push_back(std::stoi(s));
-        }
+        sizes = split_integers(argv[++i]);
       else if (arg == "--distortion" && more)
         distortion = std::stod(argv[++i]);
       else if (arg == "--repeats" && more)
