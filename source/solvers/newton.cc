@@ -117,6 +117,30 @@ namespace plastix
   }
 
 
+  void
+  NewtonRaphson::evaluate_iterate(const double       load_factor,
+                                  const unsigned int iteration,
+                                  NewtonResult      &result,
+                                  double            &du_norm,
+                                  double            &u_norm)
+  {
+    {
+      const AddElapsed time(result.times.stress_updates);
+      result.plastic = op.plasticity().update(u, f_int);
+    }
+    double residual_norm, reference;
+    {
+      const AddElapsed time(result.times.residuals);
+      compute_residual(load_factor, residual_norm, reference);
+      du_norm = du.l2_norm();
+      u_norm  = u.l2_norm();
+    }
+    result.iterations        = iteration;
+    result.residual          = residual_norm;
+    result.relative_residual = residual_norm / reference;
+    result.reference         = reference;
+  }
+
   NewtonResult
   NewtonRaphson::step(const double lambda_old, const double lambda_new, const unsigned int step_number, const bool verbose)
   {
@@ -166,21 +190,9 @@ namespace plastix
           {
             if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
               throw Interrupted("during load step " + std::to_string(step_number));
-            {
-              const AddElapsed time(result.times.stress_updates);
-              result.plastic = op.plasticity().update(u, f_int);
-            }
-            double residual_norm, reference, du_norm, u_norm;
-            {
-              const AddElapsed time(result.times.residuals);
-              compute_residual(lambda_new, residual_norm, reference);
-              du_norm = du.l2_norm();
-              u_norm  = u.l2_norm();
-            }
-            result.iterations        = k;
-            result.residual          = residual_norm;
-            result.relative_residual = residual_norm / reference;
-            result.reference         = reference;
+            double du_norm, u_norm;
+            evaluate_iterate(lambda_new, k, result, du_norm, u_norm);
+            const double residual_norm = result.residual, reference = result.reference;
             if (verbose)
               std::cout << "  step " << step_number << " (load factor " << lambda_new << ") Newton " << k
                         << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
@@ -284,21 +296,9 @@ namespace plastix
           {
             if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
               throw Interrupted("during load step " + std::to_string(step_number));
-            {
-              const AddElapsed time(result.times.stress_updates);
-              result.plastic = op.plasticity().update(u, f_int);
-            }
-            double residual_norm, reference, du_norm, u_norm;
-            {
-              const AddElapsed time(result.times.residuals);
-              compute_residual(lambda_new, residual_norm, reference);
-              du_norm = du.l2_norm();
-              u_norm  = u.l2_norm();
-            }
-            result.iterations        = k;
-            result.residual          = residual_norm;
-            result.relative_residual = residual_norm / reference;
-            result.reference         = reference;
+            double du_norm, u_norm;
+            evaluate_iterate(lambda_new, k, result, du_norm, u_norm);
+            const double residual_norm = result.residual, reference = result.reference;
             if (verbose)
               std::cout << "  step " << step_number << " (load factor " << lambda_new << ") initial stiffness " << k
                         << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual

@@ -204,6 +204,15 @@ namespace plastix
     void
     compute_residual(double load_factor, double &residual_norm, double &reference);
 
+    /**
+     * Iteration @p iteration at the current u: the stress update, the
+     * residual and the norms of du and u, timed into @p result, whose
+     * iteration count, residual, relative residual, reference and plastic
+     * statistics it sets.
+     */
+    void
+    evaluate_iterate(double load_factor, unsigned int iteration, NewtonResult &result, double &du_norm, double &u_norm);
+
     /** residual = lambda f_ext + f_0 - f_int (all rows). */
     void
     set_out_of_balance(double load_factor);
