@@ -581,7 +581,9 @@ namespace plastix
         return x;
       };
       std::vector<dealii::CellData<3>> cells;
-      std::vector<std::uint8_t>        outside;
+      // With 'Keep outside cells', per lattice cell: 1 if no sample point lies inside the body.
+      std::vector<std::uint8_t> empty_cell(p.fixed_grid.keep_outside_cells ? std::size_t(n[0]) * n[1] * n[2] : 0, 0);
+      bool                             any_inside = false;
       std::vector<unsigned int>        vertex_of_point(X * Y * (n[2] + 1), dealii::numbers::invalid_unsigned_int);
       std::vector<dealii::Point<3>>    vertices;
       for (unsigned int k = 0; k < n[2]; ++k)
@@ -589,8 +591,11 @@ namespace plastix
           for (unsigned int i = 0; i < n[0]; ++i)
             {
               const bool empty = body->fraction(point(i, j, k), point(i + 1, j + 1, k + 1), p.fixed_grid.samples) == 0;
+              any_inside = any_inside || !empty;
               if (empty && !p.fixed_grid.keep_outside_cells)
                 continue;
+              if (p.fixed_grid.keep_outside_cells)
+                empty_cell[i + n[0] * (j + std::size_t(n[1]) * k)] = empty;
               dealii::CellData<3> cell;
               for (unsigned int a = 0; a < 8; ++a)
                 {
@@ -605,9 +610,8 @@ namespace plastix
                 }
               cell.material_id = body->material_id(0.5 * (point(i, j, k) + point(i + 1, j + 1, k + 1)));
               cells.push_back(cell);
-              outside.push_back(empty ? 1 : 0);
             }
-      if (std::find(outside.begin(), outside.end(), 0) == outside.end())
+      if (!any_inside)
         throw InputError(p.fixed_grid.image_file.empty() ? "Mesh/Fixed grid/Body" : "Mesh/Fixed grid/Threshold",
                          "no cell of the grid holds a sample point inside the body (" +
                            (p.fixed_grid.image_file.empty() ?
@@ -619,12 +623,21 @@ namespace plastix
       // Ids by the box, not by the cells that remain; the faces of kept
       // outside cells get 6: loads and supports act on the body only.
       set_box_boundary_ids(triangulation, p.lower_corner, p.upper_corner);
+      // The lattice cell of a mesh cell from its centre (the mesh's cell
+      // order is deal.II's, not the loop's), so the samples are not taken twice.
       if (p.fixed_grid.keep_outside_cells)
         for (const auto &cell : triangulation.active_cell_iterators())
-          if (body->fraction(cell->vertex(0), cell->vertex(7), p.fixed_grid.samples) == 0)
-            for (const auto f : cell->face_indices())
-              if (cell->face(f)->at_boundary())
-                cell->face(f)->set_boundary_id(6);
+          {
+            const auto   centre = cell->center();
+            std::size_t  index[3];
+            for (unsigned int d = 0; d < 3; ++d)
+              index[d] = std::min<std::size_t>(n[d] - 1, static_cast<std::size_t>(std::max(
+                                                           0., std::floor((centre[d] - p.lower_corner[d]) / h[d]))));
+            if (empty_cell[index[0] + n[0] * (index[1] + std::size_t(n[1]) * index[2])])
+              for (const auto f : cell->face_indices())
+                if (cell->face(f)->at_boundary())
+                  cell->face(f)->set_boundary_id(6);
+          }
     }
   } // namespace
 
