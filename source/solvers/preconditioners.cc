@@ -659,7 +659,9 @@ namespace plastix
       }
     std::vector<dealii::IndexSet> level_boundary(n_levels);
     for (unsigned int l = 0; l < finest; ++l)
-      level_boundary[l] = mg_constrained.get_boundary_indices(l);
+      // Without Dirichlet boundaries MGConstrainedDoFs holds no boundary index sets at all.
+      level_boundary[l] = mg_constrained.have_boundary_indices() ? mg_constrained.get_boundary_indices(l) :
+                                                                   dealii::IndexSet(im.level_dofs->n_dofs(l));
     im.time_dofs = timer.wall_time();
 
     // Level operators: elastic device operators below the finest level, the
