@@ -1003,10 +1003,15 @@ namespace plastix
                       "device, preconditioned by Chebyshev-Jacobi, to 'Multigrid coarse "
                       "tolerance'), chebyshev (a Chebyshev-Jacobi polynomial on the device whose "
                       "degree reduces the error by 'Multigrid coarse tolerance'), direct (Amesos "
-                      "KLU of the level-0 matrix assembled on the host) or amg (one ML V-cycle of "
-                      "that matrix, settings below); the host solvers copy the level-0 vector "
-                      "per V-cycle. auto: direct up to 'Multigrid direct solver limit' level-0 "
-                      "DoFs, cg above; the run summary names the choice");
+                      "KLU of the level-0 matrix assembled on the host), dense inverse (the "
+                      "explicit inverse of that matrix, computed once, cuSOLVER on a GPU and "
+                      "LAPACK on the host, applied by one dense matrix-vector product where the "
+                      "kernels run; n^2 doubles of memory for n level-0 DoFs) or amg (one ML "
+                      "V-cycle of that matrix, settings below); direct and amg copy the level-0 "
+                      "vector to the host per V-cycle. auto: up to 'Multigrid direct solver "
+                      "limit' level-0 DoFs dense inverse on a GPU (from 'Multigrid dense "
+                      "inverse minimum' DoFs) and direct otherwise, cg above; the run summary "
+                      "names the choice");
     prm.add_parameter("Multigrid level precision", multigrid_level_precision,
                       "Number type of the V-cycle: double, or single (level operators, "
                       "smoothers and transfers on float vectors, the coarse solve, the outer "
@@ -1023,9 +1028,15 @@ namespace plastix
                       "reduction of the chebyshev coarse solver",
                       dealii::Patterns::Double(1e-12, 0.5));
     prm.add_parameter("Multigrid direct solver limit", multigrid_direct_solver_limit,
-                      "Multigrid coarse solver auto uses the direct solver up to this many "
-                      "level-0 DoFs (a sparse factorisation of a 3D mesh grows much faster "
-                      "than its size)",
+                      "Multigrid coarse solver auto uses dense inverse (GPU) or direct (host) "
+                      "up to this many level-0 DoFs (a factorisation of a 3D mesh grows much "
+                      "faster than its size)",
+                      dealii::Patterns::Integer(0));
+    prm.add_parameter("Multigrid dense inverse minimum", multigrid_dense_inverse_minimum,
+                      "Multigrid coarse solver auto on a GPU uses dense inverse from this many "
+                      "level-0 DoFs up to 'Multigrid direct solver limit', and direct below (the "
+                      "dense inverse's one-off cuSOLVER set-up, about 0.2 s, pays off only over "
+                      "many V-cycles on a small level 0)",
                       dealii::Patterns::Integer(0));
     prm.add_parameter("AMG aggregation threshold", amg_aggregation_threshold,
                       "ML aggregation threshold: couplings weaker than this fraction of the "

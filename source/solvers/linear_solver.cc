@@ -103,6 +103,7 @@ namespace plastix
             data.level_precision                   = level_precision(parameters);
             data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
             data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
+            data.dense_inverse_minimum             = parameters.multigrid_dense_inverse_minimum;
             data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;
             data.coarse_amg.smoother_sweeps        = parameters.amg_smoother_sweeps;
             data.coarse_amg.smoother_type          = parameters.amg_smoother;

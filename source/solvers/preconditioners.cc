@@ -10,6 +10,7 @@
 #include <deal.II/lac/affine_constraints.templates.h>
 #include <deal.II/lac/dynamic_sparsity_pattern.h>
 #include <deal.II/lac/la_parallel_vector.h>
+#include <deal.II/lac/lapack_full_matrix.h>
 #include <deal.II/lac/sparsity_tools.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
 #include <deal.II/multigrid/mg_coarse.h>
@@ -22,6 +23,7 @@
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/solver_control.h>
 
+#include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/solvers/mg_transfer.h>
@@ -30,6 +32,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -261,16 +264,19 @@ namespace plastix
       using Jacobi     = JacobiOf<double>;
       using Chebyshev  = ChebyshevOf<double>;
 
-      CoarseSolver(const CoarseSolverType         type,
-                   const MechanicsOperator       &level_operator,
-                   const dealii::DoFHandler<3>   &level_dofs,
-                   const dealii::IndexSet        &boundary,
-                   const MaterialTable           &materials,
-                   const MultigridData           &data)
+      /** @p prepared_dense: a DenseInverse whose prepare() ran (or null) for the dense_inverse type. */
+      CoarseSolver(const CoarseSolverType                        type,
+                   const MechanicsOperator                      &level_operator,
+                   const dealii::DoFHandler<3>                  &level_dofs,
+                   const dealii::IndexSet                       &boundary,
+                   const MaterialTable                          &materials,
+                   const MultigridData                          &data,
+                   const std::shared_ptr<backend::DenseInverse> &prepared_dense)
         : type(type)
         , level_operator(level_operator)
         , tolerance(data.coarse_tolerance)
         , max_iterations(data.coarse_max_iterations)
+        , dense(prepared_dense ? prepared_dense : std::make_shared<backend::DenseInverse>())
       {
         if constexpr (!std::is_same<Number, double>::value)
           {
@@ -308,7 +314,13 @@ namespace plastix
             chebyshev_degree = info.degree;
           }
         else
-          setup_host_solver(level_dofs, boundary, materials, data);
+          {
+            assemble_level_matrix(level_dofs, boundary, materials, data);
+            if (type == CoarseSolverType::dense_inverse)
+              setup_dense_inverse();
+            else
+              setup_host_solver(level_dofs, data);
+          }
       }
 
       void
@@ -338,6 +350,9 @@ namespace plastix
             text << "cg (chebyshev, relative tolerance " << tolerance << ")";
             return text.str();
           }
+        if (type == CoarseSolverType::dense_inverse)
+          return "dense inverse (" + std::string(backend::DenseInverse::can_factorize() ? "cuSOLVER" : "LAPACK") +
+                 ", " + std::to_string(dense->n()) + "^2 entries)";
         return to_string(type);
       }
 
@@ -366,6 +381,20 @@ namespace plastix
                   }
                 return;
               }
+            case CoarseSolverType::dense_inverse:
+              if (full_source.size() == 0)
+                dense->vmult(dst.device_data(), src.device_data());
+              else
+                {
+                  // Every rank's rows of the inverse need the whole level-0 vector.
+                  backend::copy_to_host(owned_source.data(), src.device_data(), owned_source.size() * sizeof(double));
+                  MPI_Allgatherv(owned_source.data(), static_cast<int>(owned_source.size()), MPI_DOUBLE,
+                                 gathered_source.data(), gather_counts.data(), gather_offsets.data(), MPI_DOUBLE,
+                                 gather_communicator);
+                  full_source.copy_from_host(gathered_source);
+                  dense->vmult(dst.device_data(), full_source.data());
+                }
+              return;
             default:
               // The small level-0 vector through the host.
               copy_to_trilinos(src, host_src);
@@ -377,12 +406,12 @@ namespace plastix
           }
       }
 
-      /** Assemble the level-0 matrix on the host and set up KLU or ML on it. */
+      /** Assemble the level-0 matrix on the host (the owned rows of each rank). */
       void
-      setup_host_solver(const dealii::DoFHandler<3> &level_dofs,
-                        const dealii::IndexSet      &boundary,
-                        const MaterialTable         &materials,
-                        const MultigridData         &data)
+      assemble_level_matrix(const dealii::DoFHandler<3> &level_dofs,
+                            const dealii::IndexSet      &boundary,
+                            const MaterialTable         &materials,
+                            const MultigridData         &data)
       {
         // Level-0 stiffness matrix, assembled like the device operator
         // (elastic_cell_matrix: QGauss(2), trilinear mapping, the level
@@ -423,6 +452,15 @@ namespace plastix
             constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
           }
         matrix.compress(dealii::VectorOperation::add);
+      }
+
+      /** KLU or ML on the assembled level-0 matrix. */
+      void
+      setup_host_solver(const dealii::DoFHandler<3> &level_dofs, const MultigridData &data)
+      {
+        const unsigned int      level        = 0;
+        const MPI_Comm          communicator = level_dofs.get_communicator();
+        const dealii::IndexSet &owned        = level_dofs.locally_owned_mg_dofs(level);
         host_src.reinit(owned, communicator);
         host_dst.reinit(owned, communicator);
 
@@ -439,6 +477,103 @@ namespace plastix
           }
       }
 
+      /**
+       * The explicit inverse of the assembled level-0 matrix: every rank
+       * gathers the whole matrix (dense, n^2 doubles), factorises and inverts
+       * it (cuSOLVER on a GPU, deal.II's LAPACKFullMatrix on the host) and
+       * keeps its owned rows in device memory.
+       */
+      void
+      setup_dense_inverse()
+      {
+        const MPI_Comm          communicator_of_matrix = matrix.get_mpi_communicator();
+        const dealii::IndexSet &owned                  = matrix.locally_owned_range_indices();
+        const std::size_t       n                      = matrix.m();
+        const std::size_t       n_owned                = owned.n_elements();
+        if (n * n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+          throw std::invalid_argument("plastix multigrid: level 0 has " + std::to_string(n) +
+                                      " DoFs, too many for the dense inverse coarse solver");
+        if (!owned.is_contiguous())
+          throw std::logic_error("plastix multigrid: the owned level-0 DoFs are not contiguous");
+        const std::size_t first = n_owned > 0 ? owned.nth_index_in_set(0) : 0;
+
+        // The owned rows' entries (row, column, value), then those of all ranks on every rank.
+        std::vector<std::int32_t> owned_entry_rows, owned_entry_columns;
+        std::vector<double>       owned_entry_values;
+        for (std::size_t i = 0; i < n_owned; ++i)
+          // end() once per row: each call of it copies the next row out of Epetra.
+          for (auto entry = matrix.begin(first + i), end = matrix.end(first + i); entry != end; ++entry)
+            {
+              owned_entry_rows.push_back(static_cast<std::int32_t>(first + i));
+              owned_entry_columns.push_back(static_cast<std::int32_t>(entry->column()));
+              owned_entry_values.push_back(entry->value());
+            }
+        const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator_of_matrix);
+        const std::vector<int> entry_counts =
+          dealii::Utilities::MPI::all_gather(communicator_of_matrix, static_cast<int>(owned_entry_rows.size()));
+        std::vector<int> entry_offsets(n_ranks, 0);
+        for (unsigned int r = 1; r < n_ranks; ++r)
+          entry_offsets[r] = entry_offsets[r - 1] + entry_counts[r - 1];
+        const std::size_t         n_entries = entry_offsets.back() + entry_counts.back();
+        std::vector<std::int32_t> entry_rows(n_entries), entry_columns(n_entries);
+        std::vector<double>       entry_values(n_entries);
+        MPI_Allgatherv(owned_entry_rows.data(), entry_counts[dealii::Utilities::MPI::this_mpi_process(communicator_of_matrix)],
+                       MPI_INT32_T, entry_rows.data(), entry_counts.data(), entry_offsets.data(), MPI_INT32_T,
+                       communicator_of_matrix);
+        MPI_Allgatherv(owned_entry_columns.data(), static_cast<int>(owned_entry_columns.size()), MPI_INT32_T,
+                       entry_columns.data(), entry_counts.data(), entry_offsets.data(), MPI_INT32_T,
+                       communicator_of_matrix);
+        MPI_Allgatherv(owned_entry_values.data(), static_cast<int>(owned_entry_values.size()), MPI_DOUBLE,
+                       entry_values.data(), entry_counts.data(), entry_offsets.data(), MPI_DOUBLE, communicator_of_matrix);
+
+        const auto not_positive_definite = [n](const std::string &detail) {
+          return std::runtime_error("plastix multigrid: the level-0 matrix (" + std::to_string(n) +
+                                    " DoFs) is not positive definite (" + detail +
+                                    "); the dense inverse coarse solver needs a body held by Dirichlet boundaries");
+        };
+        if (backend::DenseInverse::can_factorize())
+          {
+            const int info = dense->factorize_and_invert(n, n_entries, entry_rows.data(), entry_columns.data(),
+                                                         entry_values.data(), first, n_owned);
+            if (info != 0)
+              throw not_positive_definite("leading minor " + std::to_string(info));
+          }
+        else
+          {
+            dealii::LAPACKFullMatrix<double> inverse(n, n);
+            for (std::size_t k = 0; k < n_entries; ++k)
+              inverse(entry_rows[k], entry_columns[k]) = entry_values[k];
+            inverse.set_property(dealii::LAPACKSupport::symmetric);
+            try
+              {
+                inverse.invert();
+              }
+            catch (const std::exception &)
+              {
+                throw not_positive_definite("Cholesky factorisation failed");
+              }
+            std::vector<double> rows(n_owned * n);
+            for (std::size_t i = 0; i < n_owned; ++i)
+              for (std::size_t c = 0; c < n; ++c)
+                rows[i * n + c] = inverse(first + i, c);
+            dense->set_rows(n, first, n_owned, rows.data());
+          }
+
+        if (n_ranks > 1)
+          {
+            // The level-0 vector is gathered from the owned ranges in every V-cycle.
+            gather_communicator = communicator_of_matrix;
+            owned_source.resize(n_owned);
+            gathered_source.resize(n);
+            gather_counts = dealii::Utilities::MPI::all_gather(communicator_of_matrix, static_cast<int>(n_owned));
+            gather_offsets.assign(n_ranks, 0);
+            for (unsigned int r = 1; r < n_ranks; ++r)
+              gather_offsets[r] = gather_offsets[r - 1] + gather_counts[r - 1];
+            full_source.resize(n, "dense coarse solver input");
+          }
+        matrix.clear();
+      }
+
       const CoarseSolverType   type;
       const MechanicsOperator &level_operator;
       const double             tolerance;
@@ -450,6 +585,12 @@ namespace plastix
       std::unique_ptr<dealii::TrilinosWrappers::SolverDirect> direct;
       std::unique_ptr<AmgPreconditioner>                      amg;
       mutable dealii::TrilinosWrappers::MPI::Vector           host_src, host_dst;
+      /** dense_inverse: the owned rows of the inverse, and the gather of the whole level-0 vector on several ranks. */
+      std::shared_ptr<backend::DenseInverse> dense;
+      MPI_Comm                            gather_communicator = MPI_COMM_SELF;
+      mutable std::vector<double>         owned_source, gathered_source;
+      std::vector<int>                    gather_counts, gather_offsets;
+      mutable backend::DeviceArray<double> full_source;
       /** Double-precision copies of a single-precision V-cycle's level-0 vectors. */
       mutable DeviceVector source, solution;
     };
@@ -498,7 +639,8 @@ namespace plastix
                const dealii::IndexSet                                                       &fine_boundary,
                const CoarseSolverType                                                        coarse_type,
                const MaterialTable                                                          &materials,
-               const MultigridData                                                          &data)
+               const MultigridData                                                          &data,
+               const std::shared_ptr<backend::DenseInverse>                                 &prepared_dense)
         : operators(operators)
       {
         const unsigned int finest = operators.max_level();
@@ -526,7 +668,7 @@ namespace plastix
 
         timer.restart();
         coarse = std::make_unique<CoarseSolver<Number>>(coarse_type, *operators[0], level_dofs, level_boundary[0],
-                                                        materials, data);
+                                                        materials, data, prepared_dense);
         time_coarse = timer.wall_time();
 
         multigrid      = std::make_unique<dealii::Multigrid<VectorType>>(matrix, *coarse, transfer, smoother,
@@ -634,6 +776,29 @@ namespace plastix
       throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
                                   "(a uniformly refined mesh)");
 
+    // The dense inverse coarse solver on a GPU: cuSOLVER starts in the
+    // background now, while the host builds the level DoFs and operators.
+    // Level 0 has the DoFs of the coarse mesh's vertices (every rank holds
+    // the whole coarse mesh).
+    std::shared_ptr<backend::DenseInverse> prepared_dense;
+    if (backend::DenseInverse::can_factorize() &&
+        (data.coarse_solver == CoarseSolverType::dense_inverse ||
+         (data.coarse_solver == CoarseSolverType::automatic && backend::device_memory_is_separate())))
+      {
+        std::vector<bool> coarse_vertex(tria.n_vertices(), false);
+        for (const auto &cell : tria.cell_iterators_on_level(0))
+          for (const unsigned int v : cell->vertex_indices())
+            coarse_vertex[cell->vertex_index(v)] = true;
+        const auto n_coarse_dofs = static_cast<dealii::types::global_dof_index>(
+          std::count(coarse_vertex.begin(), coarse_vertex.end(), true) * dof_handler.get_fe().n_dofs_per_vertex());
+        if (data.coarse_solver == CoarseSolverType::dense_inverse ||
+            (n_coarse_dofs >= data.dense_inverse_minimum && n_coarse_dofs <= data.direct_solver_limit))
+          {
+            prepared_dense = std::make_shared<backend::DenseInverse>();
+            prepared_dense->prepare();
+          }
+      }
+
     // Level DoFs: the caller's DoFHandler if it has them, else an own one
     // on the same mesh (its active numbering is not used).
     dealii::Timer timer;
@@ -691,14 +856,17 @@ namespace plastix
 
     im.coarse_type = data.coarse_solver;
     if (im.coarse_type == CoarseSolverType::automatic)
-      im.coarse_type =
-        im.operators[0]->m() <= data.direct_solver_limit ? CoarseSolverType::direct : CoarseSolverType::cg;
+      im.coarse_type = im.operators[0]->m() > data.direct_solver_limit ? CoarseSolverType::cg :
+                       backend::device_memory_is_separate() && im.operators[0]->m() >= data.dense_inverse_minimum ?
+                                                                         CoarseSolverType::dense_inverse :
+                                                                         CoarseSolverType::direct;
     if (data.level_precision == LevelPrecision::single_precision)
       im.cycle = std::make_unique<VCycleOf<float>>(im.operators, dof_handler, *im.level_dofs, layouts, level_boundary,
-                                                   fine_boundary, im.coarse_type, materials, data);
+                                                   fine_boundary, im.coarse_type, materials, data, prepared_dense);
     else
       im.cycle = std::make_unique<VCycleOf<double>>(im.operators, dof_handler, *im.level_dofs, layouts,
-                                                    level_boundary, fine_boundary, im.coarse_type, materials, data);
+                                                    level_boundary, fine_boundary, im.coarse_type, materials, data,
+                                                    prepared_dense);
   }
 
   void
@@ -758,8 +926,18 @@ namespace plastix
     text << "), " << to_string(im.data.level_precision) << " precision, Chebyshev(" << im.data.smoother_degree
          << ") smoother, coarse " << im.cycle->coarse_description();
     if (im.data.coarse_solver == CoarseSolverType::automatic)
-      text << " (auto: level 0 has " << im.operators[0]->m() << (im.coarse_type == CoarseSolverType::direct ? " <= " : " > ")
-           << im.data.direct_solver_limit << " DoFs)";
+      {
+        const auto n0 = im.operators[0]->m();
+        text << " (auto: level 0 has " << n0;
+        if (im.coarse_type == CoarseSolverType::cg)
+          text << " > " << im.data.direct_solver_limit << " DoFs)";
+        else if (!backend::device_memory_is_separate())
+          text << " <= " << im.data.direct_solver_limit << " DoFs, host)";
+        else if (im.coarse_type == CoarseSolverType::dense_inverse)
+          text << " DoFs, in [" << im.data.dense_inverse_minimum << ", " << im.data.direct_solver_limit << "], GPU)";
+        else
+          text << " < " << im.data.dense_inverse_minimum << " DoFs, GPU)";
+      }
     text << std::setprecision(3) << "; set-up [s]: level DoFs " << im.time_dofs << ", operators " << im.time_operators
          << ", transfers " << im.cycle->time_transfer << ", smoothers " << im.cycle->time_smoothers << ", coarse "
          << im.cycle->time_coarse;

@@ -10,7 +10,9 @@
 //   - cantilever: prm/default.prm's 10 x 1 x 1 m beam, 10 x 1 x 1 coarse
 //     cells (40 .. 40960 cells).
 // Each with every coarse solver: auto (direct on these small coarse meshes),
-// the device cg and chebyshev, and the host amg (refined up to 3 times).
+// the device cg and chebyshev, the host amg and the dense inverse (refined up
+// to 3 times). The dense inverse gives direct's iterations and solution (to
+// 1e-10), and refuses a body that no Dirichlet boundary holds.
 // Checked: every solve reaches |b - A x| <= 1e-8 |b| (explicit residual), and
 // the iterations on each refined mesh are at most 1.5 times those on the
 // first mesh. Also: the V-cycle is symmetric (x^T M y = y^T M x for random
@@ -166,6 +168,8 @@ main(int argc, char **argv)
                                                                                                {"cg", "double"},
                                                                                                {"chebyshev", "double"},
                                                                                                {"amg", "double"},
+                                                                                               {"dense inverse", "double"},
+                                                                                               {"dense inverse", "single"},
                                                                                                {"auto", "single"},
                                                                                                {"cg", "single"},
                                                                                                {"chebyshev", "single"}})
@@ -204,6 +208,46 @@ main(int argc, char **argv)
               }
           }
       }
+
+    // The dense inverse coarse solver is the direct one to round-off: the
+    // same iterations and solution (both CG runs stop at 1e-8, their
+    // preconditioners differ by the round-off of two factorisations).
+    for (const auto &[name, parameters] : {std::make_pair("cube", cube), std::make_pair("cantilever", cantilever)})
+      for (unsigned int refinements = 1; refinements <= 2; ++refinements)
+        {
+          const Result direct = run(parameters, refinements, env.comm, "direct");
+          const Result dense  = run(parameters, refinements, env.comm, "dense inverse");
+          const std::string what = std::string(name) + ", refinements " + std::to_string(refinements) +
+                                   ", coarse dense inverse against direct";
+          checker.check_true(what + ": " + dense.hierarchy, dense.hierarchy.find("coarse dense inverse (LAPACK") !=
+                                                              std::string::npos);
+          checker.check_true(what + ": iterations " + std::to_string(dense.iterations) + " and " +
+                               std::to_string(direct.iterations),
+                             dense.iterations == direct.iterations);
+          auto difference = dense.solution;
+          difference -= direct.solution;
+          checker.check(what + ": |x_dense - x_direct| / |x_direct|",
+                        difference.l2_norm() / direct.solution.l2_norm(), 1e-10);
+        }
+
+    // A body that nothing holds: the level-0 matrix is singular, and the
+    // dense inverse says so on every rank.
+    {
+      plastix::Parameters floating        = cube;
+      floating.boundary.dirichlet_text    = "";
+      floating.boundary.traction_text     = "5: 0, 0, 800e6";
+      std::string message;
+      try
+        {
+          run(floating, 1, env.comm, "dense inverse");
+        }
+      catch (const std::exception &error)
+        {
+          message = error.what();
+        }
+      checker.check_true("a floating body, coarse dense inverse: " + message,
+                         message.find("is not positive definite") != std::string::npos);
+    }
 
     // Units: the cube with its load scaled by 1e-45, 1e-30 and 1e30 gives
     // the scaled solution in as many iterations. A load of 1e-45 makes the

@@ -82,6 +82,8 @@ namespace plastix
     double multigrid_coarse_tolerance = 1e-2;
     /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */
     unsigned int multigrid_direct_solver_limit = 5000;
+    /** Coarse solver auto on a GPU: the dense inverse from this many level-0 DoFs (up to the limit above), direct below. */
+    unsigned int multigrid_dense_inverse_minimum = 2000;
     /** ML aggregation threshold (amg, and the multigrid coarse amg). */
     double amg_aggregation_threshold = 1e-4;
     /** ML smoother sweeps per level. */

@@ -118,8 +118,20 @@ namespace plastix
     unsigned int eigenvalue_iterations = 12;
     /** Solver of level 0. */
     CoarseSolverType coarse_solver = CoarseSolverType::automatic;
-    /** CoarseSolverType::automatic picks the direct solver up to this many level-0 DoFs, cg above. */
+    /**
+     * CoarseSolverType::automatic picks dense_inverse (kernels on a GPU, from
+     * dense_inverse_minimum level-0 DoFs) or direct up to this many level-0
+     * DoFs, cg above.
+     */
     dealii::types::global_dof_index direct_solver_limit = 5000;
+    /**
+     * CoarseSolverType::automatic on a GPU picks dense_inverse from this many
+     * level-0 DoFs (and direct below): cuSOLVER's set-up costs about 0.2 s
+     * once (0.22 s with 567 level-0 DoFs on an H100), which the host round
+     * trips that direct needs in every V-cycle repay only over many V-cycles
+     * when level 0 is small (2.5 ms per V-cycle at 4,455 DoFs; doc/solvers.md).
+     */
+    dealii::types::global_dof_index dense_inverse_minimum = 2000;
     /**
      * Accuracy of the iterative coarse solvers: the relative residual
      * reduction of cg, the target error reduction of chebyshev.
@@ -159,8 +171,9 @@ namespace plastix
    *   single precision throughout (levels, smoothers, transfers, coarse
    *   solver) whose input and output are converted at the finest level;
    * - coarse level 0 (CoarseSolverType): on the device a Chebyshev
-   *   polynomial or CG, or on the host (one round trip of the level-0
-   *   vector per V-cycle) KLU or ML AMG of the assembled level-0 matrix.
+   *   polynomial, CG, or the explicit inverse of the assembled level-0
+   *   matrix (one dense matrix-vector product), or on the host (one round
+   *   trip of the level-0 vector per V-cycle) KLU or ML AMG of that matrix.
    *
    * Everything is built once by initialize(); a new tangent only refreshes
    * the finest smoother (update_fine_level()).

@@ -82,10 +82,23 @@ namespace plastix
   /** Solver of the coarsest multigrid level (level 0, the coarse mesh). */
   enum class CoarseSolverType
   {
-    /** direct if level 0 has at most MultigridData::direct_solver_limit DoFs, else cg. */
+    /**
+     * If level 0 has at most MultigridData::direct_solver_limit DoFs:
+     * dense_inverse where the kernels run on a GPU and level 0 has at least
+     * MultigridData::dense_inverse_minimum DoFs, direct otherwise; cg above
+     * the limit.
+     */
     automatic,
     /** Sparse direct solver (Trilinos Amesos KLU) of the assembled level-0 matrix, on the host. */
     direct,
+    /**
+     * The explicit inverse of the assembled level-0 matrix (Cholesky
+     * factorisation and inversion once per run: cuSOLVER on a GPU, LAPACK
+     * on the host), applied where the kernels run by one dense
+     * matrix-vector product: no host round trip on one rank. Memory n^2
+     * doubles for n level-0 DoFs.
+     */
+    dense_inverse,
     /** One V-cycle of Trilinos ML AMG on the assembled level-0 matrix, on the host. */
     amg,
     /** CG on the device, preconditioned by Chebyshev-Jacobi, to a relative tolerance (a variable preconditioner). */
@@ -177,6 +190,7 @@ namespace plastix
     {
       return {{CoarseSolverType::automatic, "auto"},
               {CoarseSolverType::direct, "direct"},
+              {CoarseSolverType::dense_inverse, "dense inverse"},
               {CoarseSolverType::amg, "amg"},
               {CoarseSolverType::cg, "cg"},
               {CoarseSolverType::chebyshev, "chebyshev"}};
@@ -205,7 +219,7 @@ namespace plastix
     }
   };
 
-  /** The .prm name of @p type: auto, direct, amg, cg or chebyshev. */
+  /** The .prm name of @p type: auto, direct, dense inverse, amg, cg or chebyshev. */
   inline std::string
   to_string(const CoarseSolverType type)
   {
