@@ -629,7 +629,7 @@ namespace plastix
       using VectorType = device::Vector<Number>;
       using Jacobi     = JacobiOf<Number>;
       using Chebyshev  = ChebyshevOf<Number>;
-      using Smoother   = dealii::MGSmootherPrecondition<MechanicsOperator, Chebyshev, VectorType>;
+      using Smoother   = dealii::MGSmootherRelaxation<MechanicsOperator, Chebyshev, VectorType>;
 
       VCycleOf(const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>        &operators,
                const dealii::DoFHandler<3>                                                  &active_dofs,
@@ -650,7 +650,11 @@ namespace plastix
         transfer.initialize(active_dofs, level_dofs, layouts, level_boundary, fine_boundary);
         time_transfer = timer.wall_time();
 
-        // Chebyshev-Jacobi smoothers (deal.II's MGSmootherPrecondition); the
+        // Chebyshev-Jacobi smoothers as relaxations (deal.II's
+        // MGSmootherRelaxation, as in step-37): the post-smoothing is
+        // Chebyshev's step() from the current iterate. MGSmootherPrecondition
+        // would form the residual, smooth it from zero and add the correction:
+        // the same polynomial with three more vector passes per level. The
         // inverse diagonals are computed in setup_smoother().
         timer.restart();
         smoother_data.resize(0, finest);
@@ -661,7 +665,7 @@ namespace plastix
             smoother_data[l].eig_cg_n_iterations = data.eigenvalue_iterations;
             smoother_data[l].preconditioner      = std::make_shared<Jacobi>();
           }
-        smoother.initialize_matrices(operators);
+        smoother.smoothers.resize(0, finest);
         for (unsigned int l = 0; l <= finest; ++l)
           setup_smoother(l);
         time_smoothers = timer.wall_time();

@@ -163,7 +163,7 @@ namespace plastix
    *   MechanicsOperators on the level cells and level DoFs of the coarser
    *   levels (MechanicsOperator::reinit_level), through mg::Matrix;
    * - smoothers: deal.II's PreconditionChebyshev around the inverse
-   *   matrix-free diagonal (MGSmootherPrecondition), pre and post, so the
+   *   matrix-free diagonal (MGSmootherRelaxation), pre and post, so the
    *   V-cycle is symmetric;
    * - transfers: MGTransferDevice (prolongation from the Q1 embedding and
    *   its transpose, matrix-free cell by cell);
