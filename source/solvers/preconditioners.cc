@@ -492,7 +492,7 @@ namespace plastix
         const std::size_t       n_owned                = owned.n_elements();
         if (n * n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
           throw std::invalid_argument("plastix multigrid: level 0 has " + std::to_string(n) +
-                                      " DoFs, too many for the dense inverse coarse solver");
+                                      " DoFs, more than the dense inverse coarse solver takes (46340)");
         if (!owned.is_contiguous())
           throw std::logic_error("plastix multigrid: the owned level-0 DoFs are not contiguous");
         const std::size_t first = n_owned > 0 ? owned.nth_index_in_set(0) : 0;
@@ -735,6 +735,29 @@ namespace plastix
     };
   } // namespace
 
+  namespace
+  {
+    /** Most level-0 DoFs of the dense inverse: n^2 entries within cuSOLVER's and LAPACK's 32-bit sizes. */
+    constexpr dealii::types::global_dof_index max_dense_inverse_dofs = 46340;
+
+    /**
+     * What CoarseSolverType::automatic picks for @p n_level0 level-0 DoFs:
+     * cg above MultigridData::direct_solver_limit; below it the dense
+     * inverse on a GPU from MultigridData::dense_inverse_minimum DoFs, else
+     * direct.
+     */
+    CoarseSolverType
+    automatic_coarse_solver(const dealii::types::global_dof_index n_level0, const MultigridData &data)
+    {
+      if (n_level0 > data.direct_solver_limit)
+        return CoarseSolverType::cg;
+      if (backend::device_memory_is_separate() && n_level0 >= data.dense_inverse_minimum &&
+          n_level0 <= max_dense_inverse_dofs)
+        return CoarseSolverType::dense_inverse;
+      return CoarseSolverType::direct;
+    }
+  } // namespace
+
   /** The level operators and DoFs, and the V-cycle of the chosen precision around them. */
   struct MultigridPreconditioner::Implementation
   {
@@ -796,7 +819,7 @@ namespace plastix
         const auto n_coarse_dofs = static_cast<dealii::types::global_dof_index>(
           std::count(coarse_vertex.begin(), coarse_vertex.end(), true) * dof_handler.get_fe().n_dofs_per_vertex());
         if (data.coarse_solver == CoarseSolverType::dense_inverse ||
-            (n_coarse_dofs >= data.dense_inverse_minimum && n_coarse_dofs <= data.direct_solver_limit))
+            automatic_coarse_solver(n_coarse_dofs, data) == CoarseSolverType::dense_inverse)
           {
             prepared_dense = std::make_shared<backend::DenseInverse>();
             prepared_dense->prepare();
@@ -860,10 +883,7 @@ namespace plastix
 
     im.coarse_type = data.coarse_solver;
     if (im.coarse_type == CoarseSolverType::automatic)
-      im.coarse_type = im.operators[0]->m() > data.direct_solver_limit ? CoarseSolverType::cg :
-                       backend::device_memory_is_separate() && im.operators[0]->m() >= data.dense_inverse_minimum ?
-                                                                         CoarseSolverType::dense_inverse :
-                                                                         CoarseSolverType::direct;
+      im.coarse_type = automatic_coarse_solver(im.operators[0]->m(), data);
     if (data.level_precision == LevelPrecision::single_precision)
       im.cycle = std::make_unique<VCycleOf<float>>(im.operators, dof_handler, *im.level_dofs, layouts, level_boundary,
                                                    fine_boundary, im.coarse_type, materials, data, prepared_dense);
@@ -939,8 +959,10 @@ namespace plastix
           text << " <= " << im.data.direct_solver_limit << " DoFs, host)";
         else if (im.coarse_type == CoarseSolverType::dense_inverse)
           text << " DoFs, in [" << im.data.dense_inverse_minimum << ", " << im.data.direct_solver_limit << "], GPU)";
-        else
+        else if (n0 < im.data.dense_inverse_minimum)
           text << " < " << im.data.dense_inverse_minimum << " DoFs, GPU)";
+        else
+          text << " DoFs, more than the dense inverse takes (" << max_dense_inverse_dofs << "), GPU)";
       }
     text << std::setprecision(3) << "; set-up [s]: level DoFs " << im.time_dofs << ", operators " << im.time_operators
          << ", transfers " << im.cycle->time_transfer << ", smoothers " << im.cycle->time_smoothers << ", coarse "
