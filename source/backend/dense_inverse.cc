@@ -78,9 +78,11 @@ namespace plastix
         int factor_work = 0, inverse_work = 0;
         check(cusolverDnDpotrf_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n, a, n, &factor_work), "potrf_bufferSize");
         check(cusolverDnDpotri_bufferSize(handle, CUBLAS_FILL_MODE_LOWER, n, a, n, &inverse_work), "potri_bufferSize");
-        RawDeviceMemory work(sizeof(double) * std::max(std::max(factor_work, inverse_work), 1) + sizeof(int));
+        // One allocation: the larger workspace, then LAPACK's info.
+        const int       work_size = std::max({factor_work, inverse_work, 1});
+        RawDeviceMemory work(sizeof(double) * work_size + sizeof(int));
         double *const   workspace = static_cast<double *>(work.pointer);
-        int *const      info      = reinterpret_cast<int *>(workspace + std::max(std::max(factor_work, inverse_work), 1));
+        int *const      info      = reinterpret_cast<int *>(workspace + work_size);
         int             status    = 0;
         check(cusolverDnDpotrf(handle, CUBLAS_FILL_MODE_LOWER, n, a, n, workspace, factor_work, info), "potrf");
         check(cudaMemcpyAsync(&status, info, sizeof(int), cudaMemcpyDeviceToHost, stream), "cudaMemcpyAsync");

@@ -32,7 +32,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -104,6 +103,40 @@ namespace plastix
                   dealii::ExcMessage("plastix: host and device vector layouts differ"));
       backend::copy_to_host(dst.begin(), src.device_data(), src.locally_owned_size() * sizeof(double));
     }
+
+    /** Where each rank's part lies in a vector concatenated over the ranks (MPI_Allgatherv's counts and offsets). */
+    struct GatherLayout
+    {
+      /** The layout of parts of @p local_size entries on each rank of @p communicator (collective). */
+      GatherLayout(const MPI_Comm communicator, const std::size_t local_size)
+        : counts(dealii::Utilities::MPI::all_gather(communicator, static_cast<int>(local_size)))
+        , offsets(counts.size(), 0)
+      {
+        for (std::size_t r = 1; r < counts.size(); ++r)
+          offsets[r] = offsets[r - 1] + counts[r - 1];
+      }
+
+      /** Entries of the whole vector. */
+      std::size_t
+      size() const
+      {
+        return offsets.back() + counts.back();
+      }
+
+      /** @p whole = every rank's @p local, in rank order (collective; @p type: MPI's type of T). */
+      template <typename T>
+      void
+      all_gather(const MPI_Comm communicator, const std::vector<T> &local, const MPI_Datatype type, T *whole) const
+      {
+        MPI_Allgatherv(local.data(), static_cast<int>(local.size()), type, whole, counts.data(), offsets.data(), type,
+                       communicator);
+      }
+
+      std::vector<int> counts, offsets;
+    };
+
+    /** Most level-0 DoFs of the dense inverse: n^2 entries within cuSOLVER's and LAPACK's 32-bit sizes. */
+    constexpr dealii::types::global_dof_index max_dense_inverse_dofs = 46340;
 
     /** Copy the owned entries of a Trilinos vector into a DeviceVector of the same layout. */
     void
@@ -382,15 +415,13 @@ namespace plastix
                 return;
               }
             case CoarseSolverType::dense_inverse:
-              if (full_source.size() == 0)
+              if (!source_layout)
                 dense->vmult(dst.device_data(), src.device_data());
               else
                 {
                   // Every rank's rows of the inverse need the whole level-0 vector.
                   backend::copy_to_host(owned_source.data(), src.device_data(), owned_source.size() * sizeof(double));
-                  MPI_Allgatherv(owned_source.data(), static_cast<int>(owned_source.size()), MPI_DOUBLE,
-                                 gathered_source.data(), gather_counts.data(), gather_offsets.data(), MPI_DOUBLE,
-                                 gather_communicator);
+                  source_layout->all_gather(gather_communicator, owned_source, MPI_DOUBLE, gathered_source.data());
                   full_source.copy_from_host(gathered_source);
                   dense->vmult(dst.device_data(), full_source.data());
                 }
@@ -490,9 +521,10 @@ namespace plastix
         const dealii::IndexSet &owned                  = matrix.locally_owned_range_indices();
         const std::size_t       n                      = matrix.m();
         const std::size_t       n_owned                = owned.n_elements();
-        if (n * n > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+        if (n > max_dense_inverse_dofs)
           throw std::invalid_argument("plastix multigrid: level 0 has " + std::to_string(n) +
-                                      " DoFs, more than the dense inverse coarse solver takes (46340)");
+                                      " DoFs, more than the dense inverse coarse solver takes (" +
+                                      std::to_string(max_dense_inverse_dofs) + ")");
         if (!owned.is_contiguous())
           throw std::logic_error("plastix multigrid: the owned level-0 DoFs are not contiguous");
         const std::size_t first = n_owned > 0 ? owned.nth_index_in_set(0) : 0;
@@ -508,23 +540,13 @@ namespace plastix
               owned_entry_columns.push_back(static_cast<std::int32_t>(entry->column()));
               owned_entry_values.push_back(entry->value());
             }
-        const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator_of_matrix);
-        const std::vector<int> entry_counts =
-          dealii::Utilities::MPI::all_gather(communicator_of_matrix, static_cast<int>(owned_entry_rows.size()));
-        std::vector<int> entry_offsets(n_ranks, 0);
-        for (unsigned int r = 1; r < n_ranks; ++r)
-          entry_offsets[r] = entry_offsets[r - 1] + entry_counts[r - 1];
-        const std::size_t         n_entries = entry_offsets.back() + entry_counts.back();
+        const GatherLayout        entry_layout(communicator_of_matrix, owned_entry_rows.size());
+        const std::size_t         n_entries = entry_layout.size();
         std::vector<std::int32_t> entry_rows(n_entries), entry_columns(n_entries);
         std::vector<double>       entry_values(n_entries);
-        MPI_Allgatherv(owned_entry_rows.data(), entry_counts[dealii::Utilities::MPI::this_mpi_process(communicator_of_matrix)],
-                       MPI_INT32_T, entry_rows.data(), entry_counts.data(), entry_offsets.data(), MPI_INT32_T,
-                       communicator_of_matrix);
-        MPI_Allgatherv(owned_entry_columns.data(), static_cast<int>(owned_entry_columns.size()), MPI_INT32_T,
-                       entry_columns.data(), entry_counts.data(), entry_offsets.data(), MPI_INT32_T,
-                       communicator_of_matrix);
-        MPI_Allgatherv(owned_entry_values.data(), static_cast<int>(owned_entry_values.size()), MPI_DOUBLE,
-                       entry_values.data(), entry_counts.data(), entry_offsets.data(), MPI_DOUBLE, communicator_of_matrix);
+        entry_layout.all_gather(communicator_of_matrix, owned_entry_rows, MPI_INT32_T, entry_rows.data());
+        entry_layout.all_gather(communicator_of_matrix, owned_entry_columns, MPI_INT32_T, entry_columns.data());
+        entry_layout.all_gather(communicator_of_matrix, owned_entry_values, MPI_DOUBLE, entry_values.data());
 
         const auto not_positive_definite = [n](const std::string &detail) {
           return std::runtime_error("plastix multigrid: the level-0 matrix (" + std::to_string(n) +
@@ -559,16 +581,13 @@ namespace plastix
             dense->set_rows(n, first, n_owned, rows.data());
           }
 
-        if (n_ranks > 1)
+        if (dealii::Utilities::MPI::n_mpi_processes(communicator_of_matrix) > 1)
           {
             // The level-0 vector is gathered from the owned ranges in every V-cycle.
             gather_communicator = communicator_of_matrix;
             owned_source.resize(n_owned);
             gathered_source.resize(n);
-            gather_counts = dealii::Utilities::MPI::all_gather(communicator_of_matrix, static_cast<int>(n_owned));
-            gather_offsets.assign(n_ranks, 0);
-            for (unsigned int r = 1; r < n_ranks; ++r)
-              gather_offsets[r] = gather_offsets[r - 1] + gather_counts[r - 1];
+            source_layout = std::make_unique<GatherLayout>(communicator_of_matrix, n_owned);
             full_source.resize(n, "dense coarse solver input");
           }
         matrix.clear();
@@ -589,7 +608,7 @@ namespace plastix
       std::shared_ptr<backend::DenseInverse> dense;
       MPI_Comm                            gather_communicator = MPI_COMM_SELF;
       mutable std::vector<double>         owned_source, gathered_source;
-      std::vector<int>                    gather_counts, gather_offsets;
+      std::unique_ptr<const GatherLayout> source_layout;
       mutable backend::DeviceArray<double> full_source;
       /** Double-precision copies of a single-precision V-cycle's level-0 vectors. */
       mutable DeviceVector source, solution;
@@ -737,9 +756,6 @@ namespace plastix
 
   namespace
   {
-    /** Most level-0 DoFs of the dense inverse: n^2 entries within cuSOLVER's and LAPACK's 32-bit sizes. */
-    constexpr dealii::types::global_dof_index max_dense_inverse_dofs = 46340;
-
     /**
      * What CoarseSolverType::automatic picks for @p n_level0 level-0 DoFs:
      * cg above MultigridData::direct_solver_limit; below it the dense
@@ -808,9 +824,8 @@ namespace plastix
     // Level 0 has the DoFs of the coarse mesh's vertices (every rank holds
     // the whole coarse mesh).
     std::shared_ptr<backend::DenseInverse> prepared_dense;
-    if (backend::DenseInverse::can_factorize() &&
-        (data.coarse_solver == CoarseSolverType::dense_inverse ||
-         (data.coarse_solver == CoarseSolverType::automatic && backend::device_memory_is_separate())))
+    if (backend::DenseInverse::can_factorize() && (data.coarse_solver == CoarseSolverType::dense_inverse ||
+                                                   data.coarse_solver == CoarseSolverType::automatic))
       {
         std::vector<bool> coarse_vertex(tria.n_vertices(), false);
         for (const auto &cell : tria.cell_iterators_on_level(0))
