@@ -111,6 +111,9 @@ namespace
     std::vector<std::string>  mappings   = {"auto"};
     bool                      assembled  = true;
     bool                      multigrid  = false;
+    /** The V-cycle's coarse solver and smoother degree (--multigrid). */
+    std::string               coarse_solver   = "auto";
+    unsigned int              smoother_degree = plastix::MultigridData().smoother_degree;
     std::size_t               big_triad  = std::size_t(1) << 25;
     std::string               output;
     std::string               label;
@@ -134,6 +137,8 @@ namespace
     "  --no-assembled        skip the assembled sparse matrices (they dominate memory and set-up time)\n"
     "  --multigrid           also time one V-cycle of the plastix multigrid (double and single precision)\n"
     "                        around the first plastix operator, in applications of that operator\n"
+    "  --coarse-solver name  the V-cycle's coarse solver: 'auto,direct,dense inverse,amg,cg,chebyshev'; default auto\n"
+    "  --smoother-degree d   the V-cycle's Chebyshev degree; default that of MultigridData\n"
     "  --big-triad N         entries of the second (DRAM-sized) triad, at least the DoFs; default 33554432\n"
     "  --label text          a label for the run, printed in the header\n"
     "  --output file.md      append the header and the table to this file (rank 0)\n"
@@ -214,6 +219,13 @@ namespace
               o.assembled = false;
             else if (arg == "--multigrid")
               o.multigrid = true;
+            else if (arg == "--coarse-solver" && more)
+              {
+                o.coarse_solver = next();
+                std::replace(o.coarse_solver.begin(), o.coarse_solver.end(), '_', ' ');
+              }
+            else if (arg == "--smoother-degree" && more)
+              o.smoother_degree = std::max(1ul, std::stoul(next()));
             else if (arg == "--big-triad" && more)
               o.big_triad = std::stoull(next());
             else if (arg == "--label" && more)
@@ -243,6 +255,7 @@ namespace
           plastix::backend::parse_thread_mapping(m);
         if (o.mappings.empty())
           throw std::invalid_argument("--mappings needs at least one mapping");
+        plastix::parse_enum<plastix::CoarseSolverType>(o.coarse_solver);
         if (o.multigrid && o.local_refinement > 0)
           throw std::invalid_argument("--multigrid needs a uniformly refined mesh: drop --local-refinement");
       }
@@ -526,6 +539,8 @@ namespace
         {
           plastix::MultigridData data;
           data.level_precision = precision;
+          data.coarse_solver   = plastix::parse_enum<plastix::CoarseSolverType>(o.coarse_solver);
+          data.smoother_degree = o.smoother_degree;
           data.level_operator  = plastix::MechanicsOperator::AdditionalData(
             plastix_runs[0]->op.backend_operator().settings().strategy,
             plastix_runs[0]->op.backend_operator().settings().cell_kernel);
