@@ -993,6 +993,66 @@ namespace plastix
       apply_constrained(*impl_, src, dst, impl_->saved_row_values_float.data());
     }
 
+    bool
+    MechanicsOperator::fuses_chebyshev_step() const
+    {
+      const Impl &d = *impl_;
+      return d.settings.strategy == Strategy::dbd_structured && d.structured.n_other_cells == 0 &&
+             d.n_constraint_lines == 0 && d.n_owned_nodes == d.n_nodes && d.structured.n_points() > 0;
+    }
+
+    namespace
+    {
+      template <typename Number>
+      void
+      fused_chebyshev_step(const MechanicsOperator             &op,
+                           const MechanicsOperator::Impl       &d,
+                           const Number                        *x,
+                           const Number                        *x_old,
+                           const Number                        *rhs,
+                           const Number                        *inverse_diagonal,
+                           const double                         factor1,
+                           const double                         factor2,
+                           Number                              *out)
+      {
+        if (!op.fuses_chebyshev_step())
+          throw std::logic_error("MechanicsOperator::chebyshev_step: the operator cannot fuse the update "
+                                 "(check fuses_chebyshev_step() first)");
+        internal::ChebyshevEpilogue<Number> epilogue;
+        epilogue.rhs              = rhs;
+        epilogue.inverse_diagonal = inverse_diagonal;
+        epilogue.x_old            = x_old;
+        epilogue.out              = out;
+        epilogue.factor1          = static_cast<Number>(factor1);
+        epilogue.factor2          = static_cast<Number>(factor2);
+        internal::chebyshev_step_structured(d, x, epilogue);
+      }
+    } // namespace
+
+    void
+    MechanicsOperator::chebyshev_step(const double *x,
+                                      const double *x_old,
+                                      const double *rhs,
+                                      const double *inverse_diagonal,
+                                      const double  factor1,
+                                      const double  factor2,
+                                      double       *out) const
+    {
+      fused_chebyshev_step(*this, *impl_, x, x_old, rhs, inverse_diagonal, factor1, factor2, out);
+    }
+
+    void
+    MechanicsOperator::chebyshev_step(const float *x,
+                                      const float *x_old,
+                                      const float *rhs,
+                                      const float *inverse_diagonal,
+                                      const double factor1,
+                                      const double factor2,
+                                      float       *out) const
+    {
+      fused_chebyshev_step(*this, *impl_, x, x_old, rhs, inverse_diagonal, factor1, factor2, out);
+    }
+
     void
     MechanicsOperator::apply_unconstrained(const double *src, double *dst) const
     {

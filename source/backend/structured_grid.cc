@@ -58,15 +58,22 @@ namespace plastix
          * as zero when @p masked. With @p sparse, the block entries that
          * vanish on boxes (StructuredGrid::sparse_blocks) are skipped.
          *
+         * With @p chebyshev the result is not stored: it enters one step of
+         * a Chebyshev-Jacobi iteration at once (ChebyshevEpilogue, owned DoFs,
+         * t = x on constrained rows as the unit rows of apply()).
+         *
          * With @p in_functor (one material) the stencil travels inside the
          * functor (by value: on CUDA in the kernel's constant memory, whose
          * warp-wide broadcasts feed the multiply-adds without load
          * instructions) and the kernel is a range kernel; otherwise a team
          * copies the stencils of all materials into scratch memory first.
          */
-        template <typename Number, bool masked, bool sparse, bool in_functor>
+        template <typename Number, bool masked, bool sparse, bool in_functor, bool chebyshev = false>
         struct LatticeApply
         {
+          /** The Chebyshev step that takes the result (chebyshev only). */
+          ChebyshevEpilogue<Number> epilogue;
+
           /** The stencil of material 0 (in_functor only). */
           Number stencil[in_functor ? 243 : 1] = {};
 
@@ -186,9 +193,17 @@ namespace plastix
             if (p < 0)
               {
                 // A node of no local cell (a ghost that only others' cells have).
-                PLASTIX_UNROLL
-                for (int c = 0; c < 3; ++c)
-                  dst[3 * node + c] = 0;
+                if constexpr (chebyshev)
+                  {
+                    if (node < epilogue.n_owned_nodes)
+                      for (int c = 0; c < 3; ++c)
+                        epilogue.update(3 * node + c, Number(0), src[3 * node + c]);
+                  }
+                else
+                  {
+                    for (int c = 0; c < 3; ++c)
+                      dst[3 * node + c] = 0;
+                  }
                 return;
               }
             const LocalIndex    entry = lattice_node[p];
@@ -208,9 +223,23 @@ namespace plastix
               }
             else if (cls != 0)
               cell_rows(cls, p, r);
-            PLASTIX_UNROLL
-            for (int c = 0; c < 3; ++c)
-              dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? Number(0) : r[c];
+            if constexpr (chebyshev)
+              {
+                if (node >= epilogue.n_owned_nodes)
+                  return;
+                PLASTIX_UNROLL
+                for (int c = 0; c < 3; ++c)
+                  {
+                    const Index64 i = 3 * node + c;
+                    epilogue.update(i, (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? src[i] : r[c], src[i]);
+                  }
+              }
+            else
+              {
+                PLASTIX_UNROLL
+                for (int c = 0; c < 3; ++c)
+                  dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? Number(0) : r[c];
+              }
           }
 
           /** Range kernel over the local nodes (in_functor). */
@@ -237,21 +266,25 @@ namespace plastix
         };
       } // namespace
 
-      template <typename Number>
-      void
-      apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      namespace
       {
+        /**
+         * The lattice pass; with an @p epilogue (masked only) its Chebyshev
+         * step instead of storing dst.
+         */
+        template <typename Number, bool chebyshev>
+        void
+        launch_lattice(const MechanicsOperator::Impl   &d,
+                       const Number                    *src,
+                       Number                          *dst,
+                       const bool                       masked,
+                       const ChebyshevEpilogue<Number> &epilogue)
+        {
         const StructuredGrid &g       = d.structured;
         const Index64         n_nodes = d.n_nodes;
-        if (n_nodes == 0)
-          return;
-        if (g.n_points() == 0)
-          {
-            // No local cells: every local node is of another process's cells.
-            vector_operations::set(3 * n_nodes, Number(0), dst);
-            return;
-          }
         auto run = [&](auto functor, auto in_functor) {
+          if constexpr (chebyshev)
+            functor.epilogue = epilogue;
           functor.lattice_node         = g.node.data();
           functor.lattice_cell         = g.cell.data();
           functor.node_point           = g.node_point.data();
@@ -284,10 +317,12 @@ namespace plastix
         // The compile-time variants: masked, sparse blocks, one material.
         auto with_material_variant = [&](auto masked_flag, auto sparse_flag) {
           constexpr bool m = decltype(masked_flag)::value, sp = decltype(sparse_flag)::value;
-          if (g.n_materials == 1)
-            run(LatticeApply<Number, m, sp, true>{}, std::true_type{});
+          if constexpr (chebyshev && !m)
+            return;
+          else if (g.n_materials == 1)
+            run(LatticeApply<Number, m, sp, true, chebyshev>{}, std::true_type{});
           else
-            run(LatticeApply<Number, m, sp, false>{}, std::false_type{});
+            run(LatticeApply<Number, m, sp, false, chebyshev>{}, std::false_type{});
         };
         auto with_sparse_variant = [&](auto masked_flag) {
           if (g.sparse_blocks)
@@ -299,7 +334,39 @@ namespace plastix
           with_sparse_variant(std::true_type{});
         else
           with_sparse_variant(std::false_type{});
+        }
+      } // namespace
+
+      template <typename Number>
+      void
+      apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      {
+        const Index64 n_nodes = d.n_nodes;
+        if (n_nodes == 0)
+          return;
+        if (d.structured.n_points() == 0)
+          {
+            // No local cells: every local node is of another process's cells.
+            vector_operations::set(3 * n_nodes, Number(0), dst);
+            return;
+          }
+        launch_lattice<Number, false>(d, src, dst, masked, ChebyshevEpilogue<Number>{});
       }
+
+      template <typename Number>
+      void
+      chebyshev_step_structured(const MechanicsOperator::Impl &d, const Number *x, ChebyshevEpilogue<Number> epilogue)
+      {
+        if (d.n_nodes == 0)
+          return;
+        epilogue.n_owned_nodes = d.n_owned_nodes;
+        launch_lattice<Number, true>(d, x, nullptr, true, epilogue);
+      }
+
+      template void
+      chebyshev_step_structured<double>(const MechanicsOperator::Impl &, const double *, ChebyshevEpilogue<double>);
+      template void
+      chebyshev_step_structured<float>(const MechanicsOperator::Impl &, const float *, ChebyshevEpilogue<float>);
 
       template void
       apply_structured<double>(const MechanicsOperator::Impl &, const double *, double *, bool);

@@ -130,6 +130,43 @@ namespace plastix
       template <typename Number>
       void
       apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, bool masked);
+
+      /**
+       * One Chebyshev-Jacobi step on the owned DoFs with t = A x (masked:
+       * t = x on constrained rows), in the lattice pass:
+       *   out = (1 + factor1) x - factor1 x_old + factor2 D^-1 (rhs - t)
+       * (without the x_old term where x_old is null). out may be x_old, not x.
+       */
+      template <typename Number>
+      struct ChebyshevEpilogue
+      {
+        const Number *rhs              = nullptr;
+        const Number *inverse_diagonal = nullptr;
+        const Number *x_old            = nullptr;
+        Number       *out              = nullptr;
+        Number        factor1 = 0, factor2 = 0;
+        /** Set by chebyshev_step_structured(). */
+        Index64       n_owned_nodes = 0;
+
+        /** Entry @p i, given t_i and x_i. */
+        KOKKOS_INLINE_FUNCTION void
+        update(const Index64 i, const Number t, const Number x) const
+        {
+          const Number correction = factor2 * inverse_diagonal[i] * (rhs[i] - t);
+          out[i] = x_old != nullptr ? (Number(1) + factor1) * x - factor1 * x_old[i] + correction :
+                                      (Number(1) + factor1) * x + correction;
+        }
+      };
+
+      /**
+       * The Chebyshev step of ChebyshevEpilogue fused into the lattice pass
+       * (masked). Only where the lattice pass is the whole operator: no
+       * cells of the element-by-element pass, no constraint lines, no ghost
+       * exchange.
+       */
+      template <typename Number>
+      void
+      chebyshev_step_structured(const MechanicsOperator::Impl &d, const Number *x, ChebyshevEpilogue<Number> epilogue);
     } // namespace internal
   }   // namespace backend
 } // namespace plastix

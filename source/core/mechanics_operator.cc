@@ -364,6 +364,36 @@ namespace plastix
   }
 
   template <typename Number>
+  bool
+  MechanicsOperator::chebyshev_step(const device::Vector<Number> &x,
+                                    const device::Vector<Number> *x_old,
+                                    const device::Vector<Number> &rhs,
+                                    const device::Vector<Number> &inverse_diagonal,
+                                    const double                  factor1,
+                                    const double                  factor2,
+                                    device::Vector<Number>       &out) const
+  {
+    // One process: no ghost exchange, so every row is complete after the one kernel.
+    if (partitioner->n_mpi_processes() != 1 || !device_operator->fuses_chebyshev_step())
+      return false;
+    const auto same_layout = [this](const device::Vector<Number> &v) {
+      return v.get_partitioner().get() == partitioner.get() ||
+             v.get_partitioner()->locally_owned_range() == partitioner->locally_owned_range();
+    };
+    if (!same_layout(x) || !same_layout(rhs) || !same_layout(inverse_diagonal) || !same_layout(out) ||
+        (x_old != nullptr && !same_layout(*x_old)))
+      return false;
+    device_operator->chebyshev_step(x.device_data(),
+                                    x_old != nullptr ? x_old->device_data() : nullptr,
+                                    rhs.device_data(),
+                                    inverse_diagonal.device_data(),
+                                    factor1,
+                                    factor2,
+                                    out.device_data());
+    return true;
+  }
+
+  template <typename Number>
   void
   MechanicsOperator::Tvmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const
   {
@@ -661,6 +691,13 @@ namespace plastix
 #define PLASTIX_INSTANTIATE(Number)                                                                            \
   template void MechanicsOperator::vmult(device::Vector<Number> &, const device::Vector<Number> &) const;      \
   template void MechanicsOperator::Tvmult(device::Vector<Number> &, const device::Vector<Number> &) const;     \
+  template bool MechanicsOperator::chebyshev_step(const device::Vector<Number> &,                              \
+                                                  const device::Vector<Number> *,                              \
+                                                  const device::Vector<Number> &,                              \
+                                                  const device::Vector<Number> &,                              \
+                                                  double,                                                      \
+                                                  double,                                                      \
+                                                  device::Vector<Number> &) const;                             \
   template void MechanicsOperator::vmult_add(device::Vector<Number> &, const device::Vector<Number> &) const;  \
   template void MechanicsOperator::Tvmult_add(device::Vector<Number> &, const device::Vector<Number> &) const; \
   template void MechanicsOperator::initialize_dof_vector(device::Vector<Number> &) const;                      \

@@ -26,6 +26,7 @@
 #include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
 #include <plastix/core/elastic_matrix.h>
+#include <plastix/solvers/chebyshev_smoother.h>
 #include <plastix/solvers/mg_transfer.h>
 #include <plastix/solvers/preconditioners.h>
 
@@ -648,7 +649,7 @@ namespace plastix
       using VectorType = device::Vector<Number>;
       using Jacobi     = JacobiOf<Number>;
       using Chebyshev  = ChebyshevOf<Number>;
-      using Smoother   = dealii::MGSmootherRelaxation<MechanicsOperator, Chebyshev, VectorType>;
+      using Smoother   = dealii::MGSmootherRelaxation<MechanicsOperator, ChebyshevSmoother<Number>, VectorType>;
 
       VCycleOf(const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>        &operators,
                const dealii::DoFHandler<3>                                                  &active_dofs,
@@ -673,7 +674,10 @@ namespace plastix
         // MGSmootherRelaxation, as in step-37): the post-smoothing is
         // Chebyshev's step() from the current iterate. MGSmootherPrecondition
         // would form the residual, smooth it from zero and add the correction:
-        // the same polynomial with three more vector passes per level. The
+        // the same polynomial with three more vector passes per level.
+        // ChebyshevSmoother is deal.II's PreconditionChebyshev whose steps
+        // fuse the vector update into the lattice kernel where the level
+        // operator allows (one kernel per step instead of three). The
         // inverse diagonals are computed in setup_smoother().
         timer.restart();
         smoother_data.resize(0, finest);

@@ -233,6 +233,42 @@ namespace plastix
       apply(const float *src, float *dst) const;
 
       /**
+       * Whether chebyshev_step() can fuse its update into the application:
+       * Strategy::dbd_structured whose lattice pass is the whole operator
+       * (no cells with plastic points of a tangent, no hanging-node lines)
+       * and no ghost nodes (one process).
+       */
+      bool
+      fuses_chebyshev_step() const;
+
+      /**
+       * One step of a Chebyshev-Jacobi iteration with the update fused into
+       * apply(): with t = apply(x) (t = x on constrained rows),
+       *   out = (1 + factor1) x - factor1 x_old + factor2 inverse_diagonal (rhs - t)
+       * on every DoF (without the x_old term if @p x_old is null), in one
+       * kernel that does not store t. @p out may be @p x_old, not @p x.
+       * Only where fuses_chebyshev_step(); throws otherwise.
+       */
+      void
+      chebyshev_step(const double *x,
+                     const double *x_old,
+                     const double *rhs,
+                     const double *inverse_diagonal,
+                     double        factor1,
+                     double        factor2,
+                     double       *out) const;
+
+      /** As above in single precision. */
+      void
+      chebyshev_step(const float *x,
+                     const float *x_old,
+                     const float *rhs,
+                     const float *inverse_diagonal,
+                     double       factor1,
+                     double       factor2,
+                     float       *out) const;
+
+      /**
        * dst = C^T A src with no Dirichlet treatment, src taken as it is on
        * every DoF (constrained rows included), used to move prescribed
        * values to the right-hand side. With hanging-node lines the rows of

@@ -158,6 +158,26 @@ namespace plastix
     void
     Tvmult(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
 
+    /**
+     * One step of a Chebyshev-Jacobi iteration in one kernel where the
+     * operator allows it (backend::MechanicsOperator::fuses_chebyshev_step()
+     * and one process): with t = A x,
+     *   out = (1 + factor1) x - factor1 x_old + factor2 inverse_diagonal (rhs - t)
+     * (no x_old term if @p x_old is null; @p out may be @p x_old, not @p x).
+     * Returns false and does nothing otherwise: the caller then applies
+     * vmult() and updates the vectors itself. All vectors have the
+     * operator's layout.
+     */
+    template <typename Number>
+    bool
+    chebyshev_step(const device::Vector<Number> &x,
+                   const device::Vector<Number> *x_old,
+                   const device::Vector<Number> &rhs,
+                   const device::Vector<Number> &inverse_diagonal,
+                   double                        factor1,
+                   double                        factor2,
+                   device::Vector<Number>       &out) const;
+
     /** dst += A src. */
     template <typename Number>
     void
