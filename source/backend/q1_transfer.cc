@@ -52,9 +52,10 @@ namespace plastix
        */
       template <typename Number>
       void
-      prolongate(const Q1Transfer::Impl &d, const Number *coarse, Number *fine)
+      prolongate(const Q1Transfer::Impl &d, const Number *coarse, Number *fine, const bool add)
       {
-        vector_operations::set(3 * static_cast<std::size_t>(d.n_fine_nodes), Number(0), fine);
+        if (!add)
+          vector_operations::set(3 * static_cast<std::size_t>(d.n_fine_nodes), Number(0), fine);
         const LocalIndex   *coarse_nodes       = d.coarse_cell_nodes.data();
         const LocalIndex   *fine_nodes         = d.fine_cell_nodes.data();
         const double       *weights            = d.fine_node_weights.data();
@@ -100,9 +101,10 @@ namespace plastix
        */
       template <typename Number>
       void
-      restrict_to_coarse(const Q1Transfer::Impl &d, const Number *fine, Number *coarse)
+      restrict_to_coarse(const Q1Transfer::Impl &d, const Number *fine, Number *coarse, const bool add)
       {
-        vector_operations::set(3 * static_cast<std::size_t>(d.n_coarse_nodes), Number(0), coarse);
+        if (!add)
+          vector_operations::set(3 * static_cast<std::size_t>(d.n_coarse_nodes), Number(0), coarse);
         const LocalIndex   *coarse_nodes       = d.coarse_cell_nodes.data();
         const LocalIndex   *fine_nodes         = d.fine_cell_nodes.data();
         const double       *weights            = d.fine_node_weights.data();
@@ -158,27 +160,27 @@ namespace plastix
     Q1Transfer::~Q1Transfer() = default;
 
     void
-    Q1Transfer::prolongate(const double *coarse, double *fine) const
+    Q1Transfer::prolongate(const double *coarse, double *fine, const bool add) const
     {
-      internal::prolongate(*impl_, coarse, fine);
+      internal::prolongate(*impl_, coarse, fine, add);
     }
 
     void
-    Q1Transfer::prolongate(const float *coarse, float *fine) const
+    Q1Transfer::prolongate(const float *coarse, float *fine, const bool add) const
     {
-      internal::prolongate(*impl_, coarse, fine);
+      internal::prolongate(*impl_, coarse, fine, add);
     }
 
     void
-    Q1Transfer::restrict_to_coarse(const double *fine, double *coarse) const
+    Q1Transfer::restrict_to_coarse(const double *fine, double *coarse, const bool add) const
     {
-      internal::restrict_to_coarse(*impl_, fine, coarse);
+      internal::restrict_to_coarse(*impl_, fine, coarse, add);
     }
 
     void
-    Q1Transfer::restrict_to_coarse(const float *fine, float *coarse) const
+    Q1Transfer::restrict_to_coarse(const float *fine, float *coarse, const bool add) const
     {
-      internal::restrict_to_coarse(*impl_, fine, coarse);
+      internal::restrict_to_coarse(*impl_, fine, coarse, add);
     }
 
     std::size_t

@@ -281,6 +281,13 @@ namespace plastix
                   src.get_partitioner()->is_compatible(*layouts[to_level - 1]),
                 dealii::ExcMessage("MGTransferDevice: the coarse vector has another layout than its level"));
     src.update_ghost_values();
+    if (dst.get_partitioner()->n_mpi_processes() == 1)
+      {
+        // One process: no partial sums at shared nodes to exchange, so the
+        // kernel adds P src to dst itself (no zeroed temporary, no second pass).
+        transfer.q1->prolongate(src.device_data(), dst.device_data(), true);
+        return;
+      }
     transfer.q1->prolongate(src.device_data(), transfer.fine_work.device_data());
     transfer.fine_work.compress(dealii::VectorOperation::add);
     dst.add(Number(1), transfer.fine_work);
@@ -302,6 +309,12 @@ namespace plastix
         fine = &transfer.fine_work;
       }
     fine->update_ghost_values();
+    if (dst.get_partitioner()->n_mpi_processes() == 1)
+      {
+        // One process: the kernel adds P^T src to dst itself, as above.
+        transfer.q1->restrict_to_coarse(fine->device_data(), dst.device_data(), true);
+        return;
+      }
     transfer.q1->restrict_to_coarse(fine->device_data(), transfer.coarse_work.device_data());
     transfer.coarse_work.compress(dealii::VectorOperation::add);
     dst.add(Number(1), transfer.coarse_work);

@@ -13,6 +13,8 @@
 //     deal.II's prolongation of the coarse vector with its boundary values
 //     set to zero;
 //   - restriction is the adjoint of prolongation: (R f, c) = (f, P c).
+//   - prolongate_and_add() and restrict_and_add() add to a vector that is not
+//     zero (2 P c and 2 R f; on one process the kernels add in place).
 // A wrong embedding matrix, a lost child, a wrong MPI weight or a ghost not
 // exchanged changes some entry by O(1).
 #include <deal.II/base/conditional_ostream.h>
@@ -149,6 +151,16 @@ namespace
           if (with_dirichlet)
             checker.check(what + ": prolongation on fine Dirichlet rows", boundary_value / scale, 0.);
 
+          // prolongate_and_add() onto a vector that is not zero (on one
+          // process the kernel adds in place): P c + P c = 2 P c.
+          {
+            plastix::device::Vector<Number> twice(fine_device);
+            transfer.prolongate_and_add(l, twice, coarse_device);
+            twice.add(Number(-2), fine_device);
+            checker.check(what + ": prolongate_and_add onto P c, |result - 2 P c| / |P c|",
+                          twice.linfty_norm() / fine_device.linfty_norm(), tolerance);
+          }
+
           // Restriction of a fine vector given in both numberings.
           HostVector fine_level(level_layouts[l]);
           fill_random(fine_level, 23 + 5 * l + 101 * rank);
@@ -169,6 +181,14 @@ namespace
           plastix::device::Vector<Number> fine_input(layouts[l]), restricted(layouts[l - 1]);
           fine_input.copy_from_host(fine);
           transfer.restrict_and_add(l, restricted, fine_input);
+          {
+            // restrict_and_add() onto a vector that is not zero: R f + R f = 2 R f.
+            plastix::device::Vector<Number> twice(restricted);
+            transfer.restrict_and_add(l, twice, fine_input);
+            twice.add(Number(-2), restricted);
+            checker.check(what + ": restrict_and_add onto R f, |result - 2 R f| / |R f|",
+                          twice.linfty_norm() / restricted.linfty_norm(), tolerance);
+          }
           HostVector ours_coarse(layouts[l - 1]);
           restricted.copy_to_host(ours_coarse);
           HostVector expected_coarse(level_layouts[l - 1]);

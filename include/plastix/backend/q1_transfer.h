@@ -89,21 +89,27 @@ namespace plastix
       Q1Transfer &
       operator=(const Q1Transfer &) = delete;
 
-      /** fine = P coarse (fine zeroed first) on all local fine DoFs. */
+      /**
+       * fine = P coarse on all local fine DoFs (fine zeroed first), or
+       * fine += P coarse with @p add (one kernel: no zeroing, no temporary).
+       */
       void
-      prolongate(const double *coarse, double *fine) const;
+      prolongate(const double *coarse, double *fine, bool add = false) const;
 
       /** As above in single precision. */
       void
-      prolongate(const float *coarse, float *fine) const;
+      prolongate(const float *coarse, float *fine, bool add = false) const;
 
-      /** coarse = P^T fine (coarse zeroed first) on all local coarse DoFs; reads the ghost fine values. */
+      /**
+       * coarse = P^T fine on all local coarse DoFs (coarse zeroed first), or
+       * coarse += P^T fine with @p add; reads the ghost fine values.
+       */
       void
-      restrict_to_coarse(const double *fine, double *coarse) const;
+      restrict_to_coarse(const double *fine, double *coarse, bool add = false) const;
 
       /** As above in single precision. */
       void
-      restrict_to_coarse(const float *fine, float *coarse) const;
+      restrict_to_coarse(const float *fine, float *coarse, bool add = false) const;
 
       /** Device memory held (bytes). */
       std::size_t
