@@ -280,60 +280,60 @@ namespace plastix
                        const bool                       masked,
                        const ChebyshevEpilogue<Number> &epilogue)
         {
-        const StructuredGrid &g       = d.structured;
-        const Index64         n_nodes = d.n_nodes;
-        auto run = [&](auto functor, auto in_functor) {
-          if constexpr (chebyshev)
-            functor.epilogue = epilogue;
-          functor.lattice_node         = g.node.data();
-          functor.lattice_cell         = g.cell.data();
-          functor.node_point           = g.node_point.data();
-          functor.n_nodes              = n_nodes;
-          functor.node_class           = g.node_class.data();
-          functor.cell_material        = d.cell_material.data();
-          functor.cell_factors         = d.cell_factor_data();
-          functor.stencils             = g.stencils.data();
-          functor.element_matrices     = g.element_matrices.data();
-          functor.n_scratch_materials  = static_cast<int>(std::min<std::size_t>(g.n_materials, lattice_scratch_materials));
-          for (int dim = 0; dim < 3; ++dim)
-            functor.points[dim] = g.points[dim];
-          functor.src              = src;
-          functor.dst              = dst;
-          if constexpr (decltype(in_functor)::value)
-            {
-              for (int e = 0; e < 243; ++e)
-                functor.stencil[e] = static_cast<Number>(g.host_stencils[e]);
-              Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_nodes), functor);
-            }
+          const StructuredGrid &g       = d.structured;
+          const Index64         n_nodes = d.n_nodes;
+          auto run = [&](auto functor, auto in_functor) {
+            if constexpr (chebyshev)
+              functor.epilogue = epilogue;
+            functor.lattice_node         = g.node.data();
+            functor.lattice_cell         = g.cell.data();
+            functor.node_point           = g.node_point.data();
+            functor.n_nodes              = n_nodes;
+            functor.node_class           = g.node_class.data();
+            functor.cell_material        = d.cell_material.data();
+            functor.cell_factors         = d.cell_factor_data();
+            functor.stencils             = g.stencils.data();
+            functor.element_matrices     = g.element_matrices.data();
+            functor.n_scratch_materials  = static_cast<int>(std::min<std::size_t>(g.n_materials, lattice_scratch_materials));
+            for (int dim = 0; dim < 3; ++dim)
+              functor.points[dim] = g.points[dim];
+            functor.src              = src;
+            functor.dst              = dst;
+            if constexpr (decltype(in_functor)::value)
+              {
+                for (int e = 0; e < 243; ++e)
+                  functor.stencil[e] = static_cast<Number>(g.host_stencils[e]);
+                Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_nodes), functor);
+              }
+            else
+              {
+                const Index64 n_teams = (n_nodes + lattice_nodes_per_team - 1) / lattice_nodes_per_team;
+                Kokkos::parallel_for("plastix::dbd_structured",
+                                     TeamPolicy(static_cast<int>(n_teams), on_device ? lattice_nodes_per_team : 1)
+                                       .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),
+                                     functor);
+              }
+          };
+          // The compile-time variants: masked, sparse blocks, one material.
+          auto with_material_variant = [&](auto masked_flag, auto sparse_flag) {
+            constexpr bool m = decltype(masked_flag)::value, sp = decltype(sparse_flag)::value;
+            if constexpr (chebyshev && !m)
+              return;
+            else if (g.n_materials == 1)
+              run(LatticeApply<Number, m, sp, true, chebyshev>{}, std::true_type{});
+            else
+              run(LatticeApply<Number, m, sp, false, chebyshev>{}, std::false_type{});
+          };
+          auto with_sparse_variant = [&](auto masked_flag) {
+            if (g.sparse_blocks)
+              with_material_variant(masked_flag, std::true_type{});
+            else
+              with_material_variant(masked_flag, std::false_type{});
+          };
+          if (masked)
+            with_sparse_variant(std::true_type{});
           else
-            {
-              const Index64 n_teams = (n_nodes + lattice_nodes_per_team - 1) / lattice_nodes_per_team;
-              Kokkos::parallel_for("plastix::dbd_structured",
-                                   TeamPolicy(static_cast<int>(n_teams), on_device ? lattice_nodes_per_team : 1)
-                                     .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),
-                                   functor);
-            }
-        };
-        // The compile-time variants: masked, sparse blocks, one material.
-        auto with_material_variant = [&](auto masked_flag, auto sparse_flag) {
-          constexpr bool m = decltype(masked_flag)::value, sp = decltype(sparse_flag)::value;
-          if constexpr (chebyshev && !m)
-            return;
-          else if (g.n_materials == 1)
-            run(LatticeApply<Number, m, sp, true, chebyshev>{}, std::true_type{});
-          else
-            run(LatticeApply<Number, m, sp, false, chebyshev>{}, std::false_type{});
-        };
-        auto with_sparse_variant = [&](auto masked_flag) {
-          if (g.sparse_blocks)
-            with_material_variant(masked_flag, std::true_type{});
-          else
-            with_material_variant(masked_flag, std::false_type{});
-        };
-        if (masked)
-          with_sparse_variant(std::true_type{});
-        else
-          with_sparse_variant(std::false_type{});
+            with_sparse_variant(std::false_type{});
         }
       } // namespace
 
