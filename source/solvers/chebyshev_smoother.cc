@@ -81,6 +81,15 @@ namespace plastix
   ChebyshevSmoother<Number>::run(const unsigned int first_index, VectorType &solution, const VectorType &rhs) const
   {
     fused_steps = 0;
+    if (!eigenvalues_known)
+      {
+        // No estimate_eigenvalues() yet: deal.II's smoother estimates them and iterates.
+        if (first_index == 0)
+          reference.vmult(solution, rhs);
+        else
+          reference.step(solution, rhs);
+        return;
+      }
     iterate(first_index, 0., 1. / theta, rhs, solution);
     if (degree < 2 || std::abs(delta) < 1e-40)
       return;
@@ -98,12 +107,6 @@ namespace plastix
   void
   ChebyshevSmoother<Number>::vmult(VectorType &dst, const VectorType &src) const
   {
-    if (!eigenvalues_known)
-      {
-        fused_steps = 0;
-        reference.vmult(dst, src);
-        return;
-      }
     run(0, dst, src);
   }
 
@@ -118,12 +121,6 @@ namespace plastix
   void
   ChebyshevSmoother<Number>::step(VectorType &dst, const VectorType &src) const
   {
-    if (!eigenvalues_known)
-      {
-        fused_steps = 0;
-        reference.step(dst, src);
-        return;
-      }
     run(1, dst, src);
   }
 

@@ -92,7 +92,10 @@ namespace plastix
             const VectorType &rhs,
             VectorType       &solution) const;
 
-    /** The polynomial from step @p first_index on. */
+    /**
+     * The polynomial from step @p first_index on (0: vmult(), 1: step());
+     * deal.II's vmult() or step() before estimate_eigenvalues().
+     */
     void
     run(unsigned int first_index, VectorType &solution, const VectorType &rhs) const;
 
