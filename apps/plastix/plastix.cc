@@ -72,9 +72,13 @@ main(int argc, char **argv)
   // Only the program name goes to MPI_InitFinalize: the arguments are
   // plastix's own. deal.II 9.6 hands what it gets to PETSc, which warns at
   // exit about options it did not use (and so broke --print-parameters).
+  // The host threads: deal.II's default, the node's cores shared among the
+  // ranks on it (DEAL_II_NUM_THREADS caps them). deal.II's set-up runs
+  // tasks on them (the block counts of distribute_mg_dofs()), and the
+  // level DoFs are distributed while the operator is set up.
   int                                      mpi_argc = 1;
   char                                   **mpi_argv = argv;
-  dealii::Utilities::MPI::MPI_InitFinalize mpi(mpi_argc, mpi_argv, 1);
+  dealii::Utilities::MPI::MPI_InitFinalize mpi(mpi_argc, mpi_argv);
   const MPI_Comm                           comm = MPI_COMM_WORLD;
   const bool root = dealii::Utilities::MPI::this_mpi_process(comm) == 0;
 
