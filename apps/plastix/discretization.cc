@@ -1,4 +1,5 @@
 // Mesh, DoFs, constraints, operator and output shared by the drivers.
+#include <deal.II/base/multithread_info.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>
@@ -32,6 +33,31 @@ namespace plastix
     , communicator(communicator)
     , fe(dealii::FE_Q<3>(1), 3)
   {}
+
+  Discretization::~Discretization()
+  {
+    // A task that threw has nobody to report to any more (a throw from
+    // setup_operator() is already on its way): only wait.
+    try
+      {
+        wait_for_level_dofs();
+      }
+    catch (...)
+      {}
+  }
+
+  void
+  Discretization::wait_for_level_dofs()
+  {
+    if (!level_dofs_task.joinable())
+      return;
+    dealii::Timer timer;
+    // Task::join() waits and rethrows; afterwards the task is no longer joinable.
+    auto task = std::move(level_dofs_task);
+    level_dofs_task = dealii::Threads::Task<void>();
+    task.join();
+    dofs_stage_times.level_dofs_wait = timer.wall_time();
+  }
 
   void
   Discretization::make_mesh()
@@ -100,19 +126,36 @@ namespace plastix
       seconds = timer.wall_time();
       timer.restart();
     };
+    wait_for_level_dofs();
     check_mesh_ids(parameters, *triangulation);
     lap(dofs_stage_times.id_checks);
     dof_handler.distribute_dofs(fe);
     lap(dofs_stage_times.distribute);
-    // Level DoFs for multigrid on the same DoFHandler (else the multigrid
-    // preconditioner would distribute the active DoFs a second time).
-    if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
-      dof_handler.distribute_mg_dofs();
-    lap(dofs_stage_times.level_dofs);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     lap(dofs_stage_times.constraints);
     check_rigid_body_motions(dof_handler, constraints);
     lap(dofs_stage_times.rigid_body_check);
+    // Level DoFs for multigrid on the same DoFHandler (else the multigrid
+    // preconditioner would distribute the active DoFs a second time).
+    if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
+      {
+        const auto distribute_level_dofs = [this]() {
+          dealii::Timer level_timer;
+          dof_handler.distribute_mg_dofs();
+          dofs_stage_times.level_dofs = level_timer.wall_time();
+        };
+        // A serial mesh only: on p4est's mesh distribute_mg_dofs() calls MPI,
+        // which deal.II initializes for one thread at a time. And no hanging
+        // nodes: the operator's set-up then builds hanging-node constraints,
+        // which borrow the mesh's user flags as distribute_mg_dofs() does.
+        dofs_stage_times.level_dofs_in_background =
+          dealii::MultithreadInfo::n_threads() > 1 && !triangulation->has_hanging_nodes() &&
+          dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(triangulation.get()) == nullptr;
+        if (dofs_stage_times.level_dofs_in_background)
+          level_dofs_task = dealii::Threads::new_task(distribute_level_dofs);
+        else
+          distribute_level_dofs();
+      }
   }
 
   std::string
@@ -120,8 +163,12 @@ namespace plastix
   {
     std::ostringstream text;
     text << std::setprecision(3) << "id checks " << dofs_stage_times.id_checks << ", distribute "
-         << dofs_stage_times.distribute << ", level DoFs " << dofs_stage_times.level_dofs << ", constraints "
-         << dofs_stage_times.constraints << ", rigid-body check " << dofs_stage_times.rigid_body_check;
+         << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
+         << dofs_stage_times.rigid_body_check << ", level DoFs ";
+    text << dofs_stage_times.level_dofs;
+    if (dofs_stage_times.level_dofs_in_background)
+      text << " (in the background of the operator's set-up, which waited " << dofs_stage_times.level_dofs_wait
+           << " for them)";
     return text.str();
   }
 
@@ -172,6 +219,7 @@ namespace plastix
       {
         throw InputError(parameters.mesh.geometry == GeometryType::file ? "Mesh/File" : "Mesh/Distortion", error.what());
       }
+    wait_for_level_dofs();
   }
 
   void

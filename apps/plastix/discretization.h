@@ -3,6 +3,7 @@
 #ifndef PLASTIX_APP_DISCRETIZATION_H
 #define PLASTIX_APP_DISCRETIZATION_H
 
+#include <deal.II/base/thread_management.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_system.h>
@@ -35,6 +36,9 @@ namespace plastix
   public:
     Discretization(const Parameters &parameters, MPI_Comm communicator);
 
+    /** Waits for the level DoFs if they are still being distributed. */
+    ~Discretization();
+
     /**
      * Create (or read) and refine the mesh: a serial dealii::Triangulation
      * on one rank (p4est's forest costs most of the set-up there and gives
@@ -63,7 +67,17 @@ namespace plastix
     void
     setup();
 
-    /** The first part of setup(): mesh ids checked, DoFs distributed, Dirichlet constraints, rigid-body check. */
+    /**
+     * The first part of setup(): mesh ids checked, DoFs distributed, Dirichlet
+     * constraints, rigid-body check, and the level DoFs of a multigrid
+     * hierarchy. On one process with more than one host thread the level
+     * DoFs are distributed by a task that runs on while setup_operator()
+     * builds the operator, which waits for it at its end (the two touch
+     * different parts of the DoFHandler; neither uses the mesh's user
+     * flags, which deal.II's constraint functions borrow, so the task starts
+     * after the constraints). On several processes distribute_mg_dofs()
+     * communicates and runs in line.
+     */
     void
     setup_dofs();
 
@@ -74,8 +88,15 @@ namespace plastix
       double id_checks = 0.;
       /** DoFHandler::distribute_dofs(). */
       double distribute = 0.;
-      /** DoFHandler::distribute_mg_dofs() (runs with a multigrid hierarchy only). */
+      /**
+       * DoFHandler::distribute_mg_dofs() (runs with a multigrid hierarchy
+       * only), from its start to its end, also where it ran in the background.
+       */
       double level_dofs = 0.;
+      /** Whether the level DoFs were distributed in the background of setup_operator(). */
+      bool level_dofs_in_background = false;
+      /** How long setup_operator() waited for them at its end. */
+      double level_dofs_wait = 0.;
       /** The Dirichlet constraints. */
       double constraints = 0.;
       /** The check that the constraints hold every rigid-body motion. */
@@ -89,7 +110,10 @@ namespace plastix
     std::string
     dofs_stage_description() const;
 
-    /** The second part of setup(): the material table and the device operator. */
+    /**
+     * The second part of setup(): the material table and the device
+     * operator; at its end the level DoFs of setup_dofs() are complete.
+     */
     void
     setup_operator();
 
@@ -152,6 +176,14 @@ namespace plastix
     MechanicsOperator                               op;
     /** External force at load factor 1 (device). */
     DeviceVector external_force;
+
+  private:
+    /** Join the level-DoF task of setup_dofs() (if any); rethrows what it threw. */
+    void
+    wait_for_level_dofs();
+
+    /** distribute_mg_dofs() running in the background of setup_operator() (declared last: joined first). */
+    dealii::Threads::Task<void> level_dofs_task;
   };
 } // namespace plastix
 

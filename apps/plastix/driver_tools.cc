@@ -45,11 +45,12 @@ namespace plastix
       d.setup_dofs();
       summary.n_dofs = d.dof_handler.n_dofs();
       timer.stop("dofs");
-      if (dealii::Utilities::MPI::this_mpi_process(d.communicator) == 0)
-        std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
       timer.start();
       d.setup_operator();
       summary.operator_description = d.parameters.op.description();
+      // After the operator: the level DoFs may have been distributed meanwhile.
+      if (dealii::Utilities::MPI::this_mpi_process(d.communicator) == 0)
+        std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
     }
 
     void

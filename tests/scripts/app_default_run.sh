@@ -3,7 +3,8 @@
 # each in an empty temporary directory: exit status 0, the .pvtu record and
 # one .vtu per rank in the output directory (no staging folder left), the
 # printed summary's max |u| equal to 0.01988 m to 3 significant digits, and
-# the same number of CG iterations with 1 and 2 ranks.
+# the same number of CG iterations with 1 and 2 ranks; and the same solve
+# with 1 and 2 host threads (level DoFs in line and in the background).
 #
 # usage: app_default_run.sh <plastix binary> <default.prm> [mpiexec]
 set -u
@@ -70,6 +71,31 @@ if [ -n "${iterations[1]}" ] && [ "${iterations[1]}" = "${iterations[2]}" ]; the
   ok "CG iterations identical with 1 and 2 ranks (${iterations[1]})"
 else
   fail "CG iterations differ: 1 rank '${iterations[1]}', 2 ranks '${iterations[2]}'"
+fi
+
+# Host threads: with 2 the level DoFs are distributed in the background of
+# the operator's set-up, with 1 in line; the solve is the same either way
+# (the printed residual and max |u| to all digits, the iterations).
+declare -A solve
+for threads in 1 2; do
+  dir="$WORK/threads$threads"
+  mkdir -p "$dir" && cd "$dir" || exit 1
+  cp "$PRM" default.prm
+  DEAL_II_NUM_THREADS=$threads timeout 300 "$APP" default.prm >run.out 2>run.err
+  status=$?
+  if [ $status = 0 ]; then ok "$threads host thread(s): exit status 0"; else fail "$threads host thread(s): exit status $status: $(cat run.err)"; fi
+  solve[$threads]=$(grep '^plastix: ' run.out | sed -n 's/.*\( [0-9][0-9]* iterations, residual .*, max |u| [^,]*\),.*/\1/p')
+  background=$(grep -c 'in the background of the operator' run.out)
+  if [ "$threads" = 1 ] && [ "$background" = 0 ]; then ok "1 host thread: level DoFs in line"; fi
+  if [ "$threads" = 2 ] && [ "$background" = 1 ]; then ok "2 host threads: level DoFs in the background"; fi
+  if { [ "$threads" = 1 ] && [ "$background" != 0 ]; } || { [ "$threads" = 2 ] && [ "$background" != 1 ]; }; then
+    fail "$threads host thread(s): $(grep 'dofs: set-up' run.out)"
+  fi
+done
+if [ -n "${solve[1]}" ] && [ "${solve[1]}" = "${solve[2]}" ]; then
+  ok "the same solve with 1 and 2 host threads:${solve[1]}"
+else
+  fail "the solve differs: 1 thread '${solve[1]}', 2 threads '${solve[2]}'"
 fi
 
 [ $failures = 0 ] && echo PASSED || echo FAILED
