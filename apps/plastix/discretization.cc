@@ -120,13 +120,14 @@ namespace plastix
   void
   Discretization::setup_dofs()
   {
+    // A task of an earlier call (setup_operator() normally joins it) writes the stage times.
+    wait_for_level_dofs();
     dofs_stage_times = DofsStageTimes();
     dealii::Timer timer;
     const auto    lap = [&timer](double &seconds) {
       seconds = timer.wall_time();
       timer.restart();
     };
-    wait_for_level_dofs();
     check_mesh_ids(parameters, *triangulation);
     lap(dofs_stage_times.id_checks);
     dof_handler.distribute_dofs(fe);
