@@ -165,8 +165,7 @@ namespace plastix
     std::ostringstream text;
     text << std::setprecision(3) << "id checks " << dofs_stage_times.id_checks << ", distribute "
          << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
-         << dofs_stage_times.rigid_body_check << ", level DoFs ";
-    text << dofs_stage_times.level_dofs;
+         << dofs_stage_times.rigid_body_check << ", level DoFs " << dofs_stage_times.level_dofs;
     if (dofs_stage_times.level_dofs_in_background)
       text << " (in the background of the operator's set-up, which waited " << dofs_stage_times.level_dofs_wait
            << " for them)";
