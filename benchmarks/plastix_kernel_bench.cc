@@ -5,7 +5,7 @@
 //                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled,assembled,dbd structured"]
 //                        [--tile-cells 64,128]
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
-//                        [--mappings auto,cell,node] [--formulations full,bbar] [--csr-max-dofs N]
+//                        [--mappings auto,cell,node,shuffle] [--formulations full,bbar] [--csr-max-dofs N]
 //
 // With --formulations full,bbar every configuration is also run with B-bar
 // (mean dilatation; its rows name it in the cell-kernel column), checked
@@ -411,7 +411,7 @@ main(int argc, char **argv)
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
-                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node] [--formulations full,bbar] "
+                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node,shuffle] [--formulations full,bbar] "
                        "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2] "
                        "[--criteria \"von Mises,Mohr-Coulomb,Drucker-Prager\"] "
                        "[--precision double,single] [--transfer] [--node-order lexicographic|cells]\n";

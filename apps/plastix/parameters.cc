@@ -841,7 +841,10 @@ namespace plastix
     prm.add_parameter("Thread mapping", thread_mapping,
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
-                      "point; not with ebe tiled), auto (node for ebe colored on GPUs, cell otherwise)");
+                      "point; not with ebe tiled), shuffle (eight threads per cell that exchange "
+                      "values through register shuffles; for the quadrature cell kernels of ebe "
+                      "atomic and ebe colored), auto (on GPUs node for ebe colored, shuffle for ebe "
+                      "atomic with geometry on the fly; cell otherwise)");
     prm.add_parameter("Element formulation", element_formulation,
                       "Strain of the Gauss points: full (full integration, each point its own "
                       "strain) or bbar (B-bar, mean dilatation: each point keeps its deviatoric "
@@ -875,6 +878,13 @@ namespace plastix
     {
       return congruent_cells(mesh) && mesh.local_refinements == 0 && !mesh.adaptive.enabled();
     }
+
+    /** Thread mappings with eight threads per cell (node, shuffle): only for ebe atomic and ebe colored. */
+    bool
+    several_threads_per_cell(const backend::ThreadMapping mapping)
+    {
+      return mapping == backend::ThreadMapping::node || mapping == backend::ThreadMapping::shuffle;
+    }
   } // namespace
 
   void
@@ -887,7 +897,7 @@ namespace plastix
     // dbd structured (auto on lattices) computes the lattice's matrices itself; the cell kernel serves its
     // plastic cells and the diagonal, where the geometry on the fly needs no stored data.
     const bool structured = strategy == backend::Strategy::dbd_structured ||
-                            (strategy.automatic && lattice_mesh(mesh) && thread_mapping != backend::ThreadMapping::node);
+                            (strategy.automatic && lattice_mesh(mesh) && !several_threads_per_cell(thread_mapping));
     if (structured)
       cell_kernel = CellKernel::geometry_on_the_fly;
     else if (problem_type == ProblemType::elastic && congruent_cells(mesh))
@@ -904,11 +914,11 @@ namespace plastix
     if (!strategy.automatic)
       return;
     strategy_automatic = true;
-    if (lattice_mesh(mesh) && thread_mapping != backend::ThreadMapping::node)
+    if (lattice_mesh(mesh) && !several_threads_per_cell(thread_mapping))
       strategy = backend::Strategy::dbd_structured;
     else
       strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
-                     congruent_cells(mesh) && thread_mapping != backend::ThreadMapping::node ?
+                     congruent_cells(mesh) && !several_threads_per_cell(thread_mapping) ?
                    backend::Strategy::ebe_tiled :
                    backend::Strategy::ebe_atomic;
   }
@@ -1360,15 +1370,18 @@ namespace plastix
     else if (!initial_stress.is_zero())
       throw InputError("Initial stress/Stress",
                        "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
-    if (op.strategy == backend::Strategy::ebe_tiled && op.thread_mapping == backend::ThreadMapping::node)
+    const std::string mapping_name = backend::to_string(op.thread_mapping);
+    if (op.strategy == backend::Strategy::ebe_tiled && several_threads_per_cell(op.thread_mapping))
       throw InputError("Operator/Thread mapping",
-                       "ebe tiled runs one thread per cell: use cell or auto, or another strategy for node");
-    if (op.strategy == backend::Strategy::assembled && op.thread_mapping == backend::ThreadMapping::node)
+                       "ebe tiled runs one thread per cell: use cell or auto, or another strategy for " + mapping_name);
+    if (op.strategy == backend::Strategy::assembled && several_threads_per_cell(op.thread_mapping))
       throw InputError("Operator/Thread mapping",
-                       "the assembled matrix is applied by rows: use cell or auto, or another strategy for node");
-    if (op.strategy == backend::Strategy::dbd_structured && op.thread_mapping == backend::ThreadMapping::node)
+                       "the assembled matrix is applied by rows: use cell or auto, or another strategy for " +
+                         mapping_name);
+    if (op.strategy == backend::Strategy::dbd_structured && several_threads_per_cell(op.thread_mapping))
       throw InputError("Operator/Thread mapping",
-                       "dbd structured runs one thread per lattice point: use cell or auto, or another strategy for node");
+                       "dbd structured runs one thread per lattice point: use cell or auto, or another strategy for " +
+                         mapping_name);
     // A mesh file may be a lattice (the backend checks it); generated meshes are known here.
     if (op.strategy == backend::Strategy::dbd_structured && mesh.geometry != GeometryType::file && !lattice_mesh(mesh))
       throw InputError("Operator/Strategy",

@@ -83,7 +83,9 @@ namespace plastix
         return ThreadMapping::cell;
       if (name == "node")
         return ThreadMapping::node;
-      throw std::invalid_argument("unknown thread mapping '" + name + "' (expected: auto, cell, node)");
+      if (name == "shuffle")
+        return ThreadMapping::shuffle;
+      throw std::invalid_argument("unknown thread mapping '" + name + "' (expected: auto, cell, node, shuffle)");
     }
 
     std::string
@@ -97,6 +99,8 @@ namespace plastix
             return "cell";
           case ThreadMapping::node:
             return "node";
+          case ThreadMapping::shuffle:
+            return "shuffle";
         }
       return "?";
     }
@@ -655,8 +659,9 @@ namespace plastix
       // colored on GPUs (each colour is a small, sparse launch).
       if (settings.strategy == Strategy::ebe_tiled)
         {
-          if (settings.thread_mapping == ThreadMapping::node)
-            throw std::invalid_argument("ebe tiled runs one thread per cell: thread mapping 'node' does not apply");
+          if (settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle)
+            throw std::invalid_argument("ebe tiled runs one thread per cell: thread mapping '" +
+                                        to_string(settings.thread_mapping) + "' does not apply");
           if (settings.cells_per_tile < 1 || settings.cells_per_tile > 128)
             throw std::invalid_argument("ebe tiled: cells per tile must lie in [1, 128], not " +
                                         std::to_string(settings.cells_per_tile));
@@ -664,23 +669,33 @@ namespace plastix
         }
       if (settings.strategy == Strategy::assembled)
         {
-          if (settings.thread_mapping == ThreadMapping::node)
-            throw std::invalid_argument("assembled: the matrix is applied by rows; thread mapping 'node' does not apply");
+          if (settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle)
+            throw std::invalid_argument("assembled: the matrix is applied by rows; thread mapping '" +
+                                        to_string(settings.thread_mapping) + "' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
       if (settings.strategy == Strategy::dbd_structured)
         {
-          if (settings.thread_mapping == ThreadMapping::node)
-            throw std::invalid_argument("dbd structured runs one thread per node: thread mapping 'node' does not apply");
+          if (settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle)
+            throw std::invalid_argument("dbd structured runs one thread per node: thread mapping '" +
+                                        to_string(settings.thread_mapping) + "' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
+      // Measured on an H100 (doc/benchmarks.md, "Eight shuffle lanes per
+      // cell"): with geometry on the fly, ebe atomic runs 1.3-1.7x faster on
+      // the shuffle lanes; with stored geometry they gain nothing.
       if (d.settings.thread_mapping == ThreadMapping::automatic)
-        d.settings.thread_mapping = internal::on_device && settings.strategy == Strategy::ebe_colored ?
-                                      ThreadMapping::node :
-                                      ThreadMapping::cell;
+        d.settings.thread_mapping =
+          !internal::on_device                              ? ThreadMapping::cell :
+          settings.strategy == Strategy::ebe_colored        ? ThreadMapping::node :
+          settings.strategy == Strategy::ebe_atomic &&
+              settings.cell_kernel == CellKernel::geometry_on_the_fly ? ThreadMapping::shuffle :
+                                                                        ThreadMapping::cell;
       // One GPU thread per cell reads structure-of-arrays data; teams of a
-      // cell and CPU threads read array-of-structures data.
-      const bool thread_per_cell = d.settings.thread_mapping == ThreadMapping::cell;
+      // cell and CPU threads read array-of-structures data. The shuffle
+      // lanes of a cell share the per-cell layout of one thread per cell:
+      // its other kernels (diagonal, stress update) run one thread per cell.
+      const bool thread_per_cell = d.settings.thread_mapping != ThreadMapping::node;
       d.n_cells        = mesh.n_cells();
       d.n_nodes        = mesh.n_nodes;
       d.n_owned_nodes  = mesh.n_owned_nodes;
@@ -928,7 +943,7 @@ namespace plastix
                                               src, dst);
           }
         else if (one_matrix && d.settings.strategy == Strategy::ebe_atomic &&
-                 d.settings.thread_mapping == ThreadMapping::cell)
+                 d.settings.thread_mapping != ThreadMapping::node)
           {
             // One matrix for the whole mesh: read it from scratch memory.
             internal::Index64 n_dofs = 3 * static_cast<internal::Index64>(d.n_nodes);
@@ -1370,6 +1385,8 @@ namespace plastix
               "thread per node" :
             d.settings.strategy == Strategy::assembled ? "rows of the CSR matrix" :
                                                    d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
+            d.settings.thread_mapping == ThreadMapping::shuffle && d.settings.cell_kernel != CellKernel::element_matrix ?
+                                                   "8 shuffle lanes per cell" :
                                                                                                       "thread per cell")
         << ", "
         << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";

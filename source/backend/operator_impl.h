@@ -11,6 +11,7 @@
 #include "assembled_matrix.h"
 #include "material/elastic_law.h"
 #include "q1_kernels.h"
+#include "lane_kernels.h"
 #include "structured_grid.h"
 
 #include <type_traits>
@@ -735,6 +736,29 @@ namespace plastix
               {
                 vector_operations::set(n_dofs, Number(0), dst);
                 const bool colored = data.settings.strategy == Strategy::ebe_colored;
+                if constexpr (is_quadrature_operator<CellOperator>::value)
+                  if (data.settings.thread_mapping == ThreadMapping::shuffle)
+                    {
+                      auto run = [&](auto functor) {
+                        functor.cell_operator = cell_operator;
+                        functor.cell_nodes    = data.cell_node_table();
+                        functor.masks         = data.cell_constraint_mask.data();
+                        functor.src           = src;
+                        functor.dst           = dst;
+                        if (colored)
+                          {
+                            functor.cell_list = data.colored_cells.data();
+                            for (std::size_t color = 0; color + 1 < data.color_offsets.size(); ++color)
+                              launch_lanes("plastix::ebe_colored_shuffle", functor, data.color_offsets[color],
+                                           data.color_offsets[color + 1]);
+                          }
+                        else
+                          launch_lanes("plastix::ebe_atomic_shuffle", functor, 0, data.n_cells);
+                      };
+                      with_element_by_element_variant<LaneElementByElementApply, CellOperator>(masked, !colored,
+                                                                                               run);
+                      break;
+                    }
                 if (data.settings.thread_mapping == ThreadMapping::node)
                   {
                     auto run = [&](auto functor) {

@@ -284,7 +284,7 @@ namespace plastix
       Impl &s   = *impl_;
       s.op      = &op;
       s.n_cells = op.n_cells();
-      const bool thread_per_cell = op.settings().thread_mapping == ThreadMapping::cell;
+      const bool thread_per_cell = op.settings().thread_mapping != ThreadMapping::node;
       internal::default_strides(s.n_cells, 8 * internal::history_fields, s.history_stride_cell,
                                 s.history_stride_entry, thread_per_cell);
       s.tangent_fields = op.impl().pressure_dependent ? internal::general_tangent_fields : internal::tangent_fields;

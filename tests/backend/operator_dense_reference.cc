@@ -511,7 +511,7 @@ namespace
     for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled,
                                 Strategy::assembled, Strategy::dbd_structured})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
-        for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
+        for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node, ThreadMapping::shuffle})
           for (const unsigned int cells_per_tile : {3u, 128u})
         {
           // The thread mapping only matters for the element-by-element
@@ -802,6 +802,24 @@ main()
         settings.strategy       = Strategy::ebe_tiled;
         settings.thread_mapping = ThreadMapping::node;
         checker.check_true("ebe tiled with node mapping throws", rejected(settings, "one thread per cell"));
+        settings.thread_mapping = ThreadMapping::shuffle;
+        checker.check_true("ebe tiled with shuffle mapping throws", rejected(settings, "'shuffle' does not apply"));
+        {
+          // Thread mapping auto (documented in ThreadMapping::automatic): shuffle lanes for ebe atomic with
+          // geometry on the fly on GPUs, one thread per cell with stored geometry and on CPUs.
+          const bool       gpu = plastix::backend::device_memory_is_separate();
+          OperatorSettings automatic;
+          automatic.strategy    = Strategy::ebe_atomic;
+          automatic.cell_kernel = CellKernel::geometry_on_the_fly;
+          const MechanicsOperator on_the_fly(mesh, automatic);
+          checker.check_true("auto mapping, ebe atomic, geometry on the fly: " +
+                               to_string(on_the_fly.settings().thread_mapping),
+                             on_the_fly.settings().thread_mapping == (gpu ? ThreadMapping::shuffle : ThreadMapping::cell));
+          automatic.cell_kernel = CellKernel::stored_geometry;
+          const MechanicsOperator stored(mesh, automatic);
+          checker.check_true("auto mapping, ebe atomic, stored geometry: " + to_string(stored.settings().thread_mapping),
+                             stored.settings().thread_mapping == ThreadMapping::cell);
+        }
         settings.thread_mapping = ThreadMapping::automatic;
         for (const unsigned int n : {0u, 129u})
           {

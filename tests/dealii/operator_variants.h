@@ -26,7 +26,7 @@ namespace plastix_test
 
   /**
    * Every strategy, cell kernel and thread mapping the backend offers, with
-   * @p formulation: eight threads per cell (ThreadMapping::node) exist for
+   * @p formulation: eight threads per cell (ThreadMapping::node, ::shuffle) exist for
    * the two element-by-element strategies with global vectors only; dbd
    * structured where @p lattice (meshes of equal axis-parallel boxes on one
    * lattice: it refuses others).
@@ -39,7 +39,7 @@ namespace plastix_test
     for (const auto strategy : {Strategy::ebe_atomic, Strategy::ebe_colored, Strategy::dbd, Strategy::ebe_tiled,
                                 Strategy::assembled, Strategy::dbd_structured})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
-        for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node})
+        for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node, ThreadMapping::shuffle})
           if ((mapping == ThreadMapping::cell || strategy == Strategy::ebe_atomic || strategy == Strategy::ebe_colored) &&
               (lattice || strategy != Strategy::dbd_structured))
             variants.push_back({{strategy, kernel, mapping, formulation},

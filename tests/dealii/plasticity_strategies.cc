@@ -78,7 +78,7 @@ main(int argc, char **argv)
     const std::vector<std::string> strategies = {"ebe atomic", "ebe colored", "dbd",
                                                  "ebe tiled",  "assembled",   "dbd structured"};
     const std::vector<std::string> kernels    = {"stored geometry", "geometry on the fly", "element matrix"};
-    const std::vector<std::string> mappings   = {"cell", "node"};
+    const std::vector<std::string> mappings   = {"cell", "node", "shuffle"};
 
     for (const auto &problem : problems)
       {
@@ -121,7 +121,7 @@ main(int argc, char **argv)
             for (const auto &mapping : mappings)
               {
                 if ((strategy == "ebe tiled" || strategy == "assembled" || strategy == "dbd structured") &&
-                    mapping == "node") // one thread per cell / row / lattice point
+                    mapping != "cell") // one thread per cell / row / lattice point
                   continue;
                 // dbd structured needs a lattice of equal boxes: not the distorted beam.
                 if (strategy == "dbd structured" && problem.name.find("distorted") != std::string::npos)

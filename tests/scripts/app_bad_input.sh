@@ -118,6 +118,8 @@ run_case adaptive-fractions 2 1 "$(base_prm; printf 'subsection Mesh\n  subsecti
   "plastix: error in input: Mesh/Adaptive refinement/Coarsen fraction: Refine fraction + Coarsen fraction exceeds 1"
 run_case tiled-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = ebe tiled\n  set Thread mapping = node\nend\n')" \
   "plastix: error in input: Operator/Thread mapping: ebe tiled runs one thread per cell"
+run_case tiled-shuffle-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = ebe tiled\n  set Thread mapping = shuffle\nend\n')" \
+  "plastix: error in input: Operator/Thread mapping: ebe tiled runs one thread per cell"
 run_case structured-node-mapping 1 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = dbd structured\n  set Thread mapping = node\nend\n')" \
   "plastix: error in input: Operator/Thread mapping: dbd structured runs one thread per lattice point"
 run_case structured-distorted 2 1 "$(base_prm; printf 'subsection Operator\n  set Strategy = dbd structured\nend\nsubsection Mesh\n  set Distortion = 0.1\nend\n')" \

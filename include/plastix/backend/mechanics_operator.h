@@ -103,7 +103,10 @@ namespace plastix
      */
     enum class ThreadMapping
     {
-      /** Measured choice: node for ebe colored on GPUs, cell otherwise. */
+      /**
+       * Measured choice: on GPUs node for ebe colored, shuffle for ebe
+       * atomic with geometry on the fly, cell otherwise; cell on CPUs.
+       */
       automatic,
       /** One thread per cell does the whole cell (good on CPUs). */
       cell,
@@ -112,7 +115,18 @@ namespace plastix
        * share the cell's gathered values through team scratch memory (the
        * seed's EbE_Node mapping; good on GPUs).
        */
-      node
+      node,
+      /**
+       * Eight lanes per cell, one per vertex and Gauss point, that exchange
+       * values through register shuffles (GPUs: eight threads of a warp; the
+       * reference gradients and their transpose by sum factorisation across
+       * the lanes), with no scratch memory and few registers per thread.
+       * For the quadrature cell kernels (stored geometry, geometry on the
+       * fly) of ebe atomic and ebe colored; the element-matrix kernel runs
+       * one thread per cell under it. CPUs run the eight lanes of a cell in
+       * one thread.
+       */
+      shuffle
     };
 
     /** Parse "ebe atomic", "ebe colored", "dbd", "ebe tiled", "assembled", "dbd structured"; throws std::invalid_argument naming the value otherwise. */
@@ -131,7 +145,7 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT std::string
     to_string(ElementFormulation formulation);
 
-    /** Parse "auto", "cell", "node"; throws std::invalid_argument otherwise. */
+    /** Parse "auto", "cell", "node", "shuffle"; throws std::invalid_argument otherwise. */
     PLASTIX_BACKEND_EXPORT ThreadMapping
     parse_thread_mapping(const std::string &name);
 

@@ -446,7 +446,8 @@ namespace plastix
     table()
     {
       using backend::ThreadMapping;
-      return internal::backend_enum_table({ThreadMapping::automatic, ThreadMapping::cell, ThreadMapping::node});
+      return internal::backend_enum_table(
+        {ThreadMapping::automatic, ThreadMapping::cell, ThreadMapping::node, ThreadMapping::shuffle});
     }
   };
 } // namespace plastix

@@ -1,0 +1,684 @@
+// ThreadMapping::shuffle: the quadrature cell operators with eight lanes per
+// cell that exchange values through register shuffles (sum factorisation
+// across the lanes), and its element-by-element apply. Backend-internal
+// (Kokkos).
+#ifndef PLASTIX_SOURCE_BACKEND_LANE_KERNELS_H
+#define PLASTIX_SOURCE_BACKEND_LANE_KERNELS_H
+
+#include "q1_kernels.h"
+
+#include <cstdint>
+#include <type_traits>
+
+namespace plastix
+{
+  namespace backend
+  {
+    namespace internal
+    {
+      /**
+       * The values of one quantity on the @p N lanes of a cell, held by one
+       * thread: the host form of the lane kernels (HostLanes, N = 8), whose
+       * GPU form holds one value per thread. Arithmetic acts lane by lane.
+       */
+      template <typename T, int N = 8>
+      struct LaneArray
+      {
+        T v[N];
+
+        LaneArray() = default;
+
+        KOKKOS_INLINE_FUNCTION
+        LaneArray(const T value)
+        {
+          PLASTIX_UNROLL
+          for (int l = 0; l < N; ++l)
+            v[l] = value;
+        }
+
+        KOKKOS_INLINE_FUNCTION LaneArray &
+        operator+=(const LaneArray &o)
+        {
+          PLASTIX_UNROLL
+          for (int l = 0; l < N; ++l)
+            v[l] += o.v[l];
+          return *this;
+        }
+
+        KOKKOS_INLINE_FUNCTION LaneArray &
+        operator-=(const LaneArray &o)
+        {
+          PLASTIX_UNROLL
+          for (int l = 0; l < N; ++l)
+            v[l] -= o.v[l];
+          return *this;
+        }
+
+        KOKKOS_INLINE_FUNCTION LaneArray &
+        operator*=(const LaneArray &o)
+        {
+          PLASTIX_UNROLL
+          for (int l = 0; l < N; ++l)
+            v[l] *= o.v[l];
+          return *this;
+        }
+      };
+
+#define PLASTIX_LANE_OPERATOR(op)                                                                                  \
+  template <typename T, int N>                                                                                     \
+  KOKKOS_INLINE_FUNCTION LaneArray<T, N> operator op(const LaneArray<T, N> &a, const LaneArray<T, N> &b)           \
+  {                                                                                                                \
+    LaneArray<T, N> r;                                                                                             \
+    PLASTIX_UNROLL                                                                                                 \
+    for (int l = 0; l < N; ++l)                                                                                    \
+      r.v[l] = a.v[l] op b.v[l];                                                                                   \
+    return r;                                                                                                      \
+  }                                                                                                                \
+  template <typename T, int N>                                                                                     \
+  KOKKOS_INLINE_FUNCTION LaneArray<T, N> operator op(const LaneArray<T, N> &a, const T b)                          \
+  {                                                                                                                \
+    return a op LaneArray<T, N>(b);                                                                                \
+  }                                                                                                                \
+  template <typename T, int N>                                                                                     \
+  KOKKOS_INLINE_FUNCTION LaneArray<T, N> operator op(const T a, const LaneArray<T, N> &b)                          \
+  {                                                                                                                \
+    return LaneArray<T, N>(a) op b;                                                                                \
+  }
+
+      PLASTIX_LANE_OPERATOR(+)
+      PLASTIX_LANE_OPERATOR(-)
+      PLASTIX_LANE_OPERATOR(*)
+      PLASTIX_LANE_OPERATOR(/)
+#undef PLASTIX_LANE_OPERATOR
+
+      template <typename T, int N>
+      KOKKOS_INLINE_FUNCTION LaneArray<T, N>
+      operator-(const LaneArray<T, N> &a)
+      {
+        LaneArray<T, N> r;
+        PLASTIX_UNROLL
+        for (int l = 0; l < N; ++l)
+          r.v[l] = -a.v[l];
+        return r;
+      }
+
+      /**
+       * The eight lanes of a cell held by one host thread (LaneArray
+       * values): exchanges permute the array.
+       */
+      struct HostLanes
+      {
+        template <typename T>
+        using value = LaneArray<T>;
+
+        /** The value of lane l ^ (1 << bit) on every lane l. */
+        template <typename T>
+        KOKKOS_INLINE_FUNCTION LaneArray<T>
+        exchange(const LaneArray<T> &x, const int bit) const
+        {
+          LaneArray<T> r;
+          for (int l = 0; l < 8; ++l)
+            r.v[l] = x.v[l ^ (1 << bit)];
+          return r;
+        }
+
+        /** The lane-wise value f(l) of every lane l. */
+        template <typename T, typename F>
+        KOKKOS_INLINE_FUNCTION LaneArray<T>
+        per_lane(const F &f) const
+        {
+          LaneArray<T> r;
+          for (int l = 0; l < 8; ++l)
+            r.v[l] = f(l);
+          return r;
+        }
+
+        /** Run f(l) for every lane l. */
+        template <typename F>
+        KOKKOS_INLINE_FUNCTION void
+        for_each_lane(const F &f) const
+        {
+          for (int l = 0; l < 8; ++l)
+            f(l);
+        }
+
+        /** The value of lane @p l. */
+        template <typename T>
+        KOKKOS_INLINE_FUNCTION static T &
+        at(LaneArray<T> &x, const int l)
+        {
+          return x.v[l];
+        }
+
+        template <typename T>
+        KOKKOS_INLINE_FUNCTION static const T &
+        at(const LaneArray<T> &x, const int l)
+        {
+          return x.v[l];
+        }
+
+        /** Convert every lane. */
+        template <typename To, typename From>
+        KOKKOS_INLINE_FUNCTION static LaneArray<To>
+        convert(const LaneArray<From> &x)
+        {
+          LaneArray<To> r;
+          for (int l = 0; l < 8; ++l)
+            r.v[l] = static_cast<To>(x.v[l]);
+          return r;
+        }
+      };
+
+      /**
+       * The lane of a cell that the calling GPU thread is (one of eight
+       * consecutive threads of a warp; lane = vertex = Gauss point):
+       * exchanges are warp shuffles within the eight.
+       */
+      struct DeviceLanes
+      {
+        template <typename T>
+        using value = T;
+
+        /** This thread's lane, 0..7. */
+        int lane = 0;
+        /** This thread's lane in its warp, 0..31 (the lanes of four cells). */
+        int warp_lane = 0;
+
+        template <typename T>
+        KOKKOS_INLINE_FUNCTION T
+        exchange(const T x, const int bit) const
+        {
+#if defined(__CUDA_ARCH__)
+          return __shfl_xor_sync(0xffffffffu, x, 1 << bit, 8);
+#else
+          (void)bit;
+          return x; // not reached: DeviceLanes runs in CUDA device code only
+#endif
+        }
+
+        template <typename T, typename F>
+        KOKKOS_INLINE_FUNCTION T
+        per_lane(const F &f) const
+        {
+          return f(lane);
+        }
+
+        template <typename F>
+        KOKKOS_INLINE_FUNCTION void
+        for_each_lane(const F &f) const
+        {
+          f(lane);
+        }
+
+        template <typename T>
+        KOKKOS_INLINE_FUNCTION static T &
+        at(T &x, const int)
+        {
+          return x;
+        }
+
+        template <typename T>
+        KOKKOS_INLINE_FUNCTION static const T &
+        at(const T &x, const int)
+        {
+          return x;
+        }
+
+        template <typename To, typename From>
+        KOKKOS_INLINE_FUNCTION static To
+        convert(const From x)
+        {
+          return static_cast<To>(x);
+        }
+      };
+
+      /**
+       * Sum factorisation of the Q1 hexahedron across the eight lanes of a
+       * cell. Lane bits 0, 1, 2 are the x, y, z bits of a vertex and of a
+       * Gauss point (both lexicographic). In one direction, with g the lower
+       * Gauss point and s the lane's own value, o its partner's (the lane
+       * with that bit flipped), interpolation from the vertices to the
+       * points and its transpose are (1 - g) s + g o, the derivative
+       * sign (s - o) and its transpose sign (s + o), sign = +1 where the
+       * lane's bit is set and -1 elsewhere.
+       */
+      template <typename Lanes, typename T>
+      struct LaneSumFactorization
+      {
+        using Value = typename Lanes::template value<T>;
+
+        Lanes lanes;
+        /** The derivative signs of the lane in x, y and z. */
+        Value sign[3];
+
+        KOKKOS_INLINE_FUNCTION explicit LaneSumFactorization(const Lanes &l)
+          : lanes(l)
+        {
+          for (int e = 0; e < 3; ++e)
+            sign[e] = lanes.template per_lane<T>([&](const int lane) { return (lane >> e) & 1 ? T(1) : T(-1); });
+        }
+
+        KOKKOS_INLINE_FUNCTION Value
+        interpolate(const Value &s, const int e) const
+        {
+          return T(gauss_hi) * s + T(gauss_lo) * lanes.exchange(s, e);
+        }
+
+        KOKKOS_INLINE_FUNCTION Value
+        derivative(const Value &s, const int e) const
+        {
+          return sign[e] * (s - lanes.exchange(s, e));
+        }
+
+        KOKKOS_INLINE_FUNCTION Value
+        derivative_transpose(const Value &s, const int e) const
+        {
+          return sign[e] * (s + lanes.exchange(s, e));
+        }
+
+        /**
+         * The reference gradient g[d] at the lane's Gauss point of the
+         * trilinear function with vertex values v (the lane's vertex).
+         */
+        KOKKOS_INLINE_FUNCTION void
+        gradient(const Value &v, Value g[3]) const
+        {
+          const Value dx = derivative(v, 0), ix = interpolate(v, 0);
+          const Value ix_o = lanes.exchange(ix, 1);
+          const Value dx_iy = interpolate(dx, 1);
+          const Value ix_dy = sign[1] * (ix - ix_o);
+          const Value ix_iy = T(gauss_hi) * ix + T(gauss_lo) * ix_o;
+          g[0]              = interpolate(dx_iy, 2);
+          g[1]              = interpolate(ix_dy, 2);
+          g[2]              = derivative(ix_iy, 2);
+        }
+
+        /**
+         * The transpose of gradient(): the value at the lane's vertex of
+         * sum_q sum_d dN/dxi_d(q) t_q[d] over the lanes' Gauss points q.
+         */
+        KOKKOS_INLINE_FUNCTION Value
+        gradient_transpose(const Value t[3]) const
+        {
+          const Value a = interpolate(t[0], 2), b = interpolate(t[1], 2), c = derivative_transpose(t[2], 2);
+          const Value c_o = lanes.exchange(c, 1);
+          const Value p   = interpolate(a, 1);
+          const Value r   = derivative_transpose(b, 1) + T(gauss_hi) * c + T(gauss_lo) * c_o;
+          return derivative_transpose(p, 0) + interpolate(r, 0);
+        }
+
+        /** The sum of a value over the eight lanes, on every lane. */
+        KOKKOS_INLINE_FUNCTION Value
+        sum(Value s) const
+        {
+          PLASTIX_UNROLL
+          for (int e = 0; e < 3; ++e)
+            s += lanes.exchange(s, e);
+          return s;
+        }
+      };
+
+      /**
+       * One cell of a quadrature cell operator (QuadratureCellOperator's
+       * geometry, law and formulation) on eight lanes: lane l gathers vertex
+       * l's values (and coordinates), evaluates Gauss point l and returns
+       * vertex l's three results in @p f. @p u holds the lane's gathered
+       * vertex values.
+       */
+      template <typename Lanes, typename Geometry, typename Law, bool mean_dilatation>
+      KOKKOS_INLINE_FUNCTION void
+      lane_cell_apply(const Lanes                                                   &lanes,
+                      const Geometry                                                &geometry,
+                      const Law                                                     &law,
+                      const Index64                                                  cell,
+                      const typename Lanes::template value<LocalIndex>              &node,
+                      const typename Lanes::template value<typename Geometry::value_type> u[3],
+                      typename Lanes::template value<typename Geometry::value_type>       f[3])
+      {
+        using Number = typename Geometry::value_type;
+        using Value  = typename Lanes::template value<Number>;
+        const LaneSumFactorization<Lanes, Number> sf(lanes);
+
+        // Inverse Jacobian and JxW at the lane's point.
+        Value inv[3][3], JxW;
+        if constexpr (Geometry::needs_coordinates)
+          {
+            // Coordinates in double: the differences are taken before
+            // rounding to Number, as OnTheFlyGeometry does.
+            const LaneSumFactorization<Lanes, double> sfx(lanes);
+            Value                                     J[3][3];
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              {
+                const auto x = lanes.template per_lane<double>(
+                  [&](const int l) { return geometry.coordinates[3 * static_cast<Index64>(Lanes::at(node, l)) + i]; });
+                typename Lanes::template value<double> g[3];
+                sfx.gradient(x, g);
+                PLASTIX_UNROLL
+                for (int d = 0; d < 3; ++d)
+                  J[i][d] = Lanes::template convert<Number>(g[d]);
+              }
+            JxW = invert_jacobian(J, inv) * Number(gauss_weight);
+          }
+        else
+          {
+            lanes.for_each_lane([&](const int l) {
+              Number inv_l[3][3];
+              Lanes::at(JxW, l) = geometry.at_point(cell, nullptr, l, inv_l);
+              for (int d = 0; d < 3; ++d)
+                for (int i = 0; i < 3; ++i)
+                  Lanes::at(inv[d][i], l) = inv_l[d][i];
+            });
+          }
+
+        // Displacement gradient G[c][i] and strain at the point.
+        Value G[3][3];
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          {
+            Value g[3];
+            sf.gradient(u[c], g);
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              G[c][i] = g[0] * inv[0][i] + g[1] * inv[1][i] + g[2] * inv[2][i];
+          }
+        Value eps[6], sig[6];
+        symmetric_part(G, eps);
+        Value volume = Number(0);
+        if constexpr (mean_dilatation)
+          {
+            volume = sf.sum(JxW);
+            replace_dilatation(eps, sf.sum(JxW * (eps[0] + eps[1] + eps[2])) / volume);
+          }
+        lanes.for_each_lane([&](const int l) {
+          Number eps_l[6], sig_l[6];
+          for (int k = 0; k < 6; ++k)
+            eps_l[k] = Lanes::at(eps[k], l);
+          law.stress(cell, l, eps_l, sig_l);
+          for (int k = 0; k < 6; ++k)
+            Lanes::at(sig[k], l) = sig_l[k];
+        });
+        if constexpr (mean_dilatation)
+          {
+            // Deviatoric stress of the point plus the cell average of the mean stress.
+            const Value p_bar = sf.sum(JxW * remove_mean_stress(sig)) / volume;
+            sig[0] += p_bar;
+            sig[1] += p_bar;
+            sig[2] += p_bar;
+          }
+
+        // Fluxes t[d] = JxW sum_i inv[d][i] sigma[c][i], integrated against the shape gradients.
+        const Value S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          {
+            Value t[3];
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              t[d] = JxW * (inv[d][0] * S[c][0] + inv[d][1] * S[c][1] + inv[d][2] * S[c][2]);
+            f[c] = sf.gradient_transpose(t);
+          }
+      }
+
+      /**
+       * Lane mask @p k (0..3) of combine_shared_nodes(): the lane l ^ m of lane l is the
+       * same vertex of the neighbouring cell across an x face (9: cells 2k,
+       * 2k + 1 of the warp's four; 25: cells 1 and 2) or a y face (18: cells
+       * 0 and 2, 1 and 3), for cells in Morton order (deal.II's children of
+       * a cell) and in lexicographic order.
+       */
+      KOKKOS_INLINE_FUNCTION constexpr int
+      shared_node_lane_mask(const int k)
+      {
+        return k == 0 ? 9 : k == 1 ? 18 : k == 2 ? 25 : 10;
+      }
+
+      /**
+       * Combine the results of the warp's lanes that hold the same node
+       * before they are added to global memory: where lane l and its
+       * partner l ^ m (for each of shared_node_lane_mask(0..3)) hold the same
+       * node, the lower lane takes the sum and the other lane drops out
+       * (its @p node becomes a negative key of its own, -1 - warp_lane -
+       * @p key_offset, as that of a lane that stores nothing from the start). Only a saving: any cell order
+       * gives the same sums. GPUs only; every lane of the warp calls it.
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      combine_shared_nodes(const int warp_lane, const int key_offset, LocalIndex &node, Number f[3])
+      {
+#if defined(__CUDA_ARCH__)
+        PLASTIX_UNROLL
+        for (int k = 0; k < 4; ++k)
+          {
+            const int        m     = shared_node_lane_mask(k);
+            const LocalIndex other = __shfl_xor_sync(0xffffffffu, node, m);
+            Number           o[3];
+            PLASTIX_UNROLL
+            for (int c = 0; c < 3; ++c)
+              o[c] = __shfl_xor_sync(0xffffffffu, f[c], m);
+            if (other == node)
+              {
+                if (warp_lane < (warp_lane ^ m))
+                  for (int c = 0; c < 3; ++c)
+                    f[c] += o[c];
+                else
+                  node = -1 - warp_lane - key_offset;
+              }
+          }
+#else
+        (void)warp_lane;
+        (void)key_offset;
+        (void)node;
+        (void)f;
+#endif
+      }
+
+      /**
+       * Combine the two rounds of a warp (LaneElementByElementApply with
+       * atomics: round 1 evaluates the cells four items after those of
+       * round 0, in Morton order the upper half of a 2x2x2 block): where a
+       * lane's node of round 1 is its partner's (lane ^ 4: the same vertex
+       * across a z face) or its own node of round 0, the round-0 lane takes
+       * the sum and the round-1 key drops out. Keys of lanes that store
+       * nothing are negative and distinct.
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      combine_rounds(const int warp_lane, LocalIndex key[2], Number f[2][3])
+      {
+#if defined(__CUDA_ARCH__)
+        if (key[1] == key[0])
+          {
+            for (int c = 0; c < 3; ++c)
+              f[0][c] += f[1][c];
+            key[1] = -33 - warp_lane;
+          }
+        const LocalIndex other_key1 = __shfl_xor_sync(0xffffffffu, key[1], 4);
+        Number           other_f1[3];
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          other_f1[c] = __shfl_xor_sync(0xffffffffu, f[1][c], 4);
+        const LocalIndex other_key0 = __shfl_xor_sync(0xffffffffu, key[0], 4);
+        if (other_key1 == key[0])
+          for (int c = 0; c < 3; ++c)
+            f[0][c] += other_f1[c];
+        if (key[1] == other_key0)
+          key[1] = -33 - warp_lane;
+#else
+        (void)warp_lane;
+        (void)key;
+        (void)f;
+#endif
+      }
+
+      /** Whether @p CellOperator is a QuadratureCellOperator (the cell operators the lanes evaluate). */
+      template <typename CellOperator>
+      struct is_quadrature_operator : std::false_type
+      {};
+
+      template <typename Geometry, typename Law, bool mean_dilatation>
+      struct is_quadrature_operator<QuadratureCellOperator<Geometry, Law, mean_dilatation>> : std::true_type
+      {};
+
+      /** Cells per team of LaneElementByElementApply on GPUs (eight threads each: four warps). */
+      constexpr int lane_cells_per_team = 16;
+
+      /**
+       * Element by element with eight lanes per cell (ThreadMapping::shuffle):
+       * on GPUs eight consecutive threads of a warp per cell, exchanging
+       * through register shuffles, no scratch memory; on CPUs one thread
+       * per cell holding all eight lanes (HostLanes). Quadrature cell
+       * operators only.
+       */
+      template <typename CellOperator, bool masked, bool atomic>
+      struct LaneElementByElementApply;
+
+      template <typename Geometry, typename Law, bool mean_dilatation, bool masked, bool atomic>
+      struct LaneElementByElementApply<QuadratureCellOperator<Geometry, Law, mean_dilatation>, masked, atomic>
+      {
+        using CellOperator = QuadratureCellOperator<Geometry, Law, mean_dilatation>;
+        using Number       = typename CellOperator::value_type;
+        using TeamPolicy   = Kokkos::TeamPolicy<ExecutionSpace>;
+        using TeamMember   = typename TeamPolicy::member_type;
+
+        CellOperator              cell_operator;
+        Strided<const LocalIndex> cell_nodes;
+        const std::uint32_t      *masks     = nullptr;
+        const LocalIndex         *cell_list = nullptr;
+        Index64                   begin = 0, end = 0;
+        const Number             *src = nullptr;
+        Number                   *dst = nullptr;
+
+        /**
+         * Items per team: on GPUs 128 threads, the eight lanes of four cells
+         * per warp; with atomics each warp evaluates eight items (two
+         * rounds of four), so that the two halves of a 2x2x2 block of
+         * cells in Morton order meet in one warp (combine_rounds()).
+         */
+        static constexpr int items_per_team = atomic ? 2 * lane_cells_per_team : lane_cells_per_team;
+
+        /** Gather and evaluate item @p i on @p lanes: the lanes' nodes, constraint mask and results. */
+        template <typename Lanes>
+        KOKKOS_INLINE_FUNCTION void
+        evaluate(const Lanes                                &lanes,
+                 const Index64                               i,
+                 typename Lanes::template value<LocalIndex> &node,
+                 std::uint32_t                              &mask,
+                 typename Lanes::template value<Number>      f[3]) const
+        {
+          using Value       = typename Lanes::template value<Number>;
+          const Index64 cell = cell_list != nullptr ? cell_list[i] : i;
+          mask               = masked ? masks[cell] : 0u;
+          node = lanes.template per_lane<LocalIndex>([&](const int l) { return cell_nodes(cell, l); });
+          Value u[3];
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            u[c] = lanes.template per_lane<Number>([&](const int l) {
+              return masked && ((mask >> (3 * l + c)) & 1u) ? Number(0) :
+                                                              src[3 * static_cast<Index64>(Lanes::at(node, l)) + c];
+            });
+          lane_cell_apply<Lanes, Geometry, Law, mean_dilatation>(lanes, cell_operator.geometry, cell_operator.law,
+                                                                 cell, node, u, f);
+        }
+
+        /** Add (atomically or plainly) the lanes' results to their nodes' unconstrained DoFs. */
+        template <typename Lanes>
+        KOKKOS_INLINE_FUNCTION void
+        store(const Lanes                                      &lanes,
+              const typename Lanes::template value<LocalIndex> &node,
+              const std::uint32_t                               mask,
+              const typename Lanes::template value<Number>      f[3]) const
+        {
+          lanes.for_each_lane([&](const int l) {
+            const Index64 n = Lanes::at(node, l);
+            PLASTIX_UNROLL
+            for (int c = 0; c < 3; ++c)
+              {
+                if (masked && ((mask >> (3 * l + c)) & 1u))
+                  continue;
+                Number &target = dst[3 * n + c];
+                if (atomic)
+                  Kokkos::atomic_add(&target, Lanes::at(f[c], l));
+                else
+                  target += Lanes::at(f[c], l);
+              }
+          });
+        }
+
+        KOKKOS_INLINE_FUNCTION void
+        operator()(const TeamMember &team) const
+        {
+#if defined(__CUDA_ARCH__)
+          // Every thread of a warp takes part in the shuffles: the threads
+          // past the end evaluate the first item again and store nothing.
+          const Index64 t = static_cast<Index64>(team.league_rank()) * team.team_size() + team.team_rank();
+          const DeviceLanes lanes{static_cast<int>(t % 8), static_cast<int>(t % 32)};
+          const int         slot = lanes.warp_lane / 8;
+          if constexpr (atomic)
+            {
+              // Round r evaluates item 8 w + 4 r + slot of warp w.
+              const Index64 first = begin + (t / 32) * 8;
+              LocalIndex    key[2];
+              std::uint32_t mask[2];
+              Number        f[2][3];
+              PLASTIX_UNROLL
+              for (int r = 0; r < 2; ++r)
+                {
+                  const Index64 item   = first + 4 * r + slot;
+                  const bool    active = item < end;
+                  evaluate(lanes, active ? item : begin, key[r], mask[r], f[r]);
+                  if (!active)
+                    key[r] = -1 - lanes.warp_lane - 32 * r;
+                  combine_shared_nodes(lanes.warp_lane, 32 * r, key[r], f[r]);
+                }
+              combine_rounds(lanes.warp_lane, key, f);
+              PLASTIX_UNROLL
+              for (int r = 0; r < 2; ++r)
+                if (key[r] >= 0)
+                  store(lanes, key[r], mask[r], f[r]);
+            }
+          else
+            {
+              const Index64 item   = begin + t / 8;
+              const bool    active = item < end;
+              LocalIndex    node;
+              std::uint32_t mask;
+              Number        f[3];
+              evaluate(lanes, active ? item : begin, node, mask, f);
+              if (active)
+                store(lanes, node, mask, f);
+            }
+#else
+          const Index64 first = begin + static_cast<Index64>(team.league_rank()) * items_per_team;
+          for (Index64 i = first; i < first + items_per_team && i < end; ++i)
+            {
+              const HostLanes                  lanes{};
+              LaneArray<LocalIndex>            node;
+              std::uint32_t                    mask;
+              LaneArray<Number>                f[3];
+              evaluate(lanes, i, node, mask, f);
+              store(lanes, node, mask, f);
+            }
+#endif
+        }
+      };
+
+      /** Launch LaneElementByElementApply over items [begin, end) of the cell range or list. */
+      template <typename Functor>
+      void
+      launch_lanes(const char *label, Functor functor, const Index64 begin, const Index64 end)
+      {
+        if (end <= begin)
+          return;
+        functor.begin         = begin;
+        functor.end           = end;
+        const Index64 n_teams = (end - begin + Functor::items_per_team - 1) / Functor::items_per_team;
+        Kokkos::parallel_for(label,
+                             Kokkos::TeamPolicy<ExecutionSpace>(static_cast<int>(n_teams), on_device ? 128 : 1),
+                             functor);
+      }
+    } // namespace internal
+  }   // namespace backend
+} // namespace plastix
+
+#endif
