@@ -17,14 +17,14 @@ namespace plastix
     namespace internal
     {
       /**
-       * The values of one quantity on the @p N lanes of a cell, held by one
-       * thread: the host form of the lane kernels (HostLanes, N = 8), whose
-       * GPU form holds one value per thread. Arithmetic acts lane by lane.
+       * The values of one quantity on the eight lanes of a cell, held by one
+       * thread: the host form of the lane kernels (HostLanes), whose GPU form
+       * holds one value per thread. Arithmetic acts lane by lane.
        */
-      template <typename T, int N = 8>
+      template <typename T>
       struct LaneArray
       {
-        T v[N];
+        T v[8];
 
         LaneArray() = default;
 
@@ -32,7 +32,7 @@ namespace plastix
         LaneArray(const T value)
         {
           PLASTIX_UNROLL
-          for (int l = 0; l < N; ++l)
+          for (int l = 0; l < 8; ++l)
             v[l] = value;
         }
 
@@ -40,7 +40,7 @@ namespace plastix
         operator+=(const LaneArray &o)
         {
           PLASTIX_UNROLL
-          for (int l = 0; l < N; ++l)
+          for (int l = 0; l < 8; ++l)
             v[l] += o.v[l];
           return *this;
         }
@@ -49,7 +49,7 @@ namespace plastix
         operator-=(const LaneArray &o)
         {
           PLASTIX_UNROLL
-          for (int l = 0; l < N; ++l)
+          for (int l = 0; l < 8; ++l)
             v[l] -= o.v[l];
           return *this;
         }
@@ -58,31 +58,31 @@ namespace plastix
         operator*=(const LaneArray &o)
         {
           PLASTIX_UNROLL
-          for (int l = 0; l < N; ++l)
+          for (int l = 0; l < 8; ++l)
             v[l] *= o.v[l];
           return *this;
         }
       };
 
 #define PLASTIX_LANE_OPERATOR(op)                                                                                  \
-  template <typename T, int N>                                                                                     \
-  KOKKOS_INLINE_FUNCTION LaneArray<T, N> operator op(const LaneArray<T, N> &a, const LaneArray<T, N> &b)           \
+  template <typename T>                                                                                            \
+  KOKKOS_INLINE_FUNCTION LaneArray<T> operator op(const LaneArray<T> &a, const LaneArray<T> &b)                    \
   {                                                                                                                \
-    LaneArray<T, N> r;                                                                                             \
+    LaneArray<T> r;                                                                                                \
     PLASTIX_UNROLL                                                                                                 \
-    for (int l = 0; l < N; ++l)                                                                                    \
+    for (int l = 0; l < 8; ++l)                                                                                    \
       r.v[l] = a.v[l] op b.v[l];                                                                                   \
     return r;                                                                                                      \
   }                                                                                                                \
-  template <typename T, int N>                                                                                     \
-  KOKKOS_INLINE_FUNCTION LaneArray<T, N> operator op(const LaneArray<T, N> &a, const T b)                          \
+  template <typename T>                                                                                            \
+  KOKKOS_INLINE_FUNCTION LaneArray<T> operator op(const LaneArray<T> &a, const T b)                                \
   {                                                                                                                \
-    return a op LaneArray<T, N>(b);                                                                                \
+    return a op LaneArray<T>(b);                                                                                   \
   }                                                                                                                \
-  template <typename T, int N>                                                                                     \
-  KOKKOS_INLINE_FUNCTION LaneArray<T, N> operator op(const T a, const LaneArray<T, N> &b)                          \
+  template <typename T>                                                                                            \
+  KOKKOS_INLINE_FUNCTION LaneArray<T> operator op(const T a, const LaneArray<T> &b)                                \
   {                                                                                                                \
-    return LaneArray<T, N>(a) op b;                                                                                \
+    return LaneArray<T>(a) op b;                                                                                   \
   }
 
       PLASTIX_LANE_OPERATOR(+)
@@ -91,13 +91,13 @@ namespace plastix
       PLASTIX_LANE_OPERATOR(/)
 #undef PLASTIX_LANE_OPERATOR
 
-      template <typename T, int N>
-      KOKKOS_INLINE_FUNCTION LaneArray<T, N>
-      operator-(const LaneArray<T, N> &a)
+      template <typename T>
+      KOKKOS_INLINE_FUNCTION LaneArray<T>
+      operator-(const LaneArray<T> &a)
       {
-        LaneArray<T, N> r;
+        LaneArray<T> r;
         PLASTIX_UNROLL
-        for (int l = 0; l < N; ++l)
+        for (int l = 0; l < 8; ++l)
           r.v[l] = -a.v[l];
         return r;
       }
@@ -179,10 +179,15 @@ namespace plastix
         template <typename T>
         using value = T;
 
-        /** This thread's lane, 0..7. */
-        int lane = 0;
         /** This thread's lane in its warp, 0..31 (the lanes of four cells). */
         int warp_lane = 0;
+
+        /** This thread's lane in its cell, 0..7. */
+        KOKKOS_INLINE_FUNCTION int
+        lane() const
+        {
+          return warp_lane % 8;
+        }
 
         template <typename T>
         KOKKOS_INLINE_FUNCTION T
@@ -200,14 +205,14 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION T
         per_lane(const F &f) const
         {
-          return f(lane);
+          return f(lane());
         }
 
         template <typename F>
         KOKKOS_INLINE_FUNCTION void
         for_each_lane(const F &f) const
         {
-          f(lane);
+          f(lane());
         }
 
         template <typename T>
@@ -612,7 +617,7 @@ namespace plastix
           // Every thread of a warp takes part in the shuffles: the threads
           // past the end evaluate the first item again and store nothing.
           const Index64 t = static_cast<Index64>(team.league_rank()) * team.team_size() + team.team_rank();
-          const DeviceLanes lanes{static_cast<int>(t % 8), static_cast<int>(t % 32)};
+          const DeviceLanes lanes{static_cast<int>(t % 32)};
           const int         slot = lanes.warp_lane / 8;
           if constexpr (atomic)
             {

@@ -654,12 +654,12 @@ namespace plastix
       mesh.check_consistency();
       Impl &d          = *impl_;
       d.settings       = settings;
-      // Measured on an H200 (doc/benchmarks.md): one thread per cell is
-      // fastest for ebe atomic; eight threads per cell pay off for ebe
-      // colored on GPUs (each colour is a small, sparse launch).
+      // Strategies that run one thread per cell, node or row refuse these mappings.
+      const bool several_threads_per_cell =
+        settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle;
       if (settings.strategy == Strategy::ebe_tiled)
         {
-          if (settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle)
+          if (several_threads_per_cell)
             throw std::invalid_argument("ebe tiled runs one thread per cell: thread mapping '" +
                                         to_string(settings.thread_mapping) + "' does not apply");
           if (settings.cells_per_tile < 1 || settings.cells_per_tile > 128)
@@ -669,21 +669,23 @@ namespace plastix
         }
       if (settings.strategy == Strategy::assembled)
         {
-          if (settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle)
+          if (several_threads_per_cell)
             throw std::invalid_argument("assembled: the matrix is applied by rows; thread mapping '" +
                                         to_string(settings.thread_mapping) + "' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
       if (settings.strategy == Strategy::dbd_structured)
         {
-          if (settings.thread_mapping == ThreadMapping::node || settings.thread_mapping == ThreadMapping::shuffle)
+          if (several_threads_per_cell)
             throw std::invalid_argument("dbd structured runs one thread per node: thread mapping '" +
                                         to_string(settings.thread_mapping) + "' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
-      // Measured on an H100 (doc/benchmarks.md, "Eight shuffle lanes per
-      // cell"): with geometry on the fly, ebe atomic runs 1.3-1.7x faster on
-      // the shuffle lanes; with stored geometry they gain nothing.
+      // Measured (doc/benchmarks.md): eight threads per cell pay off for ebe
+      // colored on GPUs (each colour is a small, sparse launch; H200); with
+      // geometry on the fly, ebe atomic runs 1.3-1.7x faster on the shuffle
+      // lanes ("Eight shuffle lanes per cell", H100); otherwise, and on
+      // CPUs, one thread per cell is fastest.
       if (d.settings.thread_mapping == ThreadMapping::automatic)
         d.settings.thread_mapping =
           !internal::on_device                              ? ThreadMapping::cell :

@@ -736,53 +736,10 @@ namespace plastix
               {
                 vector_operations::set(n_dofs, Number(0), dst);
                 const bool colored = data.settings.strategy == Strategy::ebe_colored;
-                if constexpr (is_quadrature_operator<CellOperator>::value)
-                  if (data.settings.thread_mapping == ThreadMapping::shuffle)
-                    {
-                      auto run = [&](auto functor) {
-                        functor.cell_operator = cell_operator;
-                        functor.cell_nodes    = data.cell_node_table();
-                        functor.masks         = data.cell_constraint_mask.data();
-                        functor.src           = src;
-                        functor.dst           = dst;
-                        if (colored)
-                          {
-                            functor.cell_list = data.colored_cells.data();
-                            for (std::size_t color = 0; color + 1 < data.color_offsets.size(); ++color)
-                              launch_lanes("plastix::ebe_colored_shuffle", functor, data.color_offsets[color],
-                                           data.color_offsets[color + 1]);
-                          }
-                        else
-                          launch_lanes("plastix::ebe_atomic_shuffle", functor, 0, data.n_cells);
-                      };
-                      with_element_by_element_variant<LaneElementByElementApply, CellOperator>(masked, !colored,
-                                                                                               run);
-                      break;
-                    }
-                if (data.settings.thread_mapping == ThreadMapping::node)
-                  {
-                    auto run = [&](auto functor) {
-                      functor.cell_operator = cell_operator;
-                      functor.cell_nodes    = data.cell_node_table();
-                      functor.coordinates   = data.coordinates.data();
-                      functor.masks         = data.cell_constraint_mask.data();
-                      functor.src           = src;
-                      functor.dst           = dst;
-                      if (colored)
-                        {
-                          functor.cell_list = data.colored_cells.data();
-                          for (std::size_t color = 0; color + 1 < data.color_offsets.size(); ++color)
-                            launch_team("plastix::ebe_colored_node", functor, data.color_offsets[color],
-                                        data.color_offsets[color + 1]);
-                        }
-                      else
-                        launch_team("plastix::ebe_atomic_node", functor, 0, data.n_cells);
-                    };
-                    with_element_by_element_variant<TeamElementByElementApply, CellOperator>(masked, !colored,
-                                                                                             run);
-                    break;
-                  }
-                auto run = [&](auto functor) {
+                // Set the members every element-by-element functor has, then
+                // launch(label, functor, begin, end) over all cells or colour by colour.
+                const auto launch_cells = [&](auto functor, const auto &launch, const char *atomic_label,
+                                              const char *colored_label) {
                   functor.cell_operator = cell_operator;
                   functor.cell_nodes    = data.cell_node_table();
                   functor.masks         = data.cell_constraint_mask.data();
@@ -792,15 +749,51 @@ namespace plastix
                     {
                       functor.cell_list = data.colored_cells.data();
                       for (std::size_t color = 0; color + 1 < data.color_offsets.size(); ++color)
-                        for_range("plastix::ebe_colored",
-                                  data.color_offsets[color],
-                                  data.color_offsets[color + 1],
-                                  functor);
+                        launch(colored_label, functor, data.color_offsets[color], data.color_offsets[color + 1]);
                     }
                   else
-                    for_range("plastix::ebe_atomic", data.n_cells, functor);
+                    launch(atomic_label, functor, Index64(0), data.n_cells);
                 };
-                with_element_by_element_variant<ElementByElementApply, CellOperator>(masked, !colored, run);
+                if constexpr (is_quadrature_operator<CellOperator>::value)
+                  if (data.settings.thread_mapping == ThreadMapping::shuffle)
+                    {
+                      with_element_by_element_variant<LaneElementByElementApply, CellOperator>(
+                        masked, !colored, [&](auto functor) {
+                          launch_cells(
+                            functor,
+                            [](const char *label, const auto &f, const Index64 begin, const Index64 end) {
+                              launch_lanes(label, f, begin, end);
+                            },
+                            "plastix::ebe_atomic_shuffle",
+                            "plastix::ebe_colored_shuffle");
+                        });
+                      break;
+                    }
+                if (data.settings.thread_mapping == ThreadMapping::node)
+                  {
+                    with_element_by_element_variant<TeamElementByElementApply, CellOperator>(
+                      masked, !colored, [&](auto functor) {
+                        functor.coordinates = data.coordinates.data();
+                        launch_cells(
+                          functor,
+                          [](const char *label, const auto &f, const Index64 begin, const Index64 end) {
+                            launch_team(label, f, begin, end);
+                          },
+                          "plastix::ebe_atomic_node",
+                          "plastix::ebe_colored_node");
+                      });
+                    break;
+                  }
+                with_element_by_element_variant<ElementByElementApply, CellOperator>(
+                  masked, !colored, [&](auto functor) {
+                    launch_cells(
+                      functor,
+                      [](const char *label, const auto &f, const Index64 begin, const Index64 end) {
+                        for_range(label, begin, end, f);
+                      },
+                      "plastix::ebe_atomic",
+                      "plastix::ebe_colored");
+                  });
                 break;
               }
             case Strategy::ebe_tiled:
