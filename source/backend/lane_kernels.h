@@ -283,13 +283,15 @@ namespace plastix
 
         /**
          * The reference gradient g[d] at the lane's Gauss point of the
-         * trilinear function with vertex values v (the lane's vertex).
+         * trilinear function with vertex values v (the lane's vertex): six
+         * exchanges, one per value and stage.
          */
         KOKKOS_INLINE_FUNCTION void
         gradient(const Value &v, Value g[3]) const
         {
-          const Value dx = derivative(v, 0), ix = interpolate(v, 0);
-          const Value ix_o = lanes.exchange(ix, 1);
+          const Value v_o = lanes.exchange(v, 0);
+          const Value dx = sign[0] * (v - v_o), ix = T(gauss_hi) * v + T(gauss_lo) * v_o;
+          const Value ix_o  = lanes.exchange(ix, 1);
           const Value dx_iy = interpolate(dx, 1);
           const Value ix_dy = sign[1] * (ix - ix_o);
           const Value ix_iy = T(gauss_hi) * ix + T(gauss_lo) * ix_o;
@@ -299,17 +301,29 @@ namespace plastix
         }
 
         /**
+         * derivative_transpose(p, e) + interpolate(r, e) with one exchange:
+         * sign (p + p_o) + (1 - g) r + g r_o, where the partner, whose sign
+         * is the opposite, sends its share g r_o + sign p_o.
+         */
+        KOKKOS_INLINE_FUNCTION Value
+        derivative_transpose_plus_interpolate(const Value &p, const Value &r, const int e) const
+        {
+          return sign[e] * p + T(gauss_hi) * r + lanes.exchange(T(gauss_lo) * r - sign[e] * p, e);
+        }
+
+        /**
          * The transpose of gradient(): the value at the lane's vertex of
          * sum_q sum_d dN/dxi_d(q) t_q[d] over the lanes' Gauss points q.
+         * Six exchanges: three in z, then two in y and one in x, where the
+         * two terms of a sum share one (derivative_transpose_plus_interpolate()).
          */
         KOKKOS_INLINE_FUNCTION Value
         gradient_transpose(const Value t[3]) const
         {
           const Value a = interpolate(t[0], 2), b = interpolate(t[1], 2), c = derivative_transpose(t[2], 2);
-          const Value c_o = lanes.exchange(c, 1);
-          const Value p   = interpolate(a, 1);
-          const Value r   = derivative_transpose(b, 1) + T(gauss_hi) * c + T(gauss_lo) * c_o;
-          return derivative_transpose(p, 0) + interpolate(r, 0);
+          const Value p = interpolate(a, 1);
+          const Value r = derivative_transpose_plus_interpolate(b, c, 1);
+          return derivative_transpose_plus_interpolate(p, r, 0);
         }
 
         /** The sum of a value over the eight lanes, on every lane. */
