@@ -243,87 +243,121 @@ namespace plastix
        * Gauss point (both lexicographic). In one direction, with g the lower
        * Gauss point and s the lane's own value, o its partner's (the lane
        * with that bit flipped), interpolation from the vertices to the
-       * points and its transpose are (1 - g) s + g o, the derivative
-       * sign (s - o) and its transpose sign (s + o), sign = +1 where the
-       * lane's bit is set and -1 elsewhere.
+       * points is (1 - g) s + g o and the derivative sign (s - o), sign = +1
+       * where the lane's bit is set and -1 elsewhere; both are symmetric up
+       * to the sign, so their transposes are (1 - g) s + g o and
+       * sign (s + o).
+       *
+       * The lanes compute in a scaled and signed form that needs neither the
+       * sign nor the factor 1 - g: interpolation is s + k o with k = g / (1
+       * - g), the derivative s - o. gradient() returns sign_d dN/dxi_d / (1 -
+       * g)^2 and gradient_transpose() takes fluxes in the same form, so the
+       * geometry carries the factors once: the Jacobian of the coordinates'
+       * gradient() is J S / (1 - g)^2 with S = diag(sign), its inverse S (1 -
+       * g)^2 J^-1, and the products of the two give the true displacement
+       * gradient; the fluxes formed with that inverse are in the form that
+       * gradient_transpose() takes. Its determinant is det J s_x s_y s_z / (1
+       * - g)^6 (weight_factor()).
        */
       template <typename Lanes, typename T>
       struct LaneSumFactorization
       {
         using Value = typename Lanes::template value<T>;
 
+        /** k = g / (1 - g) of the scaled interpolation. */
+        static constexpr T ratio = T(gauss_lo / gauss_hi);
+
         Lanes lanes;
-        /** The derivative signs of the lane in x, y and z. */
-        Value sign[3];
 
         KOKKOS_INLINE_FUNCTION explicit LaneSumFactorization(const Lanes &l)
           : lanes(l)
-        {
-          for (int e = 0; e < 3; ++e)
-            sign[e] = lanes.template per_lane<T>([&](const int lane) { return (lane >> e) & 1 ? T(1) : T(-1); });
-        }
+        {}
 
+        /** s + k o in direction @p e (interpolation divided by 1 - g). */
         KOKKOS_INLINE_FUNCTION Value
         interpolate(const Value &s, const int e) const
         {
-          return T(gauss_hi) * s + T(gauss_lo) * lanes.exchange(s, e);
+          return s + ratio * lanes.exchange(s, e);
         }
 
+        /** s - o in direction @p e (the derivative times the lane's sign). */
         KOKKOS_INLINE_FUNCTION Value
-        derivative(const Value &s, const int e) const
+        difference(const Value &s, const int e) const
         {
-          return sign[e] * (s - lanes.exchange(s, e));
+          return s - lanes.exchange(s, e);
         }
 
+        /**
+         * The factor s_x s_y s_z (1 - g)^6 w of the lane that turns the
+         * determinant of the scaled, signed Jacobian into JxW.
+         */
         KOKKOS_INLINE_FUNCTION Value
-        derivative_transpose(const Value &s, const int e) const
+        weight_factor() const
         {
-          return sign[e] * (s + lanes.exchange(s, e));
+          const T g2 = T(gauss_hi * gauss_hi), scale = T(gauss_weight) * g2 * g2 * g2;
+          return lanes.template per_lane<T>([&](const int lane) {
+            const int parity = (lane ^ (lane >> 1) ^ (lane >> 2)) & 1;
+            return parity ? scale : -scale;
+          });
+        }
+
+        /**
+         * The factor sign_d (1 - g)^2 of the lane that turns a true inverse
+         * Jacobian's row d into the scaled, signed form.
+         */
+        KOKKOS_INLINE_FUNCTION Value
+        inverse_factor(const int d) const
+        {
+          const T g2 = T(gauss_hi * gauss_hi);
+          return lanes.template per_lane<T>([&](const int lane) { return (lane >> d) & 1 ? g2 : -g2; });
         }
 
         /**
          * The reference gradient g[d] at the lane's Gauss point of the
-         * trilinear function with vertex values v (the lane's vertex): six
-         * exchanges, one per value and stage.
+         * trilinear function with vertex values v (the lane's vertex), in
+         * the scaled, signed form sign_d dv/dxi_d / (1 - g)^2: six
+         * exchanges, one per value and stage, and one operation per
+         * output of a stage.
          */
         KOKKOS_INLINE_FUNCTION void
         gradient(const Value &v, Value g[3]) const
         {
           const Value v_o = lanes.exchange(v, 0);
-          const Value dx = sign[0] * (v - v_o), ix = T(gauss_hi) * v + T(gauss_lo) * v_o;
+          const Value dx = v - v_o, ix = v + ratio * v_o;
           const Value ix_o  = lanes.exchange(ix, 1);
           const Value dx_iy = interpolate(dx, 1);
-          const Value ix_dy = sign[1] * (ix - ix_o);
-          const Value ix_iy = T(gauss_hi) * ix + T(gauss_lo) * ix_o;
+          const Value ix_dy = ix - ix_o;
+          const Value ix_iy = ix + ratio * ix_o;
           g[0]              = interpolate(dx_iy, 2);
           g[1]              = interpolate(ix_dy, 2);
-          g[2]              = derivative(ix_iy, 2);
+          g[2]              = difference(ix_iy, 2);
         }
 
         /**
-         * derivative_transpose(p, e) + interpolate(r, e) with one exchange:
-         * sign (p + p_o) + (1 - g) r + g r_o, where the partner, whose sign
-         * is the opposite, sends its share g r_o + sign p_o.
+         * The transpose of the derivative of p plus the interpolation of r
+         * in direction @p e with one exchange, p in the signed form: p - p_o
+         * + r + k r_o, where the partner sends its share k r_o - p_o.
          */
         KOKKOS_INLINE_FUNCTION Value
-        derivative_transpose_plus_interpolate(const Value &p, const Value &r, const int e) const
+        difference_plus_interpolate(const Value &p, const Value &r, const int e) const
         {
-          return sign[e] * p + T(gauss_hi) * r + lanes.exchange(T(gauss_lo) * r - sign[e] * p, e);
+          return (p + r) + lanes.exchange(ratio * r - p, e);
         }
 
         /**
          * The transpose of gradient(): the value at the lane's vertex of
-         * sum_q sum_d dN/dxi_d(q) t_q[d] over the lanes' Gauss points q.
+         * sum_q sum_d dN/dxi_d(q) t_q[d] over the lanes' Gauss points q,
+         * for fluxes @p t in the scaled, signed form sign_d (1 - g)^2 t_q[d].
          * Six exchanges: three in z, then two in y and one in x, where the
-         * two terms of a sum share one (derivative_transpose_plus_interpolate()).
+         * two terms of a sum share one (difference_plus_interpolate()).
          */
         KOKKOS_INLINE_FUNCTION Value
         gradient_transpose(const Value t[3]) const
         {
-          const Value a = interpolate(t[0], 2), b = interpolate(t[1], 2), c = derivative_transpose(t[2], 2);
+          const Value a = interpolate(t[0], 2), b = interpolate(t[1], 2), c = difference(t[2], 2);
           const Value p = interpolate(a, 1);
-          const Value r = derivative_transpose_plus_interpolate(b, c, 1);
-          return derivative_transpose_plus_interpolate(p, r, 0);
+          const Value r = difference_plus_interpolate(b, c, 1);
+          return difference_plus_interpolate(p, r, 0);
         }
 
         /** The sum of a value over the eight lanes, on every lane. */
@@ -377,7 +411,8 @@ namespace plastix
                 for (int d = 0; d < 3; ++d)
                   J[i][d] = Lanes::template convert<Number>(g[d]);
               }
-            JxW = invert_jacobian(J, inv) * Number(gauss_weight);
+            // J and inv are in the scaled, signed form of LaneSumFactorization.
+            JxW = invert_jacobian(J, inv) * sf.weight_factor();
           }
         else
           {
@@ -388,6 +423,14 @@ namespace plastix
                 for (int i = 0; i < 3; ++i)
                   Lanes::at(inv[d][i], l) = inv_l[d][i];
             });
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              {
+                const Value factor = sf.inverse_factor(d);
+                PLASTIX_UNROLL
+                for (int i = 0; i < 3; ++i)
+                  inv[d][i] *= factor;
+              }
           }
 
         // Displacement gradient G[c][i] and strain at the point.
