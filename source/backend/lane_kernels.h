@@ -514,7 +514,12 @@ namespace plastix
           {
             const int        m     = shared_node_lane_mask(k);
             const LocalIndex other = __shfl_xor_sync(0xffffffffu, node, m);
-            Number           o[3];
+            // The results move only where some lane of the warp shares its
+            // node with its partner: two of the four masks serve Morton
+            // order, the other two lexicographic order.
+            if (!__any_sync(0xffffffffu, other == node))
+              continue;
+            Number o[3];
             PLASTIX_UNROLL
             for (int c = 0; c < 3; ++c)
               o[c] = __shfl_xor_sync(0xffffffffu, f[c], m);
