@@ -294,7 +294,9 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION Value
         weight_factor() const
         {
-          const T g2 = T(gauss_hi * gauss_hi), scale = T(gauss_weight) * g2 * g2 * g2;
+          // One rounding to T of the product formed in double.
+          constexpr double g2 = gauss_hi * gauss_hi;
+          const T          scale = T(gauss_weight * g2 * g2 * g2);
           return lanes.template per_lane<T>([&](const int lane) {
             const int parity = (lane ^ (lane >> 1) ^ (lane >> 2)) & 1;
             return parity ? scale : -scale;
