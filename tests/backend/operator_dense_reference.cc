@@ -10,6 +10,7 @@
 //   apply               == A_c x     (A_c: constrained rows/columns zero, unit
 //                                      diagonal at owned constrained DoFs)
 //   apply_unconstrained == A x
+//   apply in single precision == A_c x to 1e-6
 //   compute_diagonal    == diag(A_c)
 //   x^T A_c y           == y^T A_c x
 //   A r = 0 for the six rigid-body modes r
@@ -330,6 +331,19 @@ namespace
     return dst.to_host();
   }
 
+  /** apply() on single-precision vectors (evaluated in single precision), returned in double. */
+  std::vector<double>
+  run_apply_single(const MechanicsOperator &op, const std::vector<double> &x)
+  {
+    std::vector<float> x_float(x.begin(), x.end());
+    DeviceArray<float> src(x_float, "test src float"), dst(x.size(), "test dst float");
+    dst.copy_from_host(std::vector<float>(x.size(), 1.2345e30f));
+    op.apply(src.data(), dst.data());
+    fence();
+    const std::vector<float> result = dst.to_host();
+    return std::vector<double>(result.begin(), result.end());
+  }
+
   /** The six rigid-body modes at the nodes of @p mesh. */
   std::vector<std::vector<double>>
   rigid_body_modes(const MeshData &mesh)
@@ -552,6 +566,10 @@ namespace
 
           const std::vector<double> r = run_apply(op, x, true);
           checker.check(what + ": apply vs dense A_c", relative_difference(r, Cx), 1e-12);
+          // Single precision (the multigrid levels): float round-off of the
+          // data and of every step, against the double-precision reference.
+          checker.check(what + ": single-precision apply vs dense A_c", relative_difference(run_apply_single(op, x), Cx),
+                        1e-6);
           const std::vector<double> ru = run_apply(op, x, false);
           checker.check(what + ": apply_unconstrained vs dense A", relative_difference(ru, Ax), 1e-12);
 
