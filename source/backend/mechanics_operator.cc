@@ -684,8 +684,11 @@ namespace plastix
       // Measured (doc/benchmarks.md): eight threads per cell pay off for ebe
       // colored on GPUs (each colour is a small, sparse launch; H200); with
       // geometry on the fly, ebe atomic runs 1.3-1.7x faster on the shuffle
-      // lanes ("Eight shuffle lanes per cell", H100); otherwise, and on
-      // CPUs, one thread per cell is fastest.
+      // lanes ("Eight shuffle lanes per cell", H100); otherwise one thread
+      // per cell is fastest. On CPUs this rule takes one thread per cell,
+      // though the lanes' host form measured 1.5-3.3x faster on one core
+      // (Kokkos Serial, "Fewer shuffles and FP64 operations"); changing the
+      // CPU default awaits a measurement with threads and a full CI run.
       if (d.settings.thread_mapping == ThreadMapping::automatic)
         d.settings.thread_mapping =
           !internal::on_device                              ? ThreadMapping::cell :

@@ -35,6 +35,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "../checker.h"
@@ -316,31 +317,27 @@ namespace
     mesh.constrained_dofs = constrained;
   }
 
+  /**
+   * apply() (or, with @p constrained false, apply_unconstrained(), double
+   * only) on vectors of @p Number, evaluated in that precision, returned in
+   * double.
+   */
+  template <typename Number = double>
   std::vector<double>
   run_apply(const MechanicsOperator &op, const std::vector<double> &x, const bool constrained)
   {
-    DeviceArray<double> src(x, "test src"), dst(x.size(), "test dst");
+    DeviceArray<Number> src(std::vector<Number>(x.begin(), x.end()), "test src"), dst(x.size(), "test dst");
     // Garbage in dst: the operator must overwrite every entry.
-    std::vector<double> garbage(x.size(), 1.2345e300);
-    dst.copy_from_host(garbage);
+    const Number garbage = std::is_same_v<Number, double> ? Number(1.2345e300) : Number(1.2345e30);
+    dst.copy_from_host(std::vector<Number>(x.size(), garbage));
     if (constrained)
       op.apply(src.data(), dst.data());
-    else
+    else if constexpr (std::is_same_v<Number, double>)
       op.apply_unconstrained(src.data(), dst.data());
+    else
+      throw std::logic_error("apply_unconstrained is double precision only");
     fence();
-    return dst.to_host();
-  }
-
-  /** apply() on single-precision vectors (evaluated in single precision), returned in double. */
-  std::vector<double>
-  run_apply_single(const MechanicsOperator &op, const std::vector<double> &x)
-  {
-    std::vector<float> x_float(x.begin(), x.end());
-    DeviceArray<float> src(x_float, "test src float"), dst(x.size(), "test dst float");
-    dst.copy_from_host(std::vector<float>(x.size(), 1.2345e30f));
-    op.apply(src.data(), dst.data());
-    fence();
-    const std::vector<float> result = dst.to_host();
+    const std::vector<Number> result = dst.to_host();
     return std::vector<double>(result.begin(), result.end());
   }
 
@@ -568,8 +565,8 @@ namespace
           checker.check(what + ": apply vs dense A_c", relative_difference(r, Cx), 1e-12);
           // Single precision (the multigrid levels): float round-off of the
           // data and of every step, against the double-precision reference.
-          checker.check(what + ": single-precision apply vs dense A_c", relative_difference(run_apply_single(op, x), Cx),
-                        1e-6);
+          checker.check(what + ": single-precision apply vs dense A_c",
+                        relative_difference(run_apply<float>(op, x, true), Cx), 1e-6);
           const std::vector<double> ru = run_apply(op, x, false);
           checker.check(what + ": apply_unconstrained vs dense A", relative_difference(ru, Ax), 1e-12);
 
