@@ -132,8 +132,8 @@ namespace
     "  --strategies a,b      plastix strategies: 'ebe atomic,ebe colored,dbd,ebe tiled,assembled,dbd structured'\n"
     "                        (default the first four; _ may replace blanks)\n"
     "  --kernels a,b         plastix cell kernels: 'stored geometry,geometry on the fly,element matrix' (or 'all')\n"
-    "  --mappings a,b        thread mappings of the EbE strategies: 'auto,cell,node' (or 'all'); default auto\n"
-    "                        (auto: node for ebe colored on GPUs, cell otherwise; DbD has none and runs once)\n"
+    "  --mappings a,b        thread mappings of the EbE strategies: 'auto,cell,node,shuffle' (or 'all'); default\n"
+    "                        auto (the backend's measured choice, ThreadMapping::automatic; DbD has none and runs once)\n"
     "  --no-assembled        skip the assembled sparse matrices (they dominate memory and set-up time)\n"
     "  --multigrid           also time one V-cycle of the plastix multigrid (double and single precision)\n"
     "                        around the first plastix operator, in applications of that operator\n"
@@ -213,7 +213,7 @@ namespace
             else if (arg == "--mappings" && more)
               {
                 const std::string v = next();
-                o.mappings = v == "all" ? std::vector<std::string>{"auto", "cell", "node"} : split_list(v);
+                o.mappings = v == "all" ? std::vector<std::string>{"auto", "cell", "node", "shuffle"} : split_list(v);
               }
             else if (arg == "--no-assembled")
               o.assembled = false;

@@ -843,8 +843,9 @@ namespace plastix
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
                       "point; not with ebe tiled), shuffle (eight threads per cell that exchange "
                       "values through register shuffles; for the quadrature cell kernels of ebe "
-                      "atomic and ebe colored), auto (on GPUs node for ebe colored, shuffle for ebe "
-                      "atomic with geometry on the fly; cell otherwise)");
+                      "atomic and ebe colored; on CPUs one thread holds the eight lanes), auto (on "
+                      "GPUs node for ebe colored, shuffle for ebe atomic with geometry on the fly; "
+                      "on CPUs shuffle for both with the quadrature kernels; cell otherwise)");
     prm.add_parameter("Element formulation", element_formulation,
                       "Strain of the Gauss points: full (full integration, each point its own "
                       "strain) or bbar (B-bar, mean dilatation: each point keeps its deviatoric "

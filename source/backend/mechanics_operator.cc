@@ -681,21 +681,30 @@ namespace plastix
                                         to_string(settings.thread_mapping) + "' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
-      // Measured (doc/benchmarks.md): eight threads per cell pay off for ebe
-      // colored on GPUs (each colour is a small, sparse launch; H200); with
-      // geometry on the fly, ebe atomic runs 1.3-1.7x faster on the shuffle
-      // lanes ("Eight shuffle lanes per cell", H100); otherwise one thread
-      // per cell is fastest. On CPUs this rule takes one thread per cell,
-      // though the lanes' host form measured 1.5-3.3x faster on one core
-      // (Kokkos Serial, "Fewer shuffles and FP64 operations"); changing the
-      // CPU default awaits a measurement with threads and a full CI run.
+      // Measured (doc/benchmarks.md): on GPUs eight threads per cell pay
+      // off for ebe colored (each colour is a small, sparse launch; H200)
+      // and, with geometry on the fly, the shuffle lanes for ebe atomic
+      // (1.3-1.7x, "Eight shuffle lanes per cell", H100); otherwise one
+      // thread per cell. On CPUs the lanes' host form (one thread holding a
+      // cell's eight lanes) is the faster quadrature kernel for both EbE
+      // strategies, stored geometry included: 1.4-3.3x one thread per cell
+      // with Kokkos Serial and OpenMP ("The shuffle lanes as the CPU
+      // default"); the element-matrix kernel runs one thread per cell either way.
       if (d.settings.thread_mapping == ThreadMapping::automatic)
-        d.settings.thread_mapping =
-          !internal::on_device                              ? ThreadMapping::cell :
-          settings.strategy == Strategy::ebe_colored        ? ThreadMapping::node :
-          settings.strategy == Strategy::ebe_atomic &&
-              settings.cell_kernel == CellKernel::geometry_on_the_fly ? ThreadMapping::shuffle :
-                                                                        ThreadMapping::cell;
+        {
+          const bool element_by_element =
+            settings.strategy == Strategy::ebe_atomic || settings.strategy == Strategy::ebe_colored;
+          if (!internal::on_device)
+            d.settings.thread_mapping = element_by_element && settings.cell_kernel != CellKernel::element_matrix ?
+                                          ThreadMapping::shuffle :
+                                          ThreadMapping::cell;
+          else
+            d.settings.thread_mapping =
+              settings.strategy == Strategy::ebe_colored ? ThreadMapping::node :
+              settings.strategy == Strategy::ebe_atomic && settings.cell_kernel == CellKernel::geometry_on_the_fly ?
+                                                           ThreadMapping::shuffle :
+                                                           ThreadMapping::cell;
+        }
       // One GPU thread per cell reads structure-of-arrays data; teams of a
       // cell and CPU threads read array-of-structures data. The shuffle
       // lanes of a cell share the per-cell layout of one thread per cell:

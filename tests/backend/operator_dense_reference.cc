@@ -820,20 +820,31 @@ main()
         settings.thread_mapping = ThreadMapping::shuffle;
         checker.check_true("ebe tiled with shuffle mapping throws", rejected(settings, "'shuffle' does not apply"));
         {
-          // Thread mapping auto (documented in ThreadMapping::automatic): shuffle lanes for ebe atomic with
-          // geometry on the fly on GPUs, one thread per cell with stored geometry and on CPUs.
-          const bool       gpu = plastix::backend::device_memory_is_separate();
-          OperatorSettings automatic;
-          automatic.strategy    = Strategy::ebe_atomic;
-          automatic.cell_kernel = CellKernel::geometry_on_the_fly;
-          const MechanicsOperator on_the_fly(mesh, automatic);
-          checker.check_true("auto mapping, ebe atomic, geometry on the fly: " +
-                               to_string(on_the_fly.settings().thread_mapping),
-                             on_the_fly.settings().thread_mapping == (gpu ? ThreadMapping::shuffle : ThreadMapping::cell));
-          automatic.cell_kernel = CellKernel::stored_geometry;
-          const MechanicsOperator stored(mesh, automatic);
-          checker.check_true("auto mapping, ebe atomic, stored geometry: " + to_string(stored.settings().thread_mapping),
-                             stored.settings().thread_mapping == ThreadMapping::cell);
+          // Thread mapping auto (documented in ThreadMapping::automatic): on GPUs shuffle lanes for ebe
+          // atomic with geometry on the fly, node for ebe colored, one thread per cell otherwise; on CPUs
+          // shuffle lanes for both EbE strategies with the quadrature kernels, one thread per cell with
+          // element matrices.
+          const bool gpu      = plastix::backend::device_memory_is_separate();
+          const auto resolved = [&](const Strategy strategy, const CellKernel kernel) {
+            OperatorSettings automatic;
+            automatic.strategy    = strategy;
+            automatic.cell_kernel = kernel;
+            return MechanicsOperator(mesh, automatic).settings().thread_mapping;
+          };
+          const auto expect = [&](const Strategy strategy, const CellKernel kernel, const ThreadMapping on_gpu,
+                                  const ThreadMapping on_cpu) {
+            const ThreadMapping mapping = resolved(strategy, kernel);
+            checker.check_true("auto mapping, " + to_string(strategy) + ", " + to_string(kernel) + ": " +
+                                 to_string(mapping),
+                               mapping == (gpu ? on_gpu : on_cpu));
+          };
+          expect(Strategy::ebe_atomic, CellKernel::geometry_on_the_fly, ThreadMapping::shuffle, ThreadMapping::shuffle);
+          expect(Strategy::ebe_atomic, CellKernel::stored_geometry, ThreadMapping::cell, ThreadMapping::shuffle);
+          expect(Strategy::ebe_atomic, CellKernel::element_matrix, ThreadMapping::cell, ThreadMapping::cell);
+          expect(Strategy::ebe_colored, CellKernel::geometry_on_the_fly, ThreadMapping::node, ThreadMapping::shuffle);
+          expect(Strategy::ebe_colored, CellKernel::stored_geometry, ThreadMapping::node, ThreadMapping::shuffle);
+          expect(Strategy::ebe_colored, CellKernel::element_matrix, ThreadMapping::node, ThreadMapping::cell);
+          expect(Strategy::dbd, CellKernel::stored_geometry, ThreadMapping::cell, ThreadMapping::cell);
         }
         settings.thread_mapping = ThreadMapping::automatic;
         for (const unsigned int n : {0u, 129u})

@@ -105,7 +105,9 @@ namespace plastix
     {
       /**
        * Measured choice: on GPUs node for ebe colored, shuffle for ebe
-       * atomic with geometry on the fly, cell otherwise; cell on CPUs.
+       * atomic with geometry on the fly, cell otherwise; on CPUs shuffle
+       * (the lanes' host form) for ebe atomic and ebe colored with the
+       * quadrature kernels, cell otherwise.
        */
       automatic,
       /** One thread per cell does the whole cell (good on CPUs). */

@@ -73,7 +73,7 @@ namespace plastix
       backend::Strategy strategy;
       /** Stored geometry, geometry on the fly, or element matrices. */
       backend::CellKernel cell_kernel;
-      /** Threads per cell of the EbE strategies (automatic: 8 on GPUs, 1 on CPUs). */
+      /** Threads per cell of the EbE strategies (automatic: the measured fastest, backend::ThreadMapping). */
       backend::ThreadMapping thread_mapping;
       /**
        * Full integration or B-bar (mean dilatation, against volumetric
