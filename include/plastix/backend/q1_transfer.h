@@ -72,7 +72,10 @@ namespace plastix
      * values there (tensor products of the 1D factors 1, 1/2, 0) and adds
      * the value, weighted, to the fine node (atomics); the restriction is
      * the transpose, one thread per coarse vertex of each cell gathering its
-     * 8 lattice points. Constrained DoFs of either level are left out (zero
+     * 8 lattice points. Where all coarse cells of every fine node are local
+     * (one process), the prolongation runs one thread per fine node instead,
+     * interpolating in one of its cells and storing without atomics.
+     * Constrained DoFs of either level are left out (zero
      * rows of P for constrained fine DoFs, zero columns for constrained
      * coarse DoFs). With MPI, the results at nodes shared with other
      * processes are partial sums for the caller to add up (compress).
