@@ -687,7 +687,7 @@ namespace plastix
       // (1.3-1.7x, "Eight shuffle lanes per cell", H100); otherwise one
       // thread per cell. On CPUs the lanes' host form (one thread holding a
       // cell's eight lanes) is the faster quadrature kernel for both EbE
-      // strategies, stored geometry included: 1.4-3.3x one thread per cell
+      // strategies, stored geometry included: 1.2-3.3x one thread per cell
       // with Kokkos Serial and OpenMP ("The shuffle lanes as the CPU
       // default"); the element-matrix kernel runs one thread per cell either way.
       if (d.settings.thread_mapping == ThreadMapping::automatic)

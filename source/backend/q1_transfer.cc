@@ -56,11 +56,6 @@ namespace plastix
     namespace internal
     {
       /**
-       * Prolongation, one thread per lattice point of a coarse cell (27 per
-       * cell): the value interpolated from the cell's vertices that touch
-       * it (1, 2, 4 or 8), added with the point's weight to the fine node.
-       */
-      /**
        * The interpolation at lattice position @p q (0..26, x fastest) of
        * coarse cell @p cell from the cell's unconstrained vertex values: per
        * axis the vertex bits that reach the position (0: bit 0, 2: bit 1, 1:
@@ -100,6 +95,13 @@ namespace plastix
           value[c] *= factor;
       }
 
+      /**
+       * Prolongation. With the fine nodes' owner cells (one process): one
+       * thread per fine node, the value interpolated in its owner cell,
+       * stored or added plainly. Otherwise one thread per lattice point of
+       * a coarse cell (27 per cell): the value interpolated there, added
+       * atomically with the point's weight to the fine node.
+       */
       template <typename Number>
       void
       prolongate(const Q1Transfer::Impl &d, const Number *coarse, Number *fine, const bool add)
