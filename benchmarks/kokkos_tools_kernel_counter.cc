@@ -8,11 +8,11 @@
 // runtime (host builds, whose kernels finish before they return) it is left out.
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -20,21 +20,22 @@ namespace
 {
   using Clock = std::chrono::steady_clock;
 
-  /** Launches, kernel time and host time before the kernel, per kernel name. */
+  /** Launches, kernel time and host time before the kernel, of one kernel name. */
   struct KernelStatistics
   {
-    long   launches     = 0;
-    double kernel_time  = 0;
-    double time_before  = 0;
+    std::string name;
+    long        launches    = 0;
+    double      kernel_time = 0;
+    double      time_before = 0;
   };
 
-  std::map<std::string, KernelStatistics> statistics;
-  std::vector<std::string>                kernel_names;
-  Clock::time_point                       last_end, kernel_start;
-  bool                                    have_last_end = false;
-  int                                     nesting       = 0;
-  bool                                    synchronise   = false;
-  int (*device_synchronize)()                            = nullptr;
+  /** One entry per kernel name, in the order first seen; a kernel's id is its index. */
+  std::vector<KernelStatistics> statistics;
+  Clock::time_point             last_end, kernel_start;
+  bool                          have_last_end = false;
+  int                           nesting       = 0;
+  bool                          synchronise   = false;
+  int (*device_synchronize)()                  = nullptr;
 
   void
   synchronise_device()
@@ -54,13 +55,13 @@ namespace
     synchronise_device();
     const auto now = Clock::now();
     std::size_t index = 0;
-    while (index < kernel_names.size() && kernel_names[index] != name)
+    while (index < statistics.size() && statistics[index].name != name)
       ++index;
-    if (index == kernel_names.size())
-      kernel_names.emplace_back(name);
+    if (index == statistics.size())
+      statistics.push_back({name});
     *kernel_id = index;
     if (have_last_end && synchronise)
-      statistics[kernel_names[index]].time_before += std::chrono::duration<double>(now - last_end).count();
+      statistics[index].time_before += std::chrono::duration<double>(now - last_end).count();
     kernel_start = Clock::now();
   }
 
@@ -73,7 +74,7 @@ namespace
     synchronise_device();
     last_end      = Clock::now();
     have_last_end = true;
-    auto &entry   = statistics[kernel_names[kernel_id]];
+    auto &entry   = statistics[kernel_id];
     entry.kernel_time += std::chrono::duration<double>(last_end - kernel_start).count();
     ++entry.launches;
   }
@@ -97,9 +98,12 @@ extern "C"
   void
   kokkosp_finalize_library()
   {
+    // Sorted by name, as the summaries in doc/solvers.md were read.
+    std::sort(statistics.begin(), statistics.end(),
+              [](const KernelStatistics &a, const KernelStatistics &b) { return a.name < b.name; });
     long   launches = 0;
     double kernels = 0, before = 0;
-    for (const auto &[name, s] : statistics)
+    for (const auto &s : statistics)
       {
         launches += s.launches;
         kernels += s.kernel_time;
@@ -107,9 +111,9 @@ extern "C"
       }
     std::printf("ktimer: %ld launches, kernels %.4f s, gaps before kernels %.4f s (sync %d)\n", launches, kernels,
                 before, synchronise && device_synchronize != nullptr ? 1 : 0);
-    for (const auto &[name, s] : statistics)
+    for (const auto &s : statistics)
       std::printf("ktimer: %10ld calls %9.5f s kernel %9.5f s gap-before  %s\n", s.launches, s.kernel_time,
-                  s.time_before, name.c_str());
+                  s.time_before, s.name.c_str());
   }
 
   void
