@@ -14,9 +14,11 @@
 #         coarse-tolerance (C5, auto, coarse cg tolerance 1e-2, 3e-2, 1e-1)
 #         twogpu-jacobi (C5 with Jacobi on 1 and 2 GPUs: does the operator itself scale?)
 #         twogpu (L-bracket refined 3 and 4 times and C5 on 1 and 2 GPUs, one rank per GPU)
+#         twogpu-exchange (the same on 1 GPU and on 2 GPUs with Ghost exchange = mpi and
+#                          = shared memory, alternating; C5 also with Jacobi)
 #         precision (C3, C5 and the L-bracket refined 3 times with Preconditioner = auto,
 #                    Multigrid level precision double and single, in one invocation)
-# Environment: MPIRUN (default mpirun).
+# Environment: MPIRUN (default mpirun), CASE_TIMEOUT (seconds per run, default 550).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 REPO=$PWD
@@ -42,7 +44,7 @@ case_run() {
   } >"$WORK/$name/case.prm"
   local launcher=()
   [ "$ranks" -gt 1 ] && launcher=($MPIRUN -np "$ranks")
-  (cd "$WORK/$name" && (time timeout 550 "${launcher[@]}" "$PLASTIX" case.prm) >"$L/$name.log" 2>&1
+  (cd "$WORK/$name" && (time timeout "${CASE_TIMEOUT:-550}" "${launcher[@]}" "$PLASTIX" case.prm) >"$L/$name.log" 2>&1
    echo "exit $?" >>"$L/$name.log")
   python3 "$REPO/scripts/summary_line.py" --row "$name" "$L/$name.log"
 }
@@ -81,6 +83,18 @@ elif [ "$PART" = twogpu ]; then
     case_run "L3-auto-np$ranks" l_bracket.prm 3 auto - $ranks
     case_run "C5-auto-np$ranks" cube_C5.prm - auto - $ranks
   done
+elif [ "$PART" = twogpu-exchange ]; then
+  exchange() { export EXTRA="subsection Operator\n  set Ghost exchange = $1\nend\n"; }
+  for c in "C5 cube_C5.prm - jacobi" "L3 l_bracket.prm 3 auto" "C5 cube_C5.prm - auto" "L4 l_bracket.prm 4 auto"; do
+    set -- $c
+    unset EXTRA
+    case_run "$1-$4-np1" "$2" "$3" "$4" - 1
+    exchange mpi
+    case_run "$1-$4-np2-mpi" "$2" "$3" "$4" - 2
+    exchange "shared memory"
+    case_run "$1-$4-np2-shared" "$2" "$3" "$4" - 2
+  done
+  unset EXTRA
 elif [ "$PART" = coarse-tolerance ]; then
   for tolerance in 1e-2 3e-2 1e-1; do
     export EXTRA="subsection Linear solver\n  set Multigrid coarse tolerance = $tolerance\nend\n"

@@ -226,6 +226,7 @@ namespace plastix
   {
     RunSummary summary;
     summary.n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    summary.ghost_exchange = Runtime::ghost_exchange_description();
     summary.device  = Runtime::execution_space();
     StageTimer timer(communicator, summary);
     const bool root = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;

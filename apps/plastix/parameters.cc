@@ -854,6 +854,17 @@ namespace plastix
                       "elastoplastic runs (J2 flow is isochoric), full for elastic ones "
                       "(deal.II's step-8 operator; choose bbar for nearly incompressible "
                       "materials)");
+    prm.add_parameter("Ghost exchange", ghost_exchange,
+                      "How MPI ranks exchange the ghost values of their vectors (every operator "
+                      "application, transfer and smoother step): mpi (copied to the host, sent "
+                      "with MPI and copied back; the host waits for the device twice per "
+                      "exchange) or shared memory (ranks of one node read each other's buffers: "
+                      "on GPUs one GPU reads the other's memory peer to peer through CUDA IPC, "
+                      "ordered by interprocess events, and only a small MPI message goes through "
+                      "the host; on CPUs shared host memory; ranks on other nodes through MPI; an "
+                      "error if two ranks of a node cannot map each other's memory). auto: shared "
+                      "memory between the ranks of a node that can map each other's GPU memory, "
+                      "mpi otherwise and on CPUs");
     prm.leave_subsection();
   }
 

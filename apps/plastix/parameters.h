@@ -11,6 +11,7 @@
 
 #include <plastix/core/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/core/runtime.h>
 #include <plastix/material/material.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/load_stepping.h>
@@ -424,6 +425,8 @@ namespace plastix
     AutoOr<backend::ElementFormulation> element_formulation;
     /** Element formulation was auto (element_formulation holds what it chose). */
     bool element_formulation_automatic = false;
+    /** How the ranks exchange ghost values (plastix::Runtime). */
+    GhostExchange ghost_exchange = GhostExchange::automatic;
 
     void
     declare(dealii::ParameterHandler &prm);

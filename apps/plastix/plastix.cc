@@ -135,7 +135,7 @@ main(int argc, char **argv)
 
   try
     {
-      plastix::Runtime    runtime(comm);
+      plastix::Runtime    runtime(comm, parameters.op.ghost_exchange);
       plastix::RunSummary summary;
       if (parameters.problem.type == plastix::ProblemType::elastoplastic)
         {

@@ -22,7 +22,10 @@ namespace plastix
   RunSummary::line() const
   {
     std::ostringstream s;
-    s << std::setprecision(4) << "plastix: " << n_ranks << " rank(s), " << device << ", " << n_dofs << " DoFs, "
+    s << std::setprecision(4) << "plastix: " << n_ranks << " rank(s)";
+    if (n_ranks > 1 && !ghost_exchange.empty())
+      s << " (ghost exchange " << ghost_exchange << ")";
+    s << ", " << device << ", " << n_dofs << " DoFs, "
       << n_cells << " cells, " << operator_description << ", " << solver;
     if (newton_iterations > 0)
       s << ", " << n_steps << " load steps (" << n_cuts << " cuts), " << newton_iterations << " Newton iterations, "

@@ -15,6 +15,8 @@ namespace plastix
   struct RunSummary
   {
     unsigned int       n_ranks = 1;
+    /** How the ranks exchange ghost values (Runtime::ghost_exchange_description(); with several ranks). */
+    std::string ghost_exchange;
     std::string        device;
     unsigned long long n_dofs  = 0;
     unsigned long long n_cells = 0;

@@ -5,6 +5,8 @@
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/device_vector.h>
 
+#include "node_exchange.h"
+
 #include <iomanip>
 #include <ostream>
 
@@ -51,7 +53,8 @@ namespace plastix
     /**
      * Who sends what in a ghost exchange, flattened from a deal.II
      * partitioner: owned entries to export (device indices) grouped by
-     * target rank, and the ghost range received from each owner.
+     * target rank, and the ghost range received from each owner; and which
+     * of these peers share memory with this rank (NodeExchange).
      */
     struct GhostExchangePattern
     {
@@ -78,6 +81,41 @@ namespace plastix
         return !import_targets.empty() || !ghost_targets.empty();
       }
 
+      /**
+       * Bring the routes up to date with NodeExchange (after
+       * Runtime::set_ghost_exchange()); returns whether any peer shares
+       * memory with this rank.
+       */
+      bool
+      update_routes() const
+      {
+        if (route_generation == NodeExchange::generation())
+          return any_shared;
+        route_generation = NodeExchange::generation();
+        const auto pieces = [this](const std::vector<std::pair<int, unsigned int>> &targets,
+                                   std::vector<TransferPiece>                      &result,
+                                   std::vector<std::size_t>                        &offsets) {
+          std::vector<int> ranks;
+          for (const auto &t : targets)
+            ranks.push_back(t.first);
+          const std::vector<int> shared = NodeExchange::shared_ranks(communicator, ranks);
+          result.clear();
+          offsets.clear();
+          std::size_t offset = 0;
+          for (std::size_t i = 0; i < targets.size(); ++i)
+            {
+              result.push_back({targets[i].first, shared[i], targets[i].second});
+              offsets.push_back(offset);
+              offset += targets[i].second;
+              any_shared = any_shared || shared[i] >= 0;
+            }
+        };
+        any_shared = false;
+        pieces(import_targets, import_pieces, import_offsets);
+        pieces(ghost_targets, ghost_pieces, ghost_offsets);
+        return any_shared;
+      }
+
       MPI_Comm                                 communicator;
       std::size_t                              n_owned;
       std::size_t                              n_ghosts;
@@ -85,6 +123,12 @@ namespace plastix
       backend::DeviceArray<backend::LocalIndex> import_indices;
       std::vector<std::pair<int, unsigned int>> import_targets;
       std::vector<std::pair<int, unsigned int>> ghost_targets;
+
+      /** The peers of import_targets and ghost_targets with their routes, and where their entries start. */
+      mutable std::vector<TransferPiece> import_pieces, ghost_pieces;
+      mutable std::vector<std::size_t>   import_offsets, ghost_offsets;
+      mutable unsigned int               route_generation = static_cast<unsigned int>(-1);
+      mutable bool                       any_shared       = false;
     };
 
     namespace
@@ -474,6 +518,23 @@ namespace plastix
       device_buffer.resize(std::max(x.n_import, x.n_ghosts), "ghost exchange buffer");
       host_send_buffer.reserve(x.n_import);
       host_receive_buffer.reserve(x.n_ghosts);
+      if (x.update_routes())
+        {
+          Number *const ghosts = values.data() + x.n_owned;
+          internal::NodeExchange::transfer(
+            internal::TransferDirection::owners_to_ghosts, x.communicator, x.import_pieces, x.ghost_pieces,
+            sizeof(Number),
+            [&](const std::size_t i, void *destination) {
+              ops::gather(x.import_pieces[i].count, x.import_indices.data() + x.import_offsets[i], values.data(),
+                          static_cast<Number *>(destination));
+            },
+            [&](const std::size_t j, const void *source) {
+              ops::equ(x.ghost_pieces[j].count, Number(1), static_cast<const Number *>(source),
+                       ghosts + x.ghost_offsets[j]);
+            },
+            device_buffer.data(), host_send_buffer.data(), host_receive_buffer.data());
+          return;
+        }
       ops::gather(x.n_import, x.import_indices.data(), values.data(), device_buffer.data());
       backend::copy_to_host(host_send_buffer.data(), device_buffer.data(), x.n_import * sizeof(Number));
       internal::exchange(x.communicator, x.import_targets, host_send_buffer.data(), x.ghost_targets,
@@ -493,11 +554,31 @@ namespace plastix
           device_buffer.resize(std::max(x.n_import, x.n_ghosts), "ghost exchange buffer");
           host_send_buffer.reserve(x.n_ghosts);
           host_receive_buffer.reserve(x.n_import);
-          backend::copy_to_host(host_send_buffer.data(), values.data() + x.n_owned, x.n_ghosts * sizeof(Number));
-          internal::exchange(x.communicator, x.ghost_targets, host_send_buffer.data(), x.import_targets,
-                             host_receive_buffer.data());
-          backend::copy_to_device(device_buffer.data(), host_receive_buffer.data(), x.n_import * sizeof(Number));
-          ops::scatter_add(x.n_import, x.import_indices.data(), device_buffer.data(), values.data());
+          if (x.update_routes())
+            {
+              Number *const ghosts = values.data() + x.n_owned;
+              internal::NodeExchange::transfer(
+                internal::TransferDirection::ghosts_to_owners, x.communicator, x.ghost_pieces, x.import_pieces,
+                sizeof(Number),
+                [&](const std::size_t i, void *destination) {
+                  ops::equ(x.ghost_pieces[i].count, Number(1), ghosts + x.ghost_offsets[i],
+                           static_cast<Number *>(destination));
+                },
+                [&](const std::size_t j, const void *source) {
+                  ops::scatter_add(x.import_pieces[j].count, x.import_indices.data() + x.import_offsets[j],
+                                   static_cast<const Number *>(source), values.data());
+                },
+                device_buffer.data(), host_send_buffer.data(), host_receive_buffer.data());
+            }
+          else
+            {
+              backend::copy_to_host(host_send_buffer.data(), values.data() + x.n_owned,
+                                    x.n_ghosts * sizeof(Number));
+              internal::exchange(x.communicator, x.ghost_targets, host_send_buffer.data(), x.import_targets,
+                                 host_receive_buffer.data());
+              backend::copy_to_device(device_buffer.data(), host_receive_buffer.data(), x.n_import * sizeof(Number));
+              ops::scatter_add(x.n_import, x.import_indices.data(), device_buffer.data(), values.data());
+            }
         }
       zero_out_ghost_values();
     }

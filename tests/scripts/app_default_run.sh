@@ -3,8 +3,10 @@
 # each in an empty temporary directory: exit status 0, the .pvtu record and
 # one .vtu per rank in the output directory (no staging folder left), the
 # printed summary's max |u| equal to 0.01988 m to 3 significant digits, and
-# the same number of CG iterations with 1 and 2 ranks; and the same solve
-# with 1 and 2 host threads (level DoFs in line and in the background).
+# the same number of CG iterations with 1 and 2 ranks; the same solve
+# with 1 and 2 host threads (level DoFs in line and in the background); and
+# on 2 ranks the same solve with Operator/Ghost exchange = mpi and = shared
+# memory, each named in the summary.
 #
 # usage: app_default_run.sh <plastix binary> <default.prm> [mpiexec]
 set -u
@@ -97,6 +99,29 @@ if [ -n "${solve[1]}" ] && [ "${solve[1]}" = "${solve[2]}" ]; then
   ok "the same solve with 1 and 2 host threads:${solve[1]}"
 else
   fail "the solve differs: 1 thread '${solve[1]}', 2 threads '${solve[2]}'"
+fi
+
+# Ghost exchange on 2 ranks: by MPI and through shared memory, the same solve.
+declare -A route
+for exchange in mpi "shared memory"; do
+  dir="$WORK/exchange-${exchange// /-}"
+  mkdir -p "$dir" && cd "$dir" || exit 1
+  { cat "$PRM"; printf 'subsection Operator\n  set Ghost exchange = %s\nend\nsubsection Output\n  set Write VTU = false\nend\n' "$exchange"; } >run.prm
+  timeout 300 "$MPIEXEC" -np 2 --oversubscribe "$APP" run.prm >run.out 2>run.err
+  status=$?
+  summary=$(grep '^plastix: ' run.out)
+  if [ $status = 0 ]; then ok "ghost exchange $exchange: exit status 0"; else fail "ghost exchange $exchange: exit status $status: $(cat run.err)"; fi
+  if echo "$summary" | grep -q "^plastix: 2 rank(s) (ghost exchange $exchange"; then
+    ok "ghost exchange $exchange: named in the summary"
+  else
+    fail "ghost exchange $exchange: not in the summary: $summary"
+  fi
+  route[$exchange]=$(echo "$summary" | sed -n 's/.*\( [0-9][0-9]* iterations, residual .*, max |u| [^,]*\),.*/\1/p')
+done
+if [ -n "${route[mpi]}" ] && [ "${route[mpi]}" = "${route[shared memory]}" ]; then
+  ok "the same solve by either ghost exchange:${route[mpi]}"
+else
+  fail "the solve differs: mpi '${route[mpi]}', shared memory '${route[shared memory]}'"
 fi
 
 [ $failures = 0 ] && echo PASSED || echo FAILED
