@@ -168,6 +168,9 @@ namespace plastix
   {
     AssertThrow(history.size() == values_per_cell * impl->triangulation.n_locally_owned_active_cells(),
                 dealii::ExcMessage("StateTransfer: the history does not fit the mesh"));
+    // deal.II packs the values of each cell's DoFs, ghosts included; a copy
+    // of a ghosted vector has its ghosts zeroed (LinearAlgebra::distributed::Vector).
+    displacement.update_ghost_values();
     impl->solution_transfer.prepare_for_coarsening_and_refinement(displacement);
     impl->states.assign(impl->triangulation.n_active_cells(), CellState{});
     std::size_t k = 0;

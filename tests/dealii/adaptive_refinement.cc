@@ -14,7 +14,8 @@
 //    former child q (4-point Gauss rule on the octant of the parent) and
 //    the JxW average of f + q' / 4 over that child's points q'; unchanged
 //    cells keep their values;
-//  - the displacement, a linear function, is exact at every new DoF;
+//  - the displacement, a linear function, is exact at every new DoF, also
+//    when prepare() is given a copy whose ghost values are zero;
 //  - refinement_indicator(plastic strain increment) and mark_cells(): the
 //    indicator is the cell-averaged increment times the diameter; no cell is
 //    refined beyond the maximum level or where the indicator is zero.
@@ -163,7 +164,11 @@ main(int argc, char **argv)
     tria.prepare_coarsening_and_refinement();
     const unsigned long long cells_before = tria.n_global_active_cells();
     plastix::StateTransfer   transfer(tria, dof_handler);
-    transfer.prepare(u, history);
+    // A copy, as the driver passes it: deal.II's copy constructor zeroes the
+    // ghosts, which prepare() must bring back (cells on a rank's boundary
+    // that move to the other rank lost their ghost values otherwise).
+    const HostVector u_copy(u);
+    transfer.prepare(u_copy, history);
     tria.execute_coarsening_and_refinement();
     dof_handler.distribute_dofs(fe);
     DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
