@@ -114,6 +114,8 @@ namespace
     /** The V-cycle's coarse solver and smoother degree (--multigrid). */
     std::string               coarse_solver   = "auto";
     unsigned int              smoother_degree = plastix::MultigridData().smoother_degree;
+    /** How the ranks exchange ghost values (plastix::Runtime). */
+    plastix::GhostExchange    ghost_exchange = plastix::GhostExchange::automatic;
     std::size_t               big_triad  = std::size_t(1) << 25;
     std::string               output;
     std::string               label;
@@ -139,6 +141,7 @@ namespace
     "                        around the first plastix operator, in applications of that operator\n"
     "  --coarse-solver name  the V-cycle's coarse solver: 'auto,direct,dense inverse,amg,cg,chebyshev'; default auto\n"
     "  --smoother-degree d   the V-cycle's Chebyshev degree; default that of MultigridData\n"
+    "  --ghost-exchange e    how ranks exchange ghost values: 'auto,mpi,shared memory'; default auto\n"
     "  --big-triad N         entries of the second (DRAM-sized) triad, at least the DoFs; default 33554432\n"
     "  --label text          a label for the run, printed in the header\n"
     "  --output file.md      append the header and the table to this file (rank 0)\n"
@@ -226,6 +229,12 @@ namespace
               }
             else if (arg == "--smoother-degree" && more)
               o.smoother_degree = std::max(1ul, std::stoul(next()));
+            else if (arg == "--ghost-exchange" && more)
+              {
+                std::string v = next();
+                std::replace(v.begin(), v.end(), '_', ' ');
+                o.ghost_exchange = plastix::parse_enum<plastix::GhostExchange>(v);
+              }
             else if (arg == "--big-triad" && more)
               o.big_triad = std::stoull(next());
             else if (arg == "--label" && more)
@@ -762,7 +771,7 @@ main(int argc, char **argv)
 
   int status = 0;
   {
-    plastix::Runtime   runtime(comm);
+    plastix::Runtime   runtime(comm, o.ghost_exchange);
     ConditionalOStream pout(std::cout, is_root);
     const unsigned int n_ranks = Utilities::MPI::n_mpi_processes(comm);
 
@@ -782,7 +791,8 @@ main(int argc, char **argv)
       header << "- deal.II " << DEAL_II_PACKAGE_VERSION << " (VectorizedArray<double>::size() = "
              << VectorizedArray<double>::size() << "), " << n_ranks << " MPI rank(s), CPU: " << cpu_model() << "\n";
       header << "- plastix backend: " << plastix::Runtime::description() << " (execution space "
-             << plastix::Runtime::execution_space() << ")\n";
+             << plastix::Runtime::execution_space() << "); ghost exchange "
+             << plastix::Runtime::ghost_exchange_description() << "\n";
       header << "- mesh: unit cube, n^3 cells, " << (o.distortion > 0 ? "distort_random(" + format("%g", o.distortion) + ", keep boundary, seed " + std::to_string(o.seed) + ")" : std::string("uniform"))
              << (o.local_refinement > 0 ? ", cells with x < " + format("%g", o.local_refinement) + " refined once more (hanging nodes)" : std::string())
              << "; FESystem(FE_Q(1),3), Dirichlet x=0, E=200e9, nu=0.3\n";
