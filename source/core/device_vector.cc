@@ -84,7 +84,7 @@ namespace plastix
       /**
        * Bring the routes up to date with NodeExchange (after
        * Runtime::set_ghost_exchange()); returns whether any peer shares
-       * memory with this rank.
+       * memory with this rank (any_through_mpi: whether any does not).
        */
       bool
       update_routes() const
@@ -107,10 +107,12 @@ namespace plastix
               result.push_back({targets[i].first, shared[i], targets[i].second});
               offsets.push_back(offset);
               offset += targets[i].second;
-              any_shared = any_shared || shared[i] >= 0;
+              any_shared      = any_shared || shared[i] >= 0;
+              any_through_mpi = any_through_mpi || shared[i] < 0;
             }
         };
-        any_shared = false;
+        any_shared      = false;
+        any_through_mpi = false;
         pieces(import_targets, import_pieces, import_offsets);
         pieces(ghost_targets, ghost_pieces, ghost_offsets);
         return any_shared;
@@ -129,11 +131,27 @@ namespace plastix
       mutable std::vector<std::size_t>   import_offsets, ghost_offsets;
       mutable unsigned int               route_generation = static_cast<unsigned int>(-1);
       mutable bool                       any_shared       = false;
+      mutable bool                       any_through_mpi  = false;
     };
 
     namespace
     {
-      constexpr int ghost_tag = 4701;
+      /**
+       * Room in the buffers of the MPI route: @p n_send entries on the host
+       * to send, @p n_receive to receive, the larger of the two on the device.
+       */
+      template <typename Number>
+      void
+      reserve_staging(const std::size_t                    n_send,
+                      const std::size_t                    n_receive,
+                      backend::DeviceArray<Number>         &device_buffer,
+                      backend::HostStagingArray<Number>    &host_send_buffer,
+                      backend::HostStagingArray<Number>    &host_receive_buffer)
+      {
+        device_buffer.resize(std::max(n_send, n_receive), "ghost exchange buffer");
+        host_send_buffer.reserve(n_send);
+        host_receive_buffer.reserve(n_receive);
+      }
 
       /** Send consecutive chunks of @p send to @p send_targets and receive chunks of @p receive from @p receive_sources. */
       template <typename Number>
@@ -151,7 +169,7 @@ namespace plastix
         for (const auto &[rank, count] : receive_sources)
           {
             requests.emplace_back();
-            const int ierr = MPI_Irecv(receive + offset, count, type, rank, ghost_tag,
+            const int ierr = MPI_Irecv(receive + offset, count, type, rank, ghost_data_tag,
                                        communicator, &requests.back());
             AssertThrowMPI(ierr);
             offset += count;
@@ -160,7 +178,7 @@ namespace plastix
         for (const auto &[rank, count] : send_targets)
           {
             requests.emplace_back();
-            const int ierr = MPI_Isend(send + offset, count, type, rank, ghost_tag,
+            const int ierr = MPI_Isend(send + offset, count, type, rank, ghost_data_tag,
                                        communicator, &requests.back());
             AssertThrowMPI(ierr);
             offset += count;
@@ -515,10 +533,11 @@ namespace plastix
       const auto &x = *exchange;
       if (!x.communicates())
         return;
-      device_buffer.resize(std::max(x.n_import, x.n_ghosts), "ghost exchange buffer");
-      host_send_buffer.reserve(x.n_import);
-      host_receive_buffer.reserve(x.n_ghosts);
-      if (x.update_routes())
+      // The shared route stages nothing unless some peer goes through MPI.
+      const bool shared = x.update_routes();
+      if (!shared || x.any_through_mpi)
+        internal::reserve_staging(x.n_import, x.n_ghosts, device_buffer, host_send_buffer, host_receive_buffer);
+      if (shared)
         {
           Number *const ghosts = values.data() + x.n_owned;
           internal::NodeExchange::transfer(
@@ -551,10 +570,10 @@ namespace plastix
         return;
       if (operation == dealii::VectorOperation::add)
         {
-          device_buffer.resize(std::max(x.n_import, x.n_ghosts), "ghost exchange buffer");
-          host_send_buffer.reserve(x.n_ghosts);
-          host_receive_buffer.reserve(x.n_import);
-          if (x.update_routes())
+          const bool shared = x.update_routes();
+          if (!shared || x.any_through_mpi)
+            internal::reserve_staging(x.n_ghosts, x.n_import, device_buffer, host_send_buffer, host_receive_buffer);
+          if (shared)
             {
               Number *const ghosts = values.data() + x.n_owned;
               internal::NodeExchange::transfer(

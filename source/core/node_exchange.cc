@@ -40,7 +40,6 @@ namespace plastix
 
       constexpr int control_tag     = 4710;
       constexpr int acknowledge_tag = 4712;
-      constexpr int data_tag        = 4701;
 
       void
       check_mpi(const int status)
@@ -381,7 +380,7 @@ namespace plastix
               }
             else
               check_mpi(MPI_Irecv(at(host_receive, offset), piece.count * entry_bytes, MPI_BYTE, piece.rank,
-                                  data_tag, communicator, &receive_requests[j]));
+                                  ghost_data_tag, communicator, &receive_requests[j]));
             offset += piece.count * entry_bytes;
           }
       }
@@ -396,14 +395,13 @@ namespace plastix
         {
           const TransferPiece &piece = sends[i];
           const std::size_t    bytes = piece.count * entry_bytes;
+          offset += bytes;
           if (piece.shared_rank < 0)
             {
-              pack(i, at(device_staging, offset));
+              pack(i, at(device_staging, offset - bytes));
               any_host = true;
-              offset += bytes;
               continue;
             }
-          offset += bytes;
           Sender        &c    = sender(direction, piece.shared_rank);
           const unsigned slot = c.sequence % 2;
           if (bytes > c.slot_bytes)
@@ -460,7 +458,7 @@ namespace plastix
               if (piece.shared_rank < 0)
                 {
                   send_requests.emplace_back();
-                  check_mpi(MPI_Isend(at(host_send, offset), bytes, MPI_BYTE, piece.rank, data_tag, communicator,
+                  check_mpi(MPI_Isend(at(host_send, offset), bytes, MPI_BYTE, piece.rank, ghost_data_tag, communicator,
                                       &send_requests.back()));
                 }
               offset += bytes;

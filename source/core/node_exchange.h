@@ -27,6 +27,9 @@ namespace plastix
       ghosts_to_owners = 1
     };
 
+    /** MPI tag of the values that go through host buffers (DeviceVector's MPI route and MPI pieces here). */
+    constexpr int ghost_data_tag = 4701;
+
     /** One peer's share of a transfer. */
     struct TransferPiece
     {

@@ -19,6 +19,8 @@ trap 'rm -rf "$WORK"' EXIT
 failures=0
 ok() { echo "  ok   $*"; }
 fail() { failures=$((failures + 1)); echo "  FAIL $*"; }
+# The solve of a summary line: " <n> iterations, residual ..., max |u| ..." (all digits).
+solve_of() { sed -n 's/.*\( [0-9][0-9]* iterations, residual .*, max |u| [^,]*\),.*/\1/p'; }
 
 # Reference: max |u| of the default run, 3 significant digits.
 expected_max_u=0.01988
@@ -86,7 +88,7 @@ for threads in 1 2; do
   DEAL_II_NUM_THREADS=$threads timeout 300 "$APP" default.prm >run.out 2>run.err
   status=$?
   if [ $status = 0 ]; then ok "$threads host thread(s): exit status 0"; else fail "$threads host thread(s): exit status $status: $(cat run.err)"; fi
-  solve[$threads]=$(grep '^plastix: ' run.out | sed -n 's/.*\( [0-9][0-9]* iterations, residual .*, max |u| [^,]*\),.*/\1/p')
+  solve[$threads]=$(grep '^plastix: ' run.out | solve_of)
   background=$(grep -c 'in the background of the operator' run.out)
   expected=$([ "$threads" = 2 ] && echo 1 || echo 0)
   if [ "$background" = "$expected" ]; then
@@ -116,7 +118,7 @@ for exchange in mpi "shared memory"; do
   else
     fail "ghost exchange $exchange: not in the summary: $summary"
   fi
-  route[$exchange]=$(echo "$summary" | sed -n 's/.*\( [0-9][0-9]* iterations, residual .*, max |u| [^,]*\),.*/\1/p')
+  route[$exchange]=$(echo "$summary" | solve_of)
 done
 if [ -n "${route[mpi]}" ] && [ "${route[mpi]}" = "${route[shared memory]}" ]; then
   ok "the same solve by either ghost exchange:${route[mpi]}"
