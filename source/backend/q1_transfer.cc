@@ -6,6 +6,7 @@
 #include "kokkos_common.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -51,7 +52,25 @@ namespace plastix
        */
       DeviceArray<LocalIndex>   fine_owner_cell;
       DeviceArray<std::uint8_t> fine_owner_position;
+      /**
+       * The restriction's rows where the fine nodes' owner cells exist: per
+       * coarse node the fine nodes its interpolation reaches (the columns of
+       * P, transposed), coarse_row_start[c] to coarse_row_start[c + 1] in
+       * coarse_row_entries, each the fine node in the low 30 bits and in the
+       * top two the number k of axes along which the fine node is a
+       * midpoint (weight 2^-k). One thread per coarse node then sums its row
+       * and stores without atomics; otherwise empty.
+       */
+      DeviceArray<LocalIndex>    coarse_row_start;
+      DeviceArray<std::uint32_t> coarse_row_entries;
     };
+
+    namespace
+    {
+      /** Bits of a fine node in Q1Transfer::Impl::coarse_row_entries. */
+      constexpr int           restriction_node_bits = 30;
+      constexpr std::uint32_t restriction_node_mask = (std::uint32_t(1) << restriction_node_bits) - 1;
+    } // namespace
 
     namespace internal
     {
@@ -157,13 +176,46 @@ namespace plastix
       void
       restrict_to_coarse(const Q1Transfer::Impl &d, const Number *fine, Number *coarse, const bool add)
       {
-        if (!add)
-          vector_operations::set(3 * static_cast<std::size_t>(d.n_coarse_nodes), Number(0), coarse);
-        const LocalIndex   *coarse_nodes       = d.coarse_cell_nodes.data();
-        const LocalIndex   *fine_nodes         = d.fine_cell_nodes.data();
-        const double       *weights            = d.fine_node_weights.data();
         const std::uint8_t *coarse_constrained = d.coarse_constrained.data();
         const std::uint8_t *fine_constrained   = d.fine_constrained.data();
+        if (d.coarse_row_start.size() > 0)
+          {
+            // One thread per coarse node, in the vectors' order: its row of
+            // R = P^T summed and stored (or added), no atomics, no zeroing.
+            const LocalIndex    *row_start = d.coarse_row_start.data();
+            const std::uint32_t *entries   = d.coarse_row_entries.data();
+            for_range("plastix::restrict", d.n_coarse_nodes, KOKKOS_LAMBDA(const Index64 c) {
+              Number sum[3] = {0, 0, 0};
+              for (LocalIndex e = row_start[c]; e < row_start[c + 1]; ++e)
+                {
+                  const std::uint32_t entry = entries[e];
+                  const Index64       f     = entry & restriction_node_mask;
+                  const int           k     = static_cast<int>(entry >> restriction_node_bits);
+                  const Number        w     = k == 0 ? Number(1) : k == 1 ? Number(0.5) : k == 2 ? Number(0.25) :
+                                                                                             Number(0.125);
+                  for (int i = 0; i < 3; ++i)
+                    if (!fine_constrained[3 * f + i])
+                      sum[i] += w * fine[3 * f + i];
+                }
+              for (int i = 0; i < 3; ++i)
+                {
+                  Number &target = coarse[3 * c + i];
+                  if (coarse_constrained[3 * c + i])
+                    {
+                      if (!add)
+                        target = 0;
+                    }
+                  else
+                    target = add ? target + sum[i] : sum[i];
+                }
+            });
+            return;
+          }
+        if (!add)
+          vector_operations::set(3 * static_cast<std::size_t>(d.n_coarse_nodes), Number(0), coarse);
+        const LocalIndex *coarse_nodes = d.coarse_cell_nodes.data();
+        const LocalIndex *fine_nodes   = d.fine_cell_nodes.data();
+        const double     *weights      = d.fine_node_weights.data();
         for_range("plastix::restrict", 8 * d.n_cells, KOKKOS_LAMBDA(const Index64 i) {
           const Index64 cell = i / 8;
           const int     a    = static_cast<int>(i % 8);
@@ -234,6 +286,46 @@ namespace plastix
         {
           d.fine_owner_cell     = DeviceArray<LocalIndex>(owner_cell, "transfer fine owner cells");
           d.fine_owner_position = DeviceArray<std::uint8_t>(owner_position, "transfer fine owner positions");
+
+          // The restriction's rows: the transpose of the prolongation as
+          // it interpolates in the owner cells (per fine node the 1, 2, 4 or
+          // 8 coarse vertices whose factor at its position is not zero),
+          // bucketed by coarse node with the fine nodes ascending.
+          const auto for_each_column = [&](const LocalIndex f, const auto &visit) {
+            const std::size_t cell = owner_cell[f];
+            const int         q    = owner_position[f];
+            const int         p[3] = {q % 3, (q / 3) % 3, q / 9};
+            int               k    = 0;
+            for (int dim = 0; dim < 3; ++dim)
+              k += p[dim] == 1;
+            for (int a = 0; a < 8; ++a)
+              {
+                bool reaches = true;
+                for (int dim = 0; dim < 3; ++dim)
+                  reaches = reaches && (p[dim] == 1 || p[dim] == 2 * ((a >> dim) & 1));
+                if (reaches)
+                  visit(data.coarse_cell_nodes[8 * cell + a], k);
+              }
+          };
+          std::vector<std::int64_t> row_start(d.n_coarse_nodes + 1, 0);
+          for (LocalIndex f = 0; f < d.n_fine_nodes; ++f)
+            for_each_column(f, [&](const LocalIndex c, int) { ++row_start[c + 1]; });
+          for (Index64 c = 0; c < d.n_coarse_nodes; ++c)
+            row_start[c + 1] += row_start[c];
+          const std::int64_t n_entries = row_start[d.n_coarse_nodes];
+          if (n_entries <= std::numeric_limits<LocalIndex>::max() &&
+              static_cast<std::uint64_t>(d.n_fine_nodes) <= restriction_node_mask + std::uint64_t(1))
+            {
+              std::vector<std::uint32_t> entries(n_entries);
+              std::vector<std::int64_t>  next(row_start.begin(), row_start.end() - 1);
+              for (LocalIndex f = 0; f < d.n_fine_nodes; ++f)
+                for_each_column(f, [&](const LocalIndex c, const int k) {
+                  entries[next[c]++] = static_cast<std::uint32_t>(f) | (static_cast<std::uint32_t>(k) << restriction_node_bits);
+                });
+              d.coarse_row_start   = DeviceArray<LocalIndex>(std::vector<LocalIndex>(row_start.begin(), row_start.end()),
+                                                           "transfer restriction rows");
+              d.coarse_row_entries = DeviceArray<std::uint32_t>(entries, "transfer restriction entries");
+            }
         }
     }
 
@@ -270,7 +362,8 @@ namespace plastix
       return d.coarse_cell_nodes.memory_consumption() + d.fine_cell_nodes.memory_consumption() +
              d.fine_node_weights.memory_consumption() + d.coarse_constrained.memory_consumption() +
              d.fine_constrained.memory_consumption() + d.fine_owner_cell.memory_consumption() +
-             d.fine_owner_position.memory_consumption();
+             d.fine_owner_position.memory_consumption() + d.coarse_row_start.memory_consumption() +
+             d.coarse_row_entries.memory_consumption();
     }
 
     std::size_t

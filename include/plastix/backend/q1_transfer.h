@@ -73,8 +73,11 @@ namespace plastix
      * the value, weighted, to the fine node (atomics); the restriction is
      * the transpose, one thread per coarse vertex of each cell gathering its
      * 8 lattice points. Where all coarse cells of every fine node are local
-     * (one process), the prolongation runs one thread per fine node instead,
-     * interpolating in one of its cells and storing without atomics.
+     * (one process), both run without atomics instead: the prolongation one
+     * thread per fine node, interpolating in one of its cells, and the
+     * restriction one thread per coarse node, summing the row of P^T built
+     * from those cells at set-up (the 27 fine nodes around a coarse node of
+     * a uniform box, weights 1, 1/2, 1/4, 1/8).
      * Constrained DoFs of either level are left out (zero
      * rows of P for constrained fine DoFs, zero columns for constrained
      * coarse DoFs). With MPI, the results at nodes shared with other
