@@ -923,7 +923,9 @@ namespace plastix
             else
               with_quadrature_operator<Number>(d, with_operator);
           }
-        if (masked)
+        // The lattice pass wrote the unit rows of the constrained owned DoFs
+        // itself; the element-by-element pass may have added to them since.
+        if (masked && (d.structured.n_other_cells > 0 || d.structured.n_points() == 0))
           vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(), src, dst);
       }
 

@@ -83,6 +83,8 @@ namespace plastix
           const LocalIndex    *node_point    = nullptr;
           /** Number of local nodes: the threads. */
           Index64              n_nodes       = 0;
+          /** Number of owned nodes (the first ones): their constrained rows are unit rows when masked. */
+          Index64              n_owned_nodes = 0;
           const std::uint16_t *node_class    = nullptr;
           const std::uint16_t *cell_material = nullptr;
           /** Stiffness factors (MeshData::cell_factors), or null. */
@@ -236,9 +238,13 @@ namespace plastix
               }
             else
               {
+                // Masked: the unit rows of constrained owned DoFs (dst = src
+                // there, as apply() documents), zero at constrained ghosts.
                 PLASTIX_UNROLL
                 for (int c = 0; c < 3; ++c)
-                  dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ? Number(0) : r[c];
+                  dst[3 * node + c] = (masked && ((entry >> (lattice_node_bits + c)) & 1)) ?
+                                        (node < n_owned_nodes ? src[3 * node + c] : Number(0)) :
+                                        r[c];
               }
           }
 
@@ -289,6 +295,7 @@ namespace plastix
             functor.lattice_cell         = g.cell.data();
             functor.node_point           = g.node_point.data();
             functor.n_nodes              = n_nodes;
+            functor.n_owned_nodes        = d.n_owned_nodes;
             functor.node_class           = g.node_class.data();
             functor.cell_material        = d.cell_material.data();
             functor.cell_factors         = d.cell_factor_data();
