@@ -1,5 +1,6 @@
 // Geometric multigrid on device-resident level operators, and ML AMG.
 #include <deal.II/base/index_set.h>
+#include <deal.II/base/mg_level_object.h>
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/utilities.h>
@@ -858,10 +859,23 @@ namespace plastix
         im.level_dofs = im.own_level_dofs.get();
       }
 
+    // The locally relevant DoFs of each level: all of them on one process,
+    // where deal.II's search over the level's cells (which
+    // MGConstrainedDoFs::initialize() would otherwise run for every level)
+    // took two thirds of this stage on a serial mesh.
+    const bool                              one_process = dealii::Utilities::MPI::n_mpi_processes(
+                                           dof_handler.get_communicator()) == 1;
+    dealii::MGLevelObject<dealii::IndexSet> level_relevant(0, finest);
+    for (unsigned int l = 0; l <= finest; ++l)
+      if (one_process)
+        level_relevant[l] = dealii::complete_index_set(im.level_dofs->n_dofs(l));
+      else
+        dealii::DoFTools::extract_locally_relevant_level_dofs(*im.level_dofs, l, level_relevant[l]);
+
     // Zero Dirichlet constraints of every level, and the active boundary DoFs
     // of the finest level.
     dealii::MGConstrainedDoFs mg_constrained;
-    mg_constrained.initialize(*im.level_dofs);
+    mg_constrained.initialize(*im.level_dofs, level_relevant);
     dealii::IndexSet fine_boundary(dof_handler.n_dofs());
     for (const auto &[boundary_id, components] : dirichlet)
       {
@@ -884,8 +898,7 @@ namespace plastix
     std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> layouts(n_levels);
     for (unsigned int l = 0; l < finest; ++l)
       {
-        dealii::IndexSet relevant;
-        dealii::DoFTools::extract_locally_relevant_level_dofs(*im.level_dofs, l, relevant);
+        const dealii::IndexSet           &relevant = level_relevant[l];
         dealii::AffineConstraints<double> constraints(relevant);
         for (const auto i : level_boundary[l])
           if (relevant.is_element(i))
