@@ -134,8 +134,6 @@ namespace plastix
     lap(dofs_stage_times.distribute);
     make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
     lap(dofs_stage_times.constraints);
-    check_rigid_body_motions(dof_handler, constraints);
-    lap(dofs_stage_times.rigid_body_check);
     // Level DoFs for multigrid on the same DoFHandler (else the multigrid
     // preconditioner would distribute the active DoFs a second time).
     if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
@@ -157,6 +155,12 @@ namespace plastix
         else
           distribute_level_dofs();
       }
+    timer.restart();
+    // Meanwhile (it reads the active DoFs, the vertices and the
+    // constraints, none of which distribute_mg_dofs() writes, and no user
+    // flags): a singular problem stops here, before the operator is built.
+    check_rigid_body_motions(dof_handler, constraints);
+    lap(dofs_stage_times.rigid_body_check);
   }
 
   std::string
@@ -167,7 +171,8 @@ namespace plastix
          << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
          << dofs_stage_times.rigid_body_check << ", level DoFs " << dofs_stage_times.level_dofs;
     if (dofs_stage_times.level_dofs_in_background)
-      text << " (in the background of the operator's set-up, which waited " << dofs_stage_times.level_dofs_wait
+      text << " (in the background of the rigid-body check and the operator's set-up, which waited "
+           << dofs_stage_times.level_dofs_wait
            << " for them)";
     return text.str();
   }

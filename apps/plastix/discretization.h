@@ -69,10 +69,12 @@ namespace plastix
 
     /**
      * The first part of setup(): mesh ids checked, DoFs distributed, Dirichlet
-     * constraints, rigid-body check, and the level DoFs of a multigrid
-     * hierarchy. On one process with more than one host thread the level
-     * DoFs are distributed by a task that runs on while setup_operator()
-     * builds the operator, which waits for it at its end (the two touch
+     * constraints, the level DoFs of a multigrid hierarchy, and the
+     * rigid-body check. On one process with more than one host thread the
+     * level DoFs are distributed by a task that runs on while the rigid-body
+     * check runs (it reads only the active DoFs, the vertices and the
+     * constraints) and setup_operator() builds the operator, which waits for
+     * it at its end (the two touch
      * different parts of the DoFHandler; neither uses the mesh's user
      * flags, which deal.II's constraint functions borrow, so the task starts
      * after the constraints). On several processes distribute_mg_dofs()
@@ -93,7 +95,7 @@ namespace plastix
        * only), from its start to its end, also where it ran in the background.
        */
       double level_dofs = 0.;
-      /** Whether the level DoFs were distributed in the background of setup_operator(). */
+      /** Whether the level DoFs were distributed in the background of the rigid-body check and setup_operator(). */
       bool level_dofs_in_background = false;
       /** How long setup_operator() waited for them at its end. */
       double level_dofs_wait = 0.;
