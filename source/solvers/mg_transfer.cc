@@ -119,6 +119,7 @@ namespace plastix
     const auto        &fe            = level_dofs.get_fe();
     const unsigned int dofs_per_cell = fe.n_dofs_per_cell();
     const MPI_Comm     communicator  = active_dofs.get_communicator();
+    const unsigned int n_processes   = dealii::Utilities::MPI::n_mpi_processes(communicator);
     if (dofs_per_cell != 24 || fe.n_components() != 3)
       throw std::invalid_argument("MGTransferDevice needs FESystem(FE_Q(1), 3); got " + fe.get_name());
     check_embedding(fe);
@@ -156,21 +157,21 @@ namespace plastix
         };
         const auto             &fine_layout = layouts[l];
         const dealii::IndexSet &owned       = fine_layout->locally_owned_range();
+        // (One process owns every fine DoF: no ghosts to look for.)
         std::vector<dealii::types::global_dof_index> ghost_rows;
-        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
-          {
-            if (!cell->is_locally_owned_on_level())
-              continue;
-            if (!cell->has_children())
-              throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
-            for (unsigned int c = 0; c < cell->n_children(); ++c)
-              {
-                child_dofs(cell, c);
-                for (const auto i : fine_dofs)
-                  if (!owned.is_element(i))
-                    ghost_rows.push_back(i);
-              }
-          }
+        if (n_processes > 1)
+          for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
+            {
+              if (!cell->is_locally_owned_on_level())
+                continue;
+              for (unsigned int c = 0; c < cell->n_children(); ++c)
+                {
+                  child_dofs(cell, c);
+                  for (const auto i : fine_dofs)
+                    if (!owned.is_element(i))
+                      ghost_rows.push_back(i);
+                }
+            }
         std::sort(ghost_rows.begin(), ghost_rows.end());
         ghost_rows.erase(std::unique(ghost_rows.begin(), ghost_rows.end()), ghost_rows.end());
         dealii::IndexSet needed(owned.size());
@@ -210,6 +211,8 @@ namespace plastix
           {
             if (!cell->is_locally_owned_on_level())
               continue;
+            if (!cell->has_children())
+              throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
             cell->get_mg_dof_indices(coarse_dofs);
             for (unsigned int a = 0; a < 8; ++a)
               {
