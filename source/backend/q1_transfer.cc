@@ -115,6 +115,26 @@ namespace plastix
       }
 
       /**
+       * The three entries of a node from @p value: stored, or added with
+       * @p add; constrained entries are left out (zero when storing).
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      store_node(Number *target, const std::uint8_t *constrained, const Number value[3], const bool add)
+      {
+        for (int c = 0; c < 3; ++c)
+          {
+            if (constrained[c])
+              {
+                if (!add)
+                  target[c] = 0;
+              }
+            else
+              target[c] = add ? target[c] + value[c] : value[c];
+          }
+      }
+
+      /**
        * Prolongation. With the fine nodes' owner cells (one process): one
        * thread per fine node, the value interpolated in its owner cell,
        * stored or added plainly. Otherwise one thread per lattice point of
@@ -136,17 +156,7 @@ namespace plastix
             for_range("plastix::prolongate", d.n_fine_nodes, KOKKOS_LAMBDA(const Index64 f) {
               Number value[3];
               interpolate_at(coarse_nodes, coarse_constrained, coarse, owner_cell[f], owner_position[f], value);
-              for (int c = 0; c < 3; ++c)
-                {
-                  Number &target = fine[3 * f + c];
-                  if (fine_constrained[3 * f + c])
-                    {
-                      if (!add)
-                        target = 0;
-                    }
-                  else
-                    target = add ? target + value[c] : value[c];
-                }
+              store_node(fine + 3 * f, fine_constrained + 3 * f, value, add);
             });
             return;
           }
@@ -197,17 +207,7 @@ namespace plastix
                     if (!fine_constrained[3 * f + i])
                       sum[i] += w * fine[3 * f + i];
                 }
-              for (int i = 0; i < 3; ++i)
-                {
-                  Number &target = coarse[3 * c + i];
-                  if (coarse_constrained[3 * c + i])
-                    {
-                      if (!add)
-                        target = 0;
-                    }
-                  else
-                    target = add ? target + sum[i] : sum[i];
-                }
+              store_node(coarse + 3 * c, coarse_constrained + 3 * c, sum, add);
             });
             return;
           }
