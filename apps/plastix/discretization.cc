@@ -156,9 +156,10 @@ namespace plastix
           distribute_level_dofs();
       }
     timer.restart();
-    // Meanwhile (it reads the active DoFs, the vertices and the
-    // constraints, none of which distribute_mg_dofs() writes, and no user
-    // flags): a singular problem stops here, before the operator is built.
+    // While a level-DoF task runs (the check reads the active DoFs, the
+    // vertices and the constraints, none of which distribute_mg_dofs()
+    // writes, and no user flags): a singular problem stops here, before the
+    // operator is built.
     check_rigid_body_motions(dof_handler, constraints);
     lap(dofs_stage_times.rigid_body_check);
   }
