@@ -37,7 +37,7 @@ namespace plastix
   Discretization::~Discretization()
   {
     // A task that threw has nobody to report to any more (a throw from
-    // setup_operator() is already on its way): only wait.
+    // the set-up is already on its way): only wait.
     try
       {
         wait_for_level_dofs();
@@ -120,7 +120,7 @@ namespace plastix
   void
   Discretization::setup_dofs()
   {
-    // A task of an earlier call (setup_operator() normally joins it) writes the stage times.
+    // A task of an earlier call (initialize_solver() normally joins it) writes the stage times.
     wait_for_level_dofs();
     dofs_stage_times = DofsStageTimes();
     dealii::Timer timer;
@@ -172,9 +172,9 @@ namespace plastix
          << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
          << dofs_stage_times.rigid_body_check << ", level DoFs " << dofs_stage_times.level_dofs;
     if (dofs_stage_times.level_dofs_in_background)
-      text << " (in the background of the rigid-body check and the operator's set-up, which waited "
-           << dofs_stage_times.level_dofs_wait
-           << " for them)";
+      text << " (in the background of the rigid-body check and the operator stage; the preconditioner's set-up "
+              "waited "
+           << dofs_stage_times.level_dofs_wait << " for them)";
     return text.str();
   }
 
@@ -225,12 +225,13 @@ namespace plastix
       {
         throw InputError(parameters.mesh.geometry == GeometryType::file ? "Mesh/File" : "Mesh/Distortion", error.what());
       }
-    wait_for_level_dofs();
   }
 
   void
-  Discretization::initialize_solver(LinearSolver &solver, const bool new_load_step) const
+  Discretization::initialize_solver(LinearSolver &solver, const bool new_load_step)
   {
+    // The multigrid hierarchy reads the level DoFs.
+    wait_for_level_dofs();
     solver.initialize(op, dof_handler, materials, parameters.boundary.dirichlet_boundaries(), new_load_step,
                       operator_data());
   }

@@ -73,12 +73,13 @@ namespace plastix
      * rigid-body check. On one process with more than one host thread the
      * level DoFs are distributed by a task that runs on while the rigid-body
      * check runs (it reads only the active DoFs, the vertices and the
-     * constraints) and setup_operator() builds the operator, which waits for
-     * it at its end (the two touch
-     * different parts of the DoFHandler; neither uses the mesh's user
-     * flags, which deal.II's constraint functions borrow, so the task starts
-     * after the constraints). On several processes distribute_mg_dofs()
-     * communicates and runs in line.
+     * constraints), setup_operator() builds the operator and the driver
+     * assembles the loads and sets up the Gauss-point state and the monitor;
+     * initialize_solver() waits for it (these touch the active DoFs and the
+     * mesh, the task the level DoFs; none uses the mesh's user flags, which
+     * deal.II's constraint functions borrow, so the task starts after the
+     * constraints). On several processes distribute_mg_dofs() communicates
+     * and runs in line.
      */
     void
     setup_dofs();
@@ -95,9 +96,9 @@ namespace plastix
        * only), from its start to its end, also where it ran in the background.
        */
       double level_dofs = 0.;
-      /** Whether the level DoFs were distributed in the background of the rigid-body check and setup_operator(). */
+      /** Whether the level DoFs were distributed in the background of the rigid-body check and the operator stage. */
       bool level_dofs_in_background = false;
-      /** How long setup_operator() waited for them at its end. */
+      /** How long the first initialize_solver() (the preconditioner's set-up) waited for them. */
       double level_dofs_wait = 0.;
       /** The Dirichlet constraints. */
       double constraints = 0.;
@@ -114,7 +115,9 @@ namespace plastix
 
     /**
      * The second part of setup(): the material table and the device
-     * operator; at its end the level DoFs of setup_dofs() are complete.
+     * operator. The level DoFs of setup_dofs() may still be distributed in
+     * the background: initialize_solver() waits for them, and nothing in
+     * between may read the level DoFs or use the mesh's user flags.
      */
     void
     setup_operator();
@@ -137,10 +140,12 @@ namespace plastix
 
     /**
      * (Re)build the preconditioner of @p solver for the operator, DoFHandler,
-     * materials and Dirichlet boundaries of this discretization.
+     * materials and Dirichlet boundaries of this discretization; first waits
+     * for the level DoFs of setup_dofs() where they are still being
+     * distributed in the background.
      */
     void
-    initialize_solver(LinearSolver &solver, bool new_load_step = true) const;
+    initialize_solver(LinearSolver &solver, bool new_load_step = true);
 
     /** Assemble the external force at load factor 1 (host) and copy it to the device. */
     void
@@ -184,7 +189,7 @@ namespace plastix
     void
     wait_for_level_dofs();
 
-    /** distribute_mg_dofs() running in the background of setup_operator() (declared last: joined first). */
+    /** distribute_mg_dofs() running in the background of the operator stage (declared last: joined first). */
     dealii::Threads::Task<void> level_dofs_task;
   };
 } // namespace plastix

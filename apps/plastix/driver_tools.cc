@@ -48,9 +48,16 @@ namespace plastix
       timer.start();
       d.setup_operator();
       summary.operator_description = d.parameters.op.description();
-      // After the operator: the level DoFs may have been distributed meanwhile.
+    }
+
+    void
+    set_up_preconditioner(Discretization &d, LinearSolver &solver)
+    {
+      d.initialize_solver(solver, true);
+      // The level DoFs are complete now, also where they were distributed in the background.
       if (dealii::Utilities::MPI::this_mpi_process(d.communicator) == 0)
-        std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl;
+        std::cout << "  dofs: set-up [s]: " << d.dofs_stage_description() << std::endl
+                  << "  preconditioner: " << solver.preconditioner_description() << std::endl;
     }
 
     void

@@ -22,12 +22,21 @@ namespace plastix
     /**
      * The stages every run starts with, timed by @p timer into @p summary:
      * the mesh (generated, or read from @p mesh_file if not empty; a
-     * requested interrupt stops the run there), the DoFs (their parts
-     * printed on rank 0) and the operator. The "operator" stage is still
-     * being timed on return: the driver adds its own set-up and stops it.
+     * requested interrupt stops the run there), the DoFs and the operator.
+     * The "operator" stage is still being timed on return: the driver adds
+     * its own set-up and stops it. The level DoFs may still be distributed
+     * in the background (Discretization::setup_dofs()).
      */
     void
     set_up_mesh_dofs_operator(Discretization &d, StageTimer &timer, RunSummary &summary, const std::string &mesh_file = "");
+
+    /**
+     * Set up the preconditioner of @p solver (Discretization::initialize_solver(),
+     * which waits for the level DoFs) and print, on rank 0, the parts of the
+     * dofs stage and the preconditioner's description.
+     */
+    void
+    set_up_preconditioner(Discretization &d, LinearSolver &solver);
 
     /** Stage the summary file of the output parameters with @p line appended. */
     void

@@ -78,10 +78,8 @@ namespace plastix
 
     timer.start();
     LinearSolver solver(parameters.solver);
-    d.initialize_solver(solver);
+    internal::set_up_preconditioner(d, solver);
     summary.solver = solver.name();
-    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
-      std::cout << "  preconditioner: " << solver.preconditioner_description() << std::endl;
     timer.stop("preconditioner");
 
     timer.start();

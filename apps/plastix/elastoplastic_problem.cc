@@ -298,15 +298,14 @@ namespace plastix
     // run, for the elastic operator; the Newton solves refresh only what
     // follows the tangent.
     timer.start();
-    d.initialize_solver(linear_solver, true);
+    internal::set_up_preconditioner(d, linear_solver);
     summary.solver = linear_solver.name() + ", " +
                      (parameters.newton.tangent == NewtonTangent::initial_stiffness ?
                         std::string("initial stiffness with Thomas acceleration") :
                         d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
                                                        std::string("consistent non-symmetric tangent"));
     if (root)
-      std::cout << "  preconditioner: " << linear_solver.preconditioner_description() << std::endl
-                << "  Newton: " << summary.solver << std::endl;
+      std::cout << "  Newton: " << summary.solver << std::endl;
     timer.stop("preconditioner");
 
     timer.start();

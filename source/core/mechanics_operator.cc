@@ -1,4 +1,5 @@
 // deal.II adapter: DoFHandler, constraints and materials -> backend data.
+#include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe.h>
 #include <deal.II/fe/mapping_q.h>
@@ -131,8 +132,13 @@ namespace plastix
     // Local DoF index layout: owned, then the ghosts of the owned cells and
     // the DoFs that hanging-node lines of their DoFs depend on.
     const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
-    dealii::IndexSet        active;
-    if (on_level)
+    const dealii::Triangulation<3> &triangulation = dof_handler.get_triangulation();
+    dealii::IndexSet               active;
+    // A serial mesh: every cell is owned, so every DoF is active and owned
+    // (deal.II's search visits every cell).
+    if (dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&triangulation) == nullptr)
+      active = owned;
+    else if (on_level)
       dealii::DoFTools::extract_locally_active_level_dofs(dof_handler, active, level);
     else
       dealii::DoFTools::extract_locally_active_dofs(dof_handler, active);
@@ -207,6 +213,12 @@ namespace plastix
         mesh.materials.push_back(material);
       }
 
+    // At most the mesh's cells of that level, or its active cells (ghost and artificial ones included).
+    const std::size_t max_cells = on_level ? triangulation.n_cells(level) : triangulation.n_active_cells();
+    mesh.cell_nodes.reserve(8 * max_cells);
+    mesh.cell_material.reserve(max_cells);
+    if (additional_data.cell_stiffness_factor)
+      mesh.cell_factors.reserve(max_cells);
     std::vector<bool>                             touched(n_local, false);
     std::string                                   factor_error;
     std::vector<dealii::types::global_dof_index> dof_indices(24);
