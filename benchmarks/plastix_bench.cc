@@ -25,7 +25,7 @@
 //                read once, src read, dst written; EbE: dst zeroed, then read
 //                and written by the accumulation)
 // With --multigrid the plastix geometric multigrid preconditioner (deal.II's
-// Multigrid with the plastix level operators, Chebyshev(4) smoothers,
+// Multigrid with the plastix level operators, Chebyshev smoothers (degree 3),
 // matrix-free transfers, coarse solver auto) is built on the p4est levels
 // of the mesh around the first plastix operator and one V-cycle is timed
 // like an operator, in double and in single precision (the mixed-precision

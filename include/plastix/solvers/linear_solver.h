@@ -67,8 +67,13 @@ namespace plastix
     unsigned int gmres_restart = 50;
     /** When the Newton solves rebuild the preconditioner. */
     PreconditionerReuse reuse_preconditioner = PreconditionerReuse::never;
-    /** Degree of the Chebyshev-Jacobi smoother of the multigrid levels. */
-    unsigned int multigrid_smoother_degree = 4;
+    /**
+     * Degree of the Chebyshev-Jacobi smoother of the multigrid levels. 3: the
+     * shortest linear solves of most stock runs on a GPU and on the host
+     * (doc/solvers.md, "GPU: the smoother degree"); problems that need many
+     * iterations per Newton step can gain from 4.
+     */
+    unsigned int multigrid_smoother_degree = 3;
     /** Eigenvalue range [lambda_max / range, lambda_max] the multigrid smoother damps. */
     double multigrid_smoothing_range = 15.;
     /** Solver of the coarsest multigrid level. */

@@ -110,8 +110,11 @@ namespace plastix
      * which CG tolerates and GMRES does not.
      */
     LevelPrecision level_precision = LevelPrecision::double_precision;
-    /** Degree of the Chebyshev-Jacobi smoother (pre and post) on every level above the coarsest. */
-    unsigned int smoother_degree = 4;
+    /**
+     * Degree of the Chebyshev-Jacobi smoother (pre and post) on every level
+     * above the coarsest (LinearSolverData::multigrid_smoother_degree says why 3).
+     */
+    unsigned int smoother_degree = 3;
     /** The smoother targets eigenvalues in [lambda_max / range, lambda_max] of D^-1 A. */
     double smoothing_range = 15.;
     /** CG iterations that estimate lambda_max of each level. */
