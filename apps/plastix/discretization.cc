@@ -132,29 +132,31 @@ namespace plastix
     lap(dofs_stage_times.id_checks);
     dof_handler.distribute_dofs(fe);
     lap(dofs_stage_times.distribute);
-    make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
-    lap(dofs_stage_times.constraints);
     // Level DoFs for multigrid on the same DoFHandler (else the multigrid
     // preconditioner would distribute the active DoFs a second time).
-    if (needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1)
-      {
-        const auto distribute_level_dofs = [this]() {
-          dealii::Timer level_timer;
-          dof_handler.distribute_mg_dofs();
-          dofs_stage_times.level_dofs = level_timer.wall_time();
-        };
-        // A serial mesh only: on p4est's mesh distribute_mg_dofs() calls MPI,
-        // which deal.II initializes for one thread at a time. And no hanging
-        // nodes: the operator's set-up then builds hanging-node constraints,
-        // which borrow the mesh's user flags as distribute_mg_dofs() does.
-        dofs_stage_times.level_dofs_in_background =
-          dealii::MultithreadInfo::n_threads() > 1 && !triangulation->has_hanging_nodes() &&
-          dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(triangulation.get()) == nullptr;
-        if (dofs_stage_times.level_dofs_in_background)
-          level_dofs_task = dealii::Threads::new_task(distribute_level_dofs);
-        else
-          distribute_level_dofs();
-      }
+    const bool level_dofs = needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1;
+    const auto distribute_level_dofs = [this]() {
+      dealii::Timer level_timer;
+      dof_handler.distribute_mg_dofs();
+      dofs_stage_times.level_dofs = level_timer.wall_time();
+    };
+    // A serial mesh only: on p4est's mesh distribute_mg_dofs() calls MPI,
+    // which deal.II initializes for one thread at a time. And no hanging
+    // nodes: the constraints and the operator's set-up then build
+    // hanging-node constraints, which borrow the mesh's user flags as
+    // distribute_mg_dofs() does. Without them nothing until the
+    // preconditioner's set-up uses the user flags or the level DoFs, so the
+    // task starts before the Dirichlet constraints.
+    dofs_stage_times.level_dofs_in_background =
+      level_dofs && dealii::MultithreadInfo::n_threads() > 1 && !triangulation->has_hanging_nodes() &&
+      dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(triangulation.get()) == nullptr;
+    if (dofs_stage_times.level_dofs_in_background)
+      level_dofs_task = dealii::Threads::new_task(distribute_level_dofs);
+    timer.restart();
+    make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
+    lap(dofs_stage_times.constraints);
+    if (level_dofs && !dofs_stage_times.level_dofs_in_background)
+      distribute_level_dofs();
     timer.restart();
     // While a level-DoF task runs (the check reads the active DoFs, the
     // vertices and the constraints, none of which distribute_mg_dofs()
@@ -172,7 +174,7 @@ namespace plastix
          << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
          << dofs_stage_times.rigid_body_check << ", level DoFs " << dofs_stage_times.level_dofs;
     if (dofs_stage_times.level_dofs_in_background)
-      text << " (in the background of the rigid-body check and the operator stage; the preconditioner's set-up "
+      text << " (in the background of the constraints, the rigid-body check and the operator stage; the preconditioner's set-up "
               "waited "
            << dofs_stage_times.level_dofs_wait << " for them)";
     return text.str();

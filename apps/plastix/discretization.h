@@ -70,16 +70,18 @@ namespace plastix
     /**
      * The first part of setup(): mesh ids checked, DoFs distributed, Dirichlet
      * constraints, the level DoFs of a multigrid hierarchy, and the
-     * rigid-body check. On one process with more than one host thread the
-     * level DoFs are distributed by a task that runs on while the rigid-body
+     * rigid-body check. On one process with more than one host thread and a
+     * mesh without hanging nodes the level DoFs are distributed by a task
+     * that runs on while the Dirichlet constraints are built, the rigid-body
      * check runs (it reads only the active DoFs, the vertices and the
      * constraints), setup_operator() builds the operator and the driver
      * assembles the loads and sets up the Gauss-point state and the monitor;
-     * initialize_solver() waits for it (these touch the active DoFs and the
-     * mesh, the task the level DoFs; none uses the mesh's user flags, which
-     * deal.II's constraint functions borrow, so the task starts after the
-     * constraints). On several processes distribute_mg_dofs() communicates
-     * and runs in line.
+     * initialize_solver() waits for it. These touch the active DoFs and the
+     * mesh, the task the level DoFs and the mesh's user flags, which none of
+     * them uses (deal.II's hanging-node constraints would: with hanging
+     * nodes the level DoFs are distributed in line, after the constraints).
+     * On several processes distribute_mg_dofs() communicates and runs in
+     * line.
      */
     void
     setup_dofs();
@@ -96,7 +98,7 @@ namespace plastix
        * only), from its start to its end, also where it ran in the background.
        */
       double level_dofs = 0.;
-      /** Whether the level DoFs were distributed in the background of the rigid-body check and the operator stage. */
+      /** Whether the level DoFs were distributed in the background of the constraints, the rigid-body check and the operator stage. */
       bool level_dofs_in_background = false;
       /** How long the first initialize_solver() (the preconditioner's set-up) waited for them. */
       double level_dofs_wait = 0.;

@@ -23,8 +23,11 @@ namespace plastix
     constraints.reinit(relevant);
     // Hanging nodes first, as in deal.II's step-6: a hanging DoF on a
     // clamped face keeps its line, which close() turns into the prescribed
-    // value; lines next to it get the value as an inhomogeneity.
-    dealii::DoFTools::make_hanging_node_constraints(dof_handler, constraints);
+    // value; lines next to it get the value as an inhomogeneity. Only where
+    // the mesh has them: deal.II's search borrows the mesh's user flags,
+    // which distribute_mg_dofs() may be using meanwhile (Discretization).
+    if (dof_handler.get_triangulation().has_hanging_nodes())
+      dealii::DoFTools::make_hanging_node_constraints(dof_handler, constraints);
     const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
     for (const auto &c : boundary.dirichlet)
       {

@@ -20,8 +20,10 @@ namespace plastix
 {
   /**
    * Constraints of the prescribed displacements (at load factor 1) on the
-   * locally relevant DoFs. Throws InputError if a boundary id in the
-   * parameters does not occur on the mesh boundary.
+   * locally relevant DoFs, after the hanging-node constraints where the mesh
+   * has hanging nodes (without them, nothing here uses the mesh's user
+   * flags). Throws InputError if a boundary id in the parameters does not
+   * occur on the mesh boundary.
    */
   void
   make_dirichlet_constraints(const dealii::DoFHandler<3>       &dof_handler,
