@@ -44,31 +44,39 @@ namespace plastix
         : d(d)
         , parameters(p)
       {
-        // The nearest vertex of each point; its owner records the DoFs.
-        for (const auto &point : p.points)
+        // The nearest vertex of each point (one pass over the cells for
+        // all points); its owner records the DoFs.
+        const std::size_t                                         n_points = p.points.size();
+        std::vector<double>                                       best(n_points, std::numeric_limits<double>::max());
+        std::vector<std::vector<dealii::types::global_dof_index>> best_dofs(
+          n_points, std::vector<dealii::types::global_dof_index>(3, 0));
+        const dealii::IndexSet &owned = d.dof_handler.locally_owned_dofs();
+        if (n_points > 0)
+          for (const auto &cell : d.dof_handler.active_cell_iterators())
+            if (cell->is_locally_owned())
+              for (const auto v : cell->vertex_indices())
+                {
+                  const dealii::Point<3> &vertex = cell->vertex(v);
+                  for (std::size_t i = 0; i < n_points; ++i)
+                    {
+                      const double distance = vertex.distance(p.points[i].location);
+                      if (distance < best[i] && owned.is_element(cell->vertex_dof_index(v, 0)))
+                        {
+                          best[i] = distance;
+                          for (unsigned int c = 0; c < 3; ++c)
+                            best_dofs[i][c] = cell->vertex_dof_index(v, c);
+                        }
+                    }
+                }
+        for (std::size_t i = 0; i < n_points; ++i)
           {
-            double                                       best = std::numeric_limits<double>::max();
-            std::vector<dealii::types::global_dof_index> best_dofs(3, 0);
-            for (const auto &cell : d.dof_handler.active_cell_iterators())
-              if (cell->is_locally_owned())
-                for (const auto v : cell->vertex_indices())
-                  {
-                    const double distance = cell->vertex(v).distance(point.location);
-                    const auto   dof      = cell->vertex_dof_index(v, 0);
-                    if (distance < best && d.dof_handler.locally_owned_dofs().is_element(dof))
-                      {
-                        best = distance;
-                        for (unsigned int c = 0; c < 3; ++c)
-                          best_dofs[c] = cell->vertex_dof_index(v, c);
-                      }
-                  }
             struct
             {
               double distance;
               int    rank;
-            } local{best, static_cast<int>(dealii::Utilities::MPI::this_mpi_process(d.communicator))}, global;
+            } local{best[i], static_cast<int>(dealii::Utilities::MPI::this_mpi_process(d.communicator))}, global;
             MPI_Allreduce(&local, &global, 1, MPI_DOUBLE_INT, MPI_MINLOC, d.communicator);
-            point_dofs.push_back(global.rank == local.rank ? best_dofs : std::vector<dealii::types::global_dof_index>());
+            point_dofs.push_back(global.rank == local.rank ? best_dofs[i] : std::vector<dealii::types::global_dof_index>());
             point_distance.push_back(global.distance);
           }
         for (const auto id : p.reaction_ids)

@@ -504,7 +504,7 @@ namespace plastix
   {
     std::set<unsigned int> local;
     for (const auto &cell : triangulation.active_cell_iterators())
-      if (cell->is_locally_owned())
+      if (cell->is_locally_owned() && cell->at_boundary())
         for (const auto f : cell->face_indices())
           if (cell->face(f)->at_boundary())
             local.insert(cell->face(f)->boundary_id());
@@ -566,33 +566,48 @@ namespace plastix
 
     std::vector<double>     gram(36, 0.);
     const dealii::IndexSet &owned = dof_handler.locally_owned_dofs();
-    std::vector<bool>       counted(owned.n_elements(), false);
-    for (const auto &cell : dof_handler.active_cell_iterators())
-      if (cell->is_locally_owned())
-        for (const auto v : cell->vertex_indices())
-          for (unsigned int c = 0; c < 3; ++c)
-            {
-              const auto dof = cell->vertex_dof_index(v, c);
-              // Dirichlet lines only: a hanging-node DoF follows its neighbours.
-              if (!owned.is_element(dof) || !constraints.is_constrained(dof) ||
-                  !constraints.get_constraint_entries(dof)->empty())
-                continue;
-              const auto k = owned.index_within_set(dof);
-              if (counted[k])
-                continue;
-              counted[k]                = true;
-              const dealii::Tensor<1, 3> x = (cell->vertex(v) - centre) / size;
-              // Component c of the six rigid-body modes at x: translations
-              // e_0, e_1, e_2 and rotations e_a x x.
-              double row[6] = {0, 0, 0, 0, 0, 0};
-              row[c]        = 1;
-              const double rotation[3][3] = {{0, -x[2], x[1]}, {x[2], 0, -x[0]}, {-x[1], x[0], 0}};
-              for (unsigned int a = 0; a < 3; ++a)
-                row[3 + a] = rotation[a][c];
-              for (unsigned int i = 0; i < 6; ++i)
-                for (unsigned int j = 0; j < 6; ++j)
-                  gram[6 * i + j] += row[i] * row[j];
-            }
+    // Dirichlet lines only: a hanging-node DoF follows its neighbours.
+    const auto is_dirichlet = [&constraints](const dealii::types::global_dof_index dof) {
+      return constraints.is_constrained(dof) && constraints.get_constraint_entries(dof)->empty();
+    };
+    std::size_t n_owned_dirichlet = 0;
+    for (const auto &line : constraints.get_lines())
+      n_owned_dirichlet += owned.is_element(line.index) && line.entries.empty();
+    std::vector<bool> counted(owned.n_elements(), false);
+    std::size_t       n_counted = 0;
+    // The cells at the boundary first, where prescribed displacements
+    // usually are; the others only if some Dirichlet DoF is still missing.
+    for (const bool boundary_pass : {true, false})
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        {
+          if (n_counted == n_owned_dirichlet)
+            break;
+          if (!cell->is_locally_owned() || cell->at_boundary() != boundary_pass)
+            continue;
+          for (const auto v : cell->vertex_indices())
+            for (unsigned int c = 0; c < 3; ++c)
+              {
+                const auto dof = cell->vertex_dof_index(v, c);
+                if (!owned.is_element(dof) || !is_dirichlet(dof))
+                  continue;
+                const auto k = owned.index_within_set(dof);
+                if (counted[k])
+                  continue;
+                counted[k]                = true;
+                ++n_counted;
+                const dealii::Tensor<1, 3> x = (cell->vertex(v) - centre) / size;
+                // Component c of the six rigid-body modes at x: translations
+                // e_0, e_1, e_2 and rotations e_a x x.
+                double row[6] = {0, 0, 0, 0, 0, 0};
+                row[c]        = 1;
+                const double rotation[3][3] = {{0, -x[2], x[1]}, {x[2], 0, -x[0]}, {-x[1], x[0], 0}};
+                for (unsigned int a = 0; a < 3; ++a)
+                  row[3 + a] = rotation[a][c];
+                for (unsigned int i = 0; i < 6; ++i)
+                  for (unsigned int j = 0; j < 6; ++j)
+                    gram[6 * i + j] += row[i] * row[j];
+              }
+        }
     dealii::Utilities::MPI::sum(gram, comm, gram);
 
     dealii::LAPACKFullMatrix<double> matrix(6, 6);

@@ -31,7 +31,8 @@ namespace plastix
     force = 0;
     for (const auto &cell : dof_handler.active_cell_iterators())
       {
-        if (!cell->is_locally_owned())
+        // Without a body force only cells at the boundary can carry a load.
+        if (!cell->is_locally_owned() || (!has_body_force && !cell->at_boundary()))
           continue;
         cell_force = 0;
         if (has_body_force)
