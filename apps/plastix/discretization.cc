@@ -174,9 +174,8 @@ namespace plastix
          << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
          << dofs_stage_times.rigid_body_check << ", level DoFs " << dofs_stage_times.level_dofs;
     if (dofs_stage_times.level_dofs_in_background)
-      text << " (in the background of the constraints, the rigid-body check and the operator stage; the preconditioner's set-up "
-              "waited "
-           << dofs_stage_times.level_dofs_wait << " for them)";
+      text << " (in the background of the constraints, the rigid-body check and the operator stage;"
+           << " the preconditioner's set-up waited " << dofs_stage_times.level_dofs_wait << " for them)";
     return text.str();
   }
 

@@ -98,7 +98,10 @@ namespace plastix
        * only), from its start to its end, also where it ran in the background.
        */
       double level_dofs = 0.;
-      /** Whether the level DoFs were distributed in the background of the constraints, the rigid-body check and the operator stage. */
+      /**
+       * Whether the level DoFs were distributed in the background of the
+       * constraints, the rigid-body check and the operator stage.
+       */
       bool level_dofs_in_background = false;
       /** How long the first initialize_solver() (the preconditioner's set-up) waited for them. */
       double level_dofs_wait = 0.;

@@ -78,8 +78,9 @@ else
 fi
 
 # Host threads: with 2 the level DoFs are distributed in the background of
-# the constraints, the rigid-body check and the operator stage, with 1 in line; the solve is the same either way
-# (the printed residual and max |u| to all digits, the iterations).
+# the constraints, the rigid-body check and the operator stage, with 1 in
+# line; the solve is the same either way (the printed residual and max |u| to
+# all digits, the iterations).
 declare -A solve
 for threads in 1 2; do
   dir="$WORK/threads$threads"
