@@ -283,7 +283,7 @@ namespace plastix
             // (27 blocks of an interior node: 4 per lane), 16 rows per team.
             // Measured on an H100 at 6.4M DoFs (doc/benchmarks.md): 4, 8, 16, 32
             // lanes give 1.94, 1.66, 1.84, 2.13 ms.
-            using Policy                = Kokkos::TeamPolicy<ExecutionSpace>;
+            using Policy                = TeamPolicy;
             constexpr int lanes         = 8;
             constexpr int rows_per_team = 16;
             const Index64 n_teams     = (n_rows + rows_per_team - 1) / rows_per_team;

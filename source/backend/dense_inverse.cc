@@ -258,7 +258,7 @@ namespace plastix
       if (n_rows == 0)
         return;
       const double *matrix = rows.data();
-      using Policy         = Kokkos::TeamPolicy<ExecutionSpace>;
+      using Policy         = internal::TeamPolicy;
       using Member         = Policy::member_type;
       // One team per row; its threads sum the row's products.
       Kokkos::parallel_for(

@@ -20,8 +20,20 @@ namespace plastix
       using ExecutionSpace = Kokkos::DefaultExecutionSpace;
       using MemorySpace    = ExecutionSpace::memory_space;
       using Index64        = std::int64_t;
+      /**
+       * The kernels' work-item property. With HintLightWeight Kokkos passes
+       * a kernel's functor as its argument (up to 4 KB). Without it a functor
+       * of 512 bytes or more, such as the lattice kernel's with its stencil,
+       * is copied into constant memory, and Kokkos 4 first waits on the host
+       * until the kernel that used that memory last has finished
+       * (CudaLaunchMechanism::ConstantMemory): the host could not queue the
+       * launches of a V-cycle ahead of the device (doc/solvers.md, "the
+       * launches of the lattice kernel"). Host back-ends ignore it.
+       */
+      using LaunchProperty = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
       using RangePolicy =
-        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index64>>;
+        Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index64>, LaunchProperty>;
+      using TeamPolicy = Kokkos::TeamPolicy<ExecutionSpace, LaunchProperty>;
 
       /** Whether kernels run on a GPU (memory not readable by the host). */
       constexpr bool on_device =

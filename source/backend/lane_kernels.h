@@ -607,7 +607,6 @@ namespace plastix
       {
         using CellOperator = QuadratureCellOperator<Geometry, Law, mean_dilatation>;
         using Number       = typename CellOperator::value_type;
-        using TeamPolicy   = Kokkos::TeamPolicy<ExecutionSpace>;
         using TeamMember   = typename TeamPolicy::member_type;
 
         CellOperator              cell_operator;
@@ -743,7 +742,7 @@ namespace plastix
         functor.end           = end;
         const Index64 n_teams = (end - begin + Functor::items_per_team - 1) / Functor::items_per_team;
         Kokkos::parallel_for(label,
-                             Kokkos::TeamPolicy<ExecutionSpace>(static_cast<int>(n_teams), on_device ? 128 : 1),
+                             TeamPolicy(static_cast<int>(n_teams), on_device ? 128 : 1),
                              functor);
       }
     } // namespace internal

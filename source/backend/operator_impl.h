@@ -269,7 +269,6 @@ namespace plastix
       /** Cells per team of the node-mapped team kernels (8 threads each). */
       constexpr int cells_per_team = 16;
 
-      using TeamPolicy = Kokkos::TeamPolicy<ExecutionSpace>;
       using TeamMember = TeamPolicy::member_type;
 
       /**

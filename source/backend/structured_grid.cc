@@ -63,10 +63,12 @@ namespace plastix
          * t = x on constrained rows as the unit rows of apply()).
          *
          * With @p in_functor (one material) the stencil travels inside the
-         * functor (by value: on CUDA in the kernel's constant memory, whose
-         * warp-wide broadcasts feed the multiply-adds without load
-         * instructions) and the kernel is a range kernel; otherwise a team
-         * copies the stencils of all materials into scratch memory first.
+         * functor (by value: on CUDA a kernel argument, i.e. in the kernel's
+         * constant memory, whose warp-wide broadcasts feed the multiply-adds
+         * without load instructions; about 2 KB in double precision, under
+         * the 4 KB of a light-weight launch, internal::LaunchProperty) and
+         * the kernel is a range kernel; otherwise a team copies the stencils
+         * of all materials into scratch memory first.
          */
         template <typename Number, bool masked, bool sparse, bool in_functor, bool chebyshev = false>
         struct LatticeApply
@@ -308,6 +310,10 @@ namespace plastix
             functor.dst              = dst;
             if constexpr (decltype(in_functor)::value)
               {
+                // Kokkos launches a larger functor from global memory, after
+                // the host waited for the stream (with its policy, the kernel
+                // argument must stay under 4 KB).
+                static_assert(sizeof(functor) <= 3584, "the lattice functor must stay a light-weight kernel argument");
                 for (int e = 0; e < 243; ++e)
                   functor.stencil[e] = static_cast<Number>(g.host_stencils[e]);
                 Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_nodes), functor);
