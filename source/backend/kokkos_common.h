@@ -27,8 +27,8 @@ namespace plastix
        * is copied into constant memory, and Kokkos 4 first waits on the host
        * until the kernel that used that memory last has finished
        * (CudaLaunchMechanism::ConstantMemory): the host could not queue the
-       * launches of a V-cycle ahead of the device (doc/solvers.md, "the
-       * launches of the lattice kernel"). Host back-ends ignore it.
+       * launches of a V-cycle ahead of the device (doc/solvers.md,
+       * "light-weight kernel launches"). Host back-ends ignore it.
        */
       using LaunchProperty = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
       using RangePolicy =
