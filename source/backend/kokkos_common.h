@@ -35,6 +35,18 @@ namespace plastix
         Kokkos::RangePolicy<ExecutionSpace, Kokkos::IndexType<Index64>, LaunchProperty>;
       using TeamPolicy = Kokkos::TeamPolicy<ExecutionSpace, LaunchProperty>;
 
+      /**
+       * Largest functor launched with LaunchProperty: Kokkos passes at most
+       * 4 KB as a kernel argument, together with the policy, and launches a
+       * larger functor from global memory, after the host waited for the
+       * device. The launch helpers check their functors against it.
+       */
+      constexpr std::size_t light_weight_functor_bytes = 3584;
+
+      /** Whether a functor of type @p Functor launches as a kernel argument (light_weight_functor_bytes). */
+      template <typename Functor>
+      constexpr bool launches_light_weight = sizeof(Functor) <= light_weight_functor_bytes;
+
       /** Whether kernels run on a GPU (memory not readable by the host). */
       constexpr bool on_device =
         !Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible;
@@ -73,6 +85,7 @@ namespace plastix
       inline void
       for_range(const char *label, const Index64 n, const Functor &functor)
       {
+        static_assert(launches_light_weight<Functor>, "a range kernel's functor must fit a kernel argument");
         if (n > 0)
           Kokkos::parallel_for(label, RangePolicy(0, n), functor);
       }
@@ -85,6 +98,7 @@ namespace plastix
                 const Index64 end,
                 const Functor &functor)
       {
+        static_assert(launches_light_weight<Functor>, "a range kernel's functor must fit a kernel argument");
         if (end > begin)
           Kokkos::parallel_for(label, RangePolicy(begin, end), functor);
       }

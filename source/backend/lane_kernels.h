@@ -736,6 +736,7 @@ namespace plastix
       void
       launch_lanes(const char *label, Functor functor, const Index64 begin, const Index64 end)
       {
+        static_assert(launches_light_weight<Functor>, "a lane kernel's functor must fit a kernel argument");
         if (end <= begin)
           return;
         functor.begin         = begin;

@@ -451,6 +451,7 @@ namespace plastix
       {
         if (n_cells <= 0)
           return;
+        static_assert(launches_light_weight<Functor>, "a cell kernel's functor must fit a kernel argument");
         functor.begin           = 0;
         functor.end             = n_cells;
         const Index64 n_teams   = (n_cells + Functor::cells - 1) / Functor::cells;
@@ -465,6 +466,7 @@ namespace plastix
       void
       launch_team(const char *label, Functor functor, const Index64 begin, const Index64 end)
       {
+        static_assert(launches_light_weight<Functor>, "a cell kernel's functor must fit a kernel argument");
         if (end <= begin)
           return;
         functor.begin           = begin;
@@ -636,6 +638,7 @@ namespace plastix
           functor.src               = src;
           functor.dst               = dst;
           const int team_size       = on_device ? static_cast<int>(data.settings.cells_per_tile) : 1;
+          static_assert(launches_light_weight<decltype(functor)>, "a tile kernel's functor must fit a kernel argument");
           Kokkos::parallel_for("plastix::ebe_tiled",
                                TeamPolicy(static_cast<int>(data.n_tiles), team_size)
                                  .set_scratch_size(0, Kokkos::PerTeam(functor.scratch_bytes())),

@@ -106,34 +106,32 @@ namespace plastix
                     const Index64                    n_cells)
       {
         Index64 counts = 0;
-        Kokkos::parallel_reduce(
-          "plastix::radial_return",
-          RangePolicy(0, n_cells),
-          KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
-            LocalIndex nodes[8];
-            double     values[24];
-            gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
-            double e[3][3][4];
-            vector_edge_differences(values, e);
-            typename Geometry::CellData g;
-            geometry.load(cell, g);
-            int    plastic_count = 0;
-            double theta_bar     = 0;
-            if constexpr (mean_dilatation)
-              theta_bar = cell_mean_dilatation(geometry, g, e);
-            for (int q = 0; q < 8; ++q)
-              {
-                double inv[3][3], eps[6];
-                geometry.at(g, q, inv);
-                strain_at_point(e, q, inv, eps);
-                if constexpr (mean_dilatation)
-                  replace_dilatation(eps, theta_bar);
-                plastic_count += points.template return_map<any_pressure_dependent>(cell, q, eps) ? 1 : 0;
-              }
-            points.cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
-            sum += plastic_count + (plastic_count > 0 ? (Index64(1) << 32) : 0);
-          },
-          counts);
+        const auto update_cell = KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
+          LocalIndex nodes[8];
+          double     values[24];
+          gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
+          double e[3][3][4];
+          vector_edge_differences(values, e);
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          int    plastic_count = 0;
+          double theta_bar     = 0;
+          if constexpr (mean_dilatation)
+            theta_bar = cell_mean_dilatation(geometry, g, e);
+          for (int q = 0; q < 8; ++q)
+            {
+              double inv[3][3], eps[6];
+              geometry.at(g, q, inv);
+              strain_at_point(e, q, inv, eps);
+              if constexpr (mean_dilatation)
+                replace_dilatation(eps, theta_bar);
+              plastic_count += points.template return_map<any_pressure_dependent>(cell, q, eps) ? 1 : 0;
+            }
+          points.cell_plastic[cell] = plastic_count > 0 ? 1 : 0;
+          sum += plastic_count + (plastic_count > 0 ? (Index64(1) << 32) : 0);
+        };
+        static_assert(launches_light_weight<decltype(update_cell)>, "the functor must fit a kernel argument");
+        Kokkos::parallel_reduce("plastix::radial_return", RangePolicy(0, n_cells), update_cell, counts);
         return counts;
       }
 
@@ -156,72 +154,74 @@ namespace plastix
         const std::size_t bytes    = sizeof(double) * (48 + 16) * C;
         const Index64     n_teams  = (n_cells + C - 1) / C;
         Index64           counts   = 0;
-        Kokkos::parallel_reduce(
-          "plastix::radial_return_team",
-          TeamPolicy(static_cast<int>(n_teams), on_device ? 8 * C : 1).set_scratch_size(0, Kokkos::PerTeam(bytes)),
-          KOKKOS_LAMBDA(const TeamMember &team, Index64 &sum) {
-            double *u_s   = static_cast<double *>(team.team_shmem().get_shmem(bytes));
-            double *x_s   = u_s + 24 * C;
-            double *V_s   = x_s + 24 * C;
-            const Index64 first = static_cast<Index64>(team.league_rank()) * C;
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
-              const Index64 cell = first + t / 8;
-              if (cell >= n_cells)
-                return;
-              const int     a    = t % 8;
-              const Index64 node = cell_nodes(cell, a);
-              for (int c = 0; c < 3; ++c)
-                {
-                  u_s[3 * t + c] = u[3 * node + c];
-                  if (Geometry::needs_coordinates)
-                    x_s[3 * t + c] = coordinates[3 * node + c];
-                }
-            });
-            team.team_barrier();
-            if (mean_dilatation)
+        const auto update_team = KOKKOS_LAMBDA(const TeamMember &team, Index64 &sum) {
+          double *u_s   = static_cast<double *>(team.team_shmem().get_shmem(bytes));
+          double *x_s   = u_s + 24 * C;
+          double *V_s   = x_s + 24 * C;
+          const Index64 first = static_cast<Index64>(team.league_rank()) * C;
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
+            const Index64 cell = first + t / 8;
+            if (cell >= n_cells)
+              return;
+            const int     a    = t % 8;
+            const Index64 node = cell_nodes(cell, a);
+            for (int c = 0; c < 3; ++c)
               {
-                Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
-                  const Index64 cell = first + t / 8;
-                  if (cell >= n_cells)
-                    return;
-                  double e[3][3][4];
-                  vector_edge_differences(u_s + 24 * (t / 8), e);
-                  point_volume(geometry, cell, x_s + 24 * (t / 8), t % 8, e, V_s + 2 * t);
-                });
-                team.team_barrier();
+                u_s[3 * t + c] = u[3 * node + c];
+                if (Geometry::needs_coordinates)
+                  x_s[3 * t + c] = coordinates[3 * node + c];
               }
-            Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
-              const Index64 cell = first + t / 8;
-              if (cell >= n_cells)
-                return;
-              const int     q  = t % 8;
-              double        e[3][3][4];
-              vector_edge_differences(u_s + 24 * (t / 8), e);
-              double inv[3][3], eps[6];
-              geometry.at_point(cell, x_s + 24 * (t / 8), q, inv);
-              strain_at_point(e, q, inv, eps);
-              if constexpr (mean_dilatation)
-                replace_dilatation(eps, mean_dilatation_of_points(V_s + 16 * (t / 8)));
-              points.template return_map<any_pressure_dependent>(cell, q, eps);
-            });
-            team.team_barrier();
-            Index64 team_sum = 0;
-            Kokkos::parallel_reduce(
-              Kokkos::TeamThreadRange(team, C),
-              [&](const int cl, Index64 &local) {
-                const Index64 cell = first + cl;
+          });
+          team.team_barrier();
+          if (mean_dilatation)
+            {
+              Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
+                const Index64 cell = first + t / 8;
                 if (cell >= n_cells)
                   return;
-                int n = 0;
-                for (int q = 0; q < 8; ++q)
-                  n += points.point_plastic[8 * cell + q];
-                points.cell_plastic[cell] = n > 0 ? 1 : 0;
-                local += n + (n > 0 ? (Index64(1) << 32) : 0);
-              },
-              team_sum);
-            Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += team_sum; });
-          },
-          counts);
+                double e[3][3][4];
+                vector_edge_differences(u_s + 24 * (t / 8), e);
+                point_volume(geometry, cell, x_s + 24 * (t / 8), t % 8, e, V_s + 2 * t);
+              });
+              team.team_barrier();
+            }
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 8 * C), [&](const int t) {
+            const Index64 cell = first + t / 8;
+            if (cell >= n_cells)
+              return;
+            const int     q  = t % 8;
+            double        e[3][3][4];
+            vector_edge_differences(u_s + 24 * (t / 8), e);
+            double inv[3][3], eps[6];
+            geometry.at_point(cell, x_s + 24 * (t / 8), q, inv);
+            strain_at_point(e, q, inv, eps);
+            if constexpr (mean_dilatation)
+              replace_dilatation(eps, mean_dilatation_of_points(V_s + 16 * (t / 8)));
+            points.template return_map<any_pressure_dependent>(cell, q, eps);
+          });
+          team.team_barrier();
+          Index64 team_sum = 0;
+          Kokkos::parallel_reduce(
+            Kokkos::TeamThreadRange(team, C),
+            [&](const int cl, Index64 &local) {
+              const Index64 cell = first + cl;
+              if (cell >= n_cells)
+                return;
+              int n = 0;
+              for (int q = 0; q < 8; ++q)
+                n += points.point_plastic[8 * cell + q];
+              points.cell_plastic[cell] = n > 0 ? 1 : 0;
+              local += n + (n > 0 ? (Index64(1) << 32) : 0);
+            },
+            team_sum);
+          Kokkos::single(Kokkos::PerTeam(team), [&]() { sum += team_sum; });
+        };
+        static_assert(launches_light_weight<decltype(update_team)>, "the functor must fit a kernel argument");
+        Kokkos::parallel_reduce("plastix::radial_return_team",
+                                TeamPolicy(static_cast<int>(n_teams), on_device ? 8 * C : 1)
+                                  .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                                update_team,
+                                counts);
         return counts;
       }
 

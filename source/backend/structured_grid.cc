@@ -310,10 +310,7 @@ namespace plastix
             functor.dst              = dst;
             if constexpr (decltype(in_functor)::value)
               {
-                // Kokkos launches a larger functor from global memory, after
-                // the host waited for the stream (with its policy, the kernel
-                // argument must stay under 4 KB).
-                static_assert(sizeof(functor) <= 3584, "the lattice functor must stay a light-weight kernel argument");
+                static_assert(launches_light_weight<decltype(functor)>, "the lattice functor must fit a kernel argument");
                 for (int e = 0; e < 243; ++e)
                   functor.stencil[e] = static_cast<Number>(g.host_stencils[e]);
                 Kokkos::parallel_for("plastix::dbd_structured", RangePolicy(0, n_nodes), functor);
