@@ -87,7 +87,8 @@ namespace
   /**
    * Every strategy x cell kernel x thread mapping asked for; DbD has one
    * mapping (thread per node), ebe tiled one (thread per cell) and one
-   * configuration per tile size.
+   * configuration per tile size; dbd structured runs one thread per node
+   * with the mapping (cell, shuffle, auto) of its element-by-element cells.
    */
   std::vector<Configuration>
   configurations(const std::vector<std::string>  &strategies,
@@ -110,11 +111,14 @@ namespace
             settings.cell_kernel    = parse_cell_kernel(cell_kernel);
             settings.thread_mapping = parse_thread_mapping(mapping);
             if ((settings.strategy == Strategy::dbd || settings.strategy == Strategy::ebe_tiled ||
-                 settings.strategy == Strategy::assembled || settings.strategy == Strategy::dbd_structured) &&
+                 settings.strategy == Strategy::assembled) &&
                 mapping != mappings.front())
               continue;
-            if (settings.strategy == Strategy::assembled || settings.strategy == Strategy::dbd_structured)
+            if (settings.strategy == Strategy::assembled)
               settings.thread_mapping = ThreadMapping::cell;
+            // dbd structured: the mapping is that of its element-by-element (plastic) cells; node does not apply.
+            if (settings.strategy == Strategy::dbd_structured && settings.thread_mapping == ThreadMapping::node)
+              continue;
             if (settings.strategy == Strategy::ebe_tiled)
               {
                 settings.thread_mapping = ThreadMapping::cell;
@@ -321,7 +325,7 @@ namespace
     if (settings.strategy == Strategy::dbd)
       return "node";
     if (settings.strategy == Strategy::dbd_structured)
-      return "node";
+      return "node; cells " + to_string(op.settings().thread_mapping);
     if (settings.strategy == Strategy::ebe_tiled)
       return "cell, tiles of " + std::to_string(settings.cells_per_tile);
     if (settings.strategy == Strategy::assembled)

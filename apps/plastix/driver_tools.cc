@@ -47,7 +47,7 @@ namespace plastix
       timer.stop("dofs");
       timer.start();
       d.setup_operator();
-      summary.operator_description = d.parameters.op.description();
+      summary.operator_description = d.parameters.op.description(d.op.backend_operator().settings().thread_mapping);
     }
 
     void

@@ -841,11 +841,13 @@ namespace plastix
     prm.add_parameter("Thread mapping", thread_mapping,
                       "Threads per cell of the element-by-element strategies: cell (one thread "
                       "does a cell), node (eight threads share a cell: one per vertex and Gauss "
-                      "point; not with ebe tiled), shuffle (eight threads per cell that exchange "
-                      "values through register shuffles; for the quadrature cell kernels of ebe "
-                      "atomic and ebe colored; on CPUs one thread holds the eight lanes), auto (on "
-                      "GPUs node for ebe colored, shuffle for ebe atomic with geometry on the fly; "
-                      "on CPUs shuffle for both with the quadrature kernels; cell otherwise)");
+                      "point; not with ebe tiled or dbd structured), shuffle (eight threads per "
+                      "cell that exchange values through register shuffles; for the quadrature "
+                      "cell kernels of ebe atomic, ebe colored and the element-by-element cells "
+                      "of dbd structured, those with plastic points; on CPUs one thread holds the "
+                      "eight lanes), auto (on GPUs node for ebe colored, shuffle for ebe atomic "
+                      "and dbd structured with geometry on the fly; on CPUs shuffle for all three "
+                      "with the quadrature kernels; cell otherwise)");
     prm.add_parameter("Element formulation", element_formulation,
                       "Strain of the Gauss points: full (full integration, each point its own "
                       "strain) or bbar (B-bar, mean dilatation: each point keeps its deviatoric "
@@ -891,11 +893,22 @@ namespace plastix
       return congruent_cells(mesh) && mesh.local_refinements == 0 && !mesh.adaptive.enabled();
     }
 
-    /** Thread mappings with eight threads per cell (node, shuffle): only for ebe atomic and ebe colored. */
+    /** Thread mappings with eight threads per cell (node, shuffle): not for ebe tiled and assembled (one thread per cell or row). */
     bool
     several_threads_per_cell(const backend::ThreadMapping mapping)
     {
       return mapping == backend::ThreadMapping::node || mapping == backend::ThreadMapping::shuffle;
+    }
+
+    /**
+     * Whether dbd structured can run with @p mapping: it runs one thread per
+     * lattice point, and cell or shuffle choose the threads of its
+     * element-by-element cells; node has no meaning there.
+     */
+    bool
+    structured_takes(const backend::ThreadMapping mapping)
+    {
+      return mapping != backend::ThreadMapping::node;
     }
   } // namespace
 
@@ -909,7 +922,7 @@ namespace plastix
     // dbd structured (auto on lattices) computes the lattice's matrices itself; the cell kernel serves its
     // plastic cells and the diagonal, where the geometry on the fly needs no stored data.
     const bool structured = strategy == backend::Strategy::dbd_structured ||
-                            (strategy.automatic && lattice_mesh(mesh) && !several_threads_per_cell(thread_mapping));
+                            (strategy.automatic && lattice_mesh(mesh) && structured_takes(thread_mapping));
     if (structured)
       cell_kernel = CellKernel::geometry_on_the_fly;
     else if (problem_type == ProblemType::elastic && congruent_cells(mesh))
@@ -926,7 +939,7 @@ namespace plastix
     if (!strategy.automatic)
       return;
     strategy_automatic = true;
-    if (lattice_mesh(mesh) && !several_threads_per_cell(thread_mapping))
+    if (lattice_mesh(mesh) && structured_takes(thread_mapping))
       strategy = backend::Strategy::dbd_structured;
     else
       strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
@@ -955,10 +968,15 @@ namespace plastix
   }
 
   std::string
-  OperatorParameters::description() const
+  OperatorParameters::description(const backend::ThreadMapping resolved_mapping) const
   {
     std::string text = strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
                        (cell_kernel_automatic ? " (auto)" : "");
+    // The element-matrix kernel runs one thread per cell under shuffle.
+    if (resolved_mapping == backend::ThreadMapping::node ||
+        (resolved_mapping == backend::ThreadMapping::shuffle && cell_kernel.value != backend::CellKernel::element_matrix))
+      text += std::string(resolved_mapping == backend::ThreadMapping::shuffle ? " / shuffle lanes" : " / node threads") +
+              (thread_mapping == backend::ThreadMapping::automatic ? " (auto)" : "");
     if (!element_formulation.automatic && element_formulation.value == backend::ElementFormulation::bbar)
       text += " / B-bar" + std::string(element_formulation_automatic ? " (auto)" : "");
     return text;
@@ -1390,9 +1408,10 @@ namespace plastix
       throw InputError("Operator/Thread mapping",
                        "the assembled matrix is applied by rows: use cell or auto, or another strategy for " +
                          mapping_name);
-    if (op.strategy == backend::Strategy::dbd_structured && several_threads_per_cell(op.thread_mapping))
+    if (op.strategy == backend::Strategy::dbd_structured && !structured_takes(op.thread_mapping))
       throw InputError("Operator/Thread mapping",
-                       "dbd structured runs one thread per lattice point: use cell or auto, or another strategy for " +
+                       "dbd structured runs one thread per lattice point: use cell, shuffle (the threads of its "
+                       "element-by-element cells) or auto, or another strategy for " +
                          mapping_name);
     // A mesh file may be a lattice (the backend checks it); generated meshes are known here.
     if (op.strategy == backend::Strategy::dbd_structured && mesh.geometry != GeometryType::file && !lattice_mesh(mesh))

@@ -463,9 +463,14 @@ namespace plastix
      */
     MechanicsOperator::AdditionalData
     get_additional_data() const;
-    /** "ebe atomic / element matrix (auto)" etc. */
+    /**
+     * "ebe atomic / element matrix (auto)" etc.; with the thread mapping the
+     * backend resolved, @p resolved_mapping, where it gives a cell several
+     * threads: "ebe atomic / geometry on the fly (auto) / shuffle lanes
+     * (auto)" (for dbd structured: the lanes of its element-by-element cells).
+     */
     std::string
-    description() const;
+    description(backend::ThreadMapping resolved_mapping = backend::ThreadMapping::cell) const;
   };
 
   /** Subsection "Linear solver": the LinearSolverData of the run's solves. */

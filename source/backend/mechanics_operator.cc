@@ -674,26 +674,30 @@ namespace plastix
                                         to_string(settings.thread_mapping) + "' does not apply");
           d.settings.thread_mapping = ThreadMapping::cell;
         }
-      if (settings.strategy == Strategy::dbd_structured)
-        {
-          if (several_threads_per_cell)
-            throw std::invalid_argument("dbd structured runs one thread per node: thread mapping '" +
-                                        to_string(settings.thread_mapping) + "' does not apply");
-          d.settings.thread_mapping = ThreadMapping::cell;
-        }
+      // dbd structured runs one thread per lattice point; the thread mapping
+      // is that of its element-by-element pass (the cells the lattice leaves:
+      // those with plastic points of a tangent, the stored-stress products),
+      // one thread or eight shuffle lanes per cell.
+      if (settings.strategy == Strategy::dbd_structured && settings.thread_mapping == ThreadMapping::node)
+        throw std::invalid_argument("dbd structured runs one thread per node: thread mapping 'node' does not apply "
+                                    "(cell or shuffle choose the threads of its element-by-element cells)");
       // Measured (doc/benchmarks.md): on GPUs eight threads per cell pay
       // off for ebe colored (each colour is a small, sparse launch; H200)
       // and, with geometry on the fly, the shuffle lanes for ebe atomic
-      // (1.3-1.7x, "Eight shuffle lanes per cell", H100); otherwise one
-      // thread per cell. On CPUs the lanes' host form (one thread holding a
-      // cell's eight lanes) is the faster quadrature kernel for both EbE
-      // strategies, stored geometry included: 1.2-3.3x one thread per cell
-      // with Kokkos Serial and OpenMP ("The shuffle lanes as the CPU
-      // default"); the element-matrix kernel runs one thread per cell either way.
+      // (1.3-1.7x, "Eight shuffle lanes per cell", H100) and for the
+      // element-by-element cells of dbd structured (1.6x, doc/solvers.md,
+      // "the plastic cells of dbd structured on shuffle lanes", H200);
+      // otherwise one thread per cell. On CPUs the lanes' host form (one
+      // thread holding a cell's eight lanes) is the faster quadrature kernel
+      // for the EbE strategies, stored geometry included: 1.2-3.3x one
+      // thread per cell with Kokkos Serial and OpenMP ("The shuffle lanes as
+      // the CPU default"); the element-matrix kernel runs one thread per
+      // cell either way.
       if (d.settings.thread_mapping == ThreadMapping::automatic)
         {
-          const bool element_by_element =
-            settings.strategy == Strategy::ebe_atomic || settings.strategy == Strategy::ebe_colored;
+          const bool element_by_element = settings.strategy == Strategy::ebe_atomic ||
+                                          settings.strategy == Strategy::ebe_colored ||
+                                          settings.strategy == Strategy::dbd_structured;
           if (!internal::on_device)
             d.settings.thread_mapping = element_by_element && settings.cell_kernel != CellKernel::element_matrix ?
                                           ThreadMapping::shuffle :
@@ -701,7 +705,8 @@ namespace plastix
           else
             d.settings.thread_mapping =
               settings.strategy == Strategy::ebe_colored ? ThreadMapping::node :
-              settings.strategy == Strategy::ebe_atomic && settings.cell_kernel == CellKernel::geometry_on_the_fly ?
+              (settings.strategy == Strategy::ebe_atomic || settings.strategy == Strategy::dbd_structured) &&
+                  settings.cell_kernel == CellKernel::geometry_on_the_fly ?
                                                            ThreadMapping::shuffle :
                                                            ThreadMapping::cell;
         }
@@ -906,17 +911,33 @@ namespace plastix
           {
             auto with_operator = [&](const auto &op) {
               using CellOperator = std::decay_t<decltype(op)>;
-              auto run           = [&](auto functor) {
+              const auto set_members = [&](auto &functor) {
                 functor.cell_operator = op;
                 functor.cell_nodes    = d.cell_node_table();
                 functor.masks         = d.cell_constraint_mask.data();
                 functor.cell_list     = d.structured.other_cells.data();
                 functor.src           = src;
                 functor.dst           = dst;
-                internal::for_range("plastix::dbd_structured_other_cells", d.structured.n_other_cells, functor);
               };
-              internal::with_element_by_element_variant<internal::ElementByElementApply, CellOperator>(masked, true,
-                                                                                                       run);
+              // Eight shuffle lanes per cell (ThreadMapping::shuffle) or one thread per cell.
+              if constexpr (internal::is_quadrature_operator<CellOperator>::value)
+                if (d.settings.thread_mapping == ThreadMapping::shuffle)
+                  {
+                    internal::with_element_by_element_variant<internal::LaneElementByElementApply, CellOperator>(
+                      masked, true, [&](auto functor) {
+                        set_members(functor);
+                        internal::launch_lanes("plastix::dbd_structured_other_cells_shuffle",
+                                               functor,
+                                               internal::Index64(0),
+                                               d.structured.n_other_cells);
+                      });
+                    return;
+                  }
+              internal::with_element_by_element_variant<internal::ElementByElementApply, CellOperator>(
+                masked, true, [&](auto functor) {
+                  set_members(functor);
+                  internal::for_range("plastix::dbd_structured_other_cells", d.structured.n_other_cells, functor);
+                });
             };
             if (d.settings.cell_kernel == CellKernel::element_matrix)
               with_operator(matrix_operator<Number>(d));
@@ -1397,8 +1418,11 @@ namespace plastix
       const Impl        &d = *impl_;
       std::ostringstream s;
       s << to_string(d.settings.strategy) << ", " << to_string(d.settings.cell_kernel) << ", "
-        << (d.settings.strategy == Strategy::dbd || d.settings.strategy == Strategy::dbd_structured ?
-              "thread per node" :
+        << (d.settings.strategy == Strategy::dbd ? "thread per node" :
+            d.settings.strategy == Strategy::dbd_structured ?
+              (d.settings.thread_mapping == ThreadMapping::shuffle && d.settings.cell_kernel != CellKernel::element_matrix ?
+                 "thread per node, 8 shuffle lanes per element-by-element cell" :
+                 "thread per node") :
             d.settings.strategy == Strategy::assembled ? "rows of the CSR matrix" :
                                                    d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
             d.settings.thread_mapping == ThreadMapping::shuffle && d.settings.cell_kernel != CellKernel::element_matrix ?

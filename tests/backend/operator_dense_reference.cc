@@ -531,14 +531,19 @@ namespace
           // and of 128).
           const bool tiled = strategy == Strategy::ebe_tiled;
           const bool node_wise = strategy == Strategy::dbd || strategy == Strategy::dbd_structured;
-          if ((node_wise || tiled || strategy == Strategy::assembled) && mapping != ThreadMapping::cell)
+          // dbd structured: its element-by-element products (unconstrained,
+          // stored stress) run one thread or eight shuffle lanes per cell.
+          const bool structured_lanes = strategy == Strategy::dbd_structured && mapping == ThreadMapping::shuffle;
+          if ((node_wise || tiled || strategy == Strategy::assembled) && mapping != ThreadMapping::cell &&
+              !structured_lanes)
             continue;
           if (strategy == Strategy::dbd_structured && !lattice)
             continue;
           if (!tiled && cells_per_tile != 128)
             continue;
           const std::string what = name + ", " + to_string(strategy) + ", " + to_string(kernel) +
-                                   (node_wise ? std::string() :
+                                   (structured_lanes ? ", shuffle mapping" :
+                                    node_wise ? std::string() :
                                     tiled                     ? ", " + std::to_string(cells_per_tile) + " cells per tile" :
                                                                 ", " + to_string(mapping) + " mapping");
           OperatorSettings settings;
@@ -821,9 +826,9 @@ main()
         checker.check_true("ebe tiled with shuffle mapping throws", rejected(settings, "'shuffle' does not apply"));
         {
           // Thread mapping auto (documented in ThreadMapping::automatic): on GPUs shuffle lanes for ebe
-          // atomic with geometry on the fly, node for ebe colored, one thread per cell otherwise; on CPUs
-          // shuffle lanes for both EbE strategies with the quadrature kernels, one thread per cell with
-          // element matrices.
+          // atomic and dbd structured with geometry on the fly, node for ebe colored, one thread per cell
+          // otherwise; on CPUs shuffle lanes for the three with the quadrature kernels, one thread per
+          // cell with element matrices.
           const bool gpu      = plastix::backend::device_memory_is_separate();
           const auto resolved = [&](const Strategy strategy, const CellKernel kernel) {
             OperatorSettings automatic;
@@ -845,6 +850,17 @@ main()
           expect(Strategy::ebe_colored, CellKernel::stored_geometry, ThreadMapping::node, ThreadMapping::shuffle);
           expect(Strategy::ebe_colored, CellKernel::element_matrix, ThreadMapping::node, ThreadMapping::cell);
           expect(Strategy::dbd, CellKernel::stored_geometry, ThreadMapping::cell, ThreadMapping::cell);
+          // dbd structured: the mapping of its element-by-element cells (those with plastic points).
+          expect(Strategy::dbd_structured, CellKernel::geometry_on_the_fly, ThreadMapping::shuffle,
+                 ThreadMapping::shuffle);
+          expect(Strategy::dbd_structured, CellKernel::stored_geometry, ThreadMapping::cell, ThreadMapping::shuffle);
+          expect(Strategy::dbd_structured, CellKernel::element_matrix, ThreadMapping::cell, ThreadMapping::cell);
+        }
+        {
+          OperatorSettings structured;
+          structured.strategy       = Strategy::dbd_structured;
+          structured.thread_mapping = ThreadMapping::node;
+          checker.check_true("dbd structured with node mapping throws", rejected(structured, "'node' does not apply"));
         }
         settings.thread_mapping = ThreadMapping::automatic;
         for (const unsigned int n : {0u, 129u})

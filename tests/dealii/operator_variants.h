@@ -27,7 +27,8 @@ namespace plastix_test
   /**
    * Every strategy, cell kernel and thread mapping the backend offers, with
    * @p formulation: eight threads per cell (ThreadMapping::node, ::shuffle) exist for
-   * the two element-by-element strategies with global vectors only; dbd
+   * the two element-by-element strategies with global vectors only, and
+   * shuffle for the element-by-element cells of dbd structured; dbd
    * structured where @p lattice (meshes of equal axis-parallel boxes on one
    * lattice: it refuses others).
    */
@@ -40,7 +41,8 @@ namespace plastix_test
                                 Strategy::assembled, Strategy::dbd_structured})
       for (const auto kernel : {CellKernel::stored_geometry, CellKernel::geometry_on_the_fly, CellKernel::element_matrix})
         for (const auto mapping : {ThreadMapping::cell, ThreadMapping::node, ThreadMapping::shuffle})
-          if ((mapping == ThreadMapping::cell || strategy == Strategy::ebe_atomic || strategy == Strategy::ebe_colored) &&
+          if ((mapping == ThreadMapping::cell || strategy == Strategy::ebe_atomic || strategy == Strategy::ebe_colored ||
+               (strategy == Strategy::dbd_structured && mapping == ThreadMapping::shuffle)) &&
               (lattice || strategy != Strategy::dbd_structured))
             variants.push_back({{strategy, kernel, mapping, formulation},
                                 to_string(strategy) + ", " + to_string(kernel) + ", " + to_string(mapping)});

@@ -1,7 +1,8 @@
 // Every operator strategy (ebe atomic, ebe colored, dbd, ebe tiled, assembled;
 // dbd structured on the voxel beam: its plastic cells go element by element) x cell kernel
 // (stored geometry, geometry on the fly, element matrix) x thread mapping
-// (cell, node; ebe tiled: cell only), full integration and (voxel beam) B-bar,
+// (cell, node, shuffle; ebe tiled and assembled: cell only; dbd structured: cell and
+// shuffle, the threads of its plastic cells), full integration and (voxel beam) B-bar,
 // on small elastoplastic problems with mixed (isotropic +
 // kinematic) hardening, loading, unloading and reversed plastic loading:
 //  - at the states of the independent host reference (host_j2_reference.h),
@@ -120,8 +121,11 @@ main(int argc, char **argv)
           for (const auto &kernel : kernels)
             for (const auto &mapping : mappings)
               {
-                if ((strategy == "ebe tiled" || strategy == "assembled" || strategy == "dbd structured") &&
-                    mapping != "cell") // one thread per cell / row / lattice point
+                if ((strategy == "ebe tiled" || strategy == "assembled") &&
+                    mapping != "cell") // one thread per cell / row
+                  continue;
+                // One thread per lattice point; cell or shuffle lanes for the plastic cells.
+                if (strategy == "dbd structured" && mapping == "node")
                   continue;
                 // dbd structured needs a lattice of equal boxes: not the distorted beam.
                 if (strategy == "dbd structured" && problem.name.find("distorted") != std::string::npos)

@@ -105,9 +105,11 @@ namespace plastix
     {
       /**
        * Measured choice: on GPUs node for ebe colored, shuffle for ebe
-       * atomic with geometry on the fly, cell otherwise; on CPUs shuffle
-       * (the lanes' host form) for ebe atomic and ebe colored with the
-       * quadrature kernels, cell otherwise.
+       * atomic and dbd structured with geometry on the fly, cell otherwise;
+       * on CPUs shuffle (the lanes' host form) for ebe atomic, ebe colored
+       * and dbd structured with the quadrature kernels, cell otherwise.
+       * (dbd structured runs one thread per lattice point; the mapping is
+       * that of the cells it evaluates element by element, cell or shuffle.)
        */
       automatic,
       /** One thread per cell does the whole cell (good on CPUs). */
@@ -124,8 +126,9 @@ namespace plastix
        * reference gradients and their transpose by sum factorisation across
        * the lanes), with no scratch memory and few registers per thread.
        * For the quadrature cell kernels (stored geometry, geometry on the
-       * fly) of ebe atomic and ebe colored; the element-matrix kernel runs
-       * one thread per cell under it. CPUs run the eight lanes of a cell in
+       * fly) of ebe atomic, ebe colored and the element-by-element cells of
+       * dbd structured; the element-matrix kernel runs one thread per cell
+       * under it. CPUs run the eight lanes of a cell in
        * one thread.
        */
       shuffle
