@@ -25,6 +25,8 @@
 // symmetric to single-precision round-off (1e-5); and the load scaled by
 // 1e-45, 1e-30 and 1e30 (units) gives the scaled solution in as many
 // iterations, in single precision as in double.
+// LinearSolverData's multigrid defaults (those of the .prm files) equal
+// MultigridData's, which they mirror.
 // And Preconditioner = auto picks what the documentation says: multigrid
 // with the direct coarse solver on a refined mesh whose level 0 has at most
 // 'Multigrid direct solver limit' DoFs, cg above, chebyshev on a mesh
@@ -146,6 +148,20 @@ int
 main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    {
+      // LinearSolverData (the .prm defaults) mirrors MultigridData's defaults
+      // (a program that builds the preconditioner itself); they must agree.
+      const plastix::LinearSolverData solver;
+      const plastix::MultigridData    multigrid;
+      checker.check_true("LinearSolverData's multigrid defaults equal MultigridData's (smoother degree, smoothing "
+                         "range, coarse solver, coarse tolerance, direct solver limit, dense inverse minimum)",
+                         solver.multigrid_smoother_degree == multigrid.smoother_degree &&
+                           solver.multigrid_smoothing_range == multigrid.smoothing_range &&
+                           solver.multigrid_coarse_solver == multigrid.coarse_solver &&
+                           solver.multigrid_coarse_tolerance == multigrid.coarse_tolerance &&
+                           solver.multigrid_direct_solver_limit == multigrid.direct_solver_limit &&
+                           solver.multigrid_dense_inverse_minimum == multigrid.dense_inverse_minimum);
+    }
     plastix::Parameters cube;
     cube.mesh.geometry                            = plastix::GeometryType::box;
     cube.mesh.subdivisions                        = {2, 2, 2};
