@@ -60,8 +60,8 @@ namespace plastix
       inline Index64
       inclusive_scan_in_place(const char *label, Index64 *values, const Index64 n)
       {
-        Kokkos::parallel_scan(
-          label, RangePolicy(0, n), KOKKOS_LAMBDA(const Index64 i, Index64 &partial, const bool final) {
+        scan_range(
+          label, n, KOKKOS_LAMBDA(const Index64 i, Index64 &partial, const bool final) {
             partial += values[i];
             if (final)
               values[i] = partial;

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 namespace plastix
 {
@@ -101,6 +102,29 @@ namespace plastix
         static_assert(launches_light_weight<Functor>, "a range kernel's functor must fit a kernel argument");
         if (end > begin)
           Kokkos::parallel_for(label, RangePolicy(begin, end), functor);
+      }
+
+      /**
+       * Reduce over [0, n) into @p result (a scalar or a Kokkos reducer),
+       * launched light-weight as every backend kernel; the functor is
+       * checked like for_range()'s.
+       */
+      template <typename Functor, typename Result>
+      inline void
+      reduce_range(const char *label, const Index64 n, const Functor &functor, Result &&result)
+      {
+        static_assert(launches_light_weight<Functor>, "a reduction's functor must fit a kernel argument");
+        Kokkos::parallel_reduce(label, RangePolicy(0, n), functor, std::forward<Result>(result));
+      }
+
+      /** Scan over [0, n), with the total in @p total if given; checked like for_range(). */
+      template <typename Functor, typename... Total>
+      inline void
+      scan_range(const char *label, const Index64 n, const Functor &functor, Total &...total)
+      {
+        static_assert(launches_light_weight<Functor>, "a scan's functor must fit a kernel argument");
+        static_assert(sizeof...(Total) <= 1, "a scan has at most one total");
+        Kokkos::parallel_scan(label, RangePolicy(0, n), functor, total...);
       }
     } // namespace internal
   }   // namespace backend

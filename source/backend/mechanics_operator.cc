@@ -525,9 +525,9 @@ namespace plastix
                         LocalIndex         *index)
       {
         Index64 total = 0;
-        Kokkos::parallel_scan(
+        scan_range(
           "plastix::enumerate_plastic_cells",
-          RangePolicy(0, n_cells),
+          n_cells,
           KOKKOS_LAMBDA(const Index64 cell, Index64 &offset, const bool final) {
             if (final)
               {
@@ -551,9 +551,9 @@ namespace plastix
       count_inverted_cells(const OnTheFlyGeometry<> &geometry, const Index64 n_cells)
       {
         Index64 n_bad = 0;
-        Kokkos::parallel_reduce(
+        reduce_range(
           "plastix::check_jacobians",
-          RangePolicy(0, n_cells),
+          n_cells,
           KOKKOS_LAMBDA(const Index64 cell, Index64 &bad) {
             OnTheFlyGeometry<>::CellData c;
             geometry.load(cell, c);

@@ -430,9 +430,9 @@ namespace plastix
       const Impl                 &s         = *impl_;
       const internal::Strided<double> committed = s.history(s.history_committed);
       Index64                     count     = 0;
-      Kokkos::parallel_reduce(
+      internal::reduce_range(
         "plastix::count_yielded",
-        internal::RangePolicy(0, 8 * s.n_cells),
+        8 * s.n_cells,
         KOKKOS_LAMBDA(const Index64 i, Index64 &sum) { sum += committed(i / 8, 6 * 8 + i % 8) > 0 ? 1 : 0; },
         count);
       return count;

@@ -394,9 +394,9 @@ namespace plastix
           {
             g.other_cells.resize(d.n_cells, "dbd structured: cells of the element-by-element pass");
             LocalIndex *list = g.other_cells.data();
-            Kokkos::parallel_scan(
+            scan_range(
               "plastix::dbd_structured_other_cells",
-              RangePolicy(0, d.n_cells),
+              d.n_cells,
               KOKKOS_LAMBDA(const Index64 cell, Index64 &offset, const bool final) {
                 if (other[cell])
                   {

@@ -11,7 +11,7 @@ namespace plastix
     {
       using internal::for_range;
       using internal::Index64;
-      using internal::RangePolicy;
+      using internal::reduce_range;
 
       template <typename Number>
       void
@@ -81,9 +81,9 @@ namespace plastix
       dot(const std::size_t n, const Number *x, const Number *y)
       {
         double result = 0;
-        Kokkos::parallel_reduce(
+        reduce_range(
           "plastix::dot",
-          RangePolicy(0, n),
+          n,
           KOKKOS_LAMBDA(const Index64 i, double &sum) { sum += static_cast<double>(x[i]) * y[i]; },
           result);
         return result;
@@ -94,9 +94,9 @@ namespace plastix
       l1_norm(const std::size_t n, const Number *x)
       {
         double result = 0;
-        Kokkos::parallel_reduce(
+        reduce_range(
           "plastix::l1_norm",
-          RangePolicy(0, n),
+          n,
           KOKKOS_LAMBDA(const Index64 i, double &sum) { sum += (x[i] < 0 ? -x[i] : x[i]); },
           result);
         return result;
@@ -107,9 +107,9 @@ namespace plastix
       linfty_norm(const std::size_t n, const Number *x)
       {
         double result = 0;
-        Kokkos::parallel_reduce(
+        reduce_range(
           "plastix::linfty_norm",
-          RangePolicy(0, n),
+          n,
           KOKKOS_LAMBDA(const Index64 i, double &m) {
             const double v = x[i] < 0 ? -x[i] : x[i];
             if (v > m)
@@ -124,8 +124,8 @@ namespace plastix
       sum(const std::size_t n, const Number *x)
       {
         double result = 0;
-        Kokkos::parallel_reduce(
-          "plastix::sum", RangePolicy(0, n), KOKKOS_LAMBDA(const Index64 i, double &s) { s += x[i]; }, result);
+        reduce_range(
+          "plastix::sum", n, KOKKOS_LAMBDA(const Index64 i, double &s) { s += x[i]; }, result);
         return result;
       }
 
@@ -134,9 +134,9 @@ namespace plastix
       count_nonzero(const std::size_t n, const Number *x)
       {
         Index64 result = 0;
-        Kokkos::parallel_reduce(
+        reduce_range(
           "plastix::count_nonzero",
-          RangePolicy(0, n),
+          n,
           KOKKOS_LAMBDA(const Index64 i, Index64 &s) { s += (x[i] != Number(0)) ? 1 : 0; },
           result);
         return static_cast<std::size_t>(result);
@@ -147,9 +147,9 @@ namespace plastix
       add_and_dot(const std::size_t n, const Number a, const Number *v, const Number *w, Number *x)
       {
         double result = 0;
-        Kokkos::parallel_reduce(
+        reduce_range(
           "plastix::add_and_dot",
-          RangePolicy(0, n),
+          n,
           KOKKOS_LAMBDA(const Index64 i, double &sum) {
             const Number updated = x[i] + a * v[i];
             x[i]                 = updated;
