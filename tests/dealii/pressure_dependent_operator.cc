@@ -14,7 +14,11 @@
 //     int grad(phi) : sigma_0(x); a stress outside the yield surface or not
 //     finite is refused on every rank;
 // and NewtonRaphson refuses CG and MINRES on a non-symmetric tangent, and
-// impossible materials are refused naming the value.
+// impossible materials are refused naming the value;
+//  5. on the same mesh without its distortion (a lattice), dbd structured,
+//     whose cells with plastic points go element by element (one thread or
+//     eight shuffle lanes per cell), gives ebe atomic's internal force and
+//     tangent action.
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/fe/fe_values.h>
@@ -34,6 +38,7 @@
 #include "q1_dofs.h"
 #include "test_environment.h"
 
+#include <array>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
@@ -87,18 +92,20 @@ namespace
 
   struct Mesh
   {
-    explicit Mesh(const MPI_Comm comm)
+    /** @p distorted false: the lattice of 0.5-cubes that dbd structured takes. */
+    explicit Mesh(const MPI_Comm comm, const bool distorted = true)
       : triangulation(comm)
       , dof_handler(triangulation)
     {
       GridGenerator::subdivided_hyper_rectangle(triangulation, {4, 3, 3}, Point<3>(), Point<3>(2, 1.5, 1.5));
       // A smooth distortion (the same on every rank).
-      GridTools::transform(
-        [](const Point<3> &p) {
-          return Point<3>(p[0] + 0.08 * std::sin(2 * p[1]) * p[2], p[1] + 0.06 * p[0] * p[2],
-                          p[2] + 0.07 * std::cos(1.5 * p[0]) * p[1]);
-        },
-        triangulation);
+      if (distorted)
+        GridTools::transform(
+          [](const Point<3> &p) {
+            return Point<3>(p[0] + 0.08 * std::sin(2 * p[1]) * p[2], p[1] + 0.06 * p[0] * p[2],
+                            p[2] + 0.07 * std::cos(1.5 * p[0]) * p[1]);
+          },
+          triangulation);
       for (const auto &cell : triangulation.active_cell_iterators())
         cell->set_material_id(cell->center()[0] < 0.8 ? 0 : (cell->center()[0] < 1.5 ? 1 : 2));
       relevant = plastix_test::distribute_q1_dofs(dof_handler);
@@ -466,6 +473,58 @@ main(int argc, char **argv)
           refused_j2 = std::string(error.what()).find("takes no initial stress") != std::string::npos;
         }
       checker.check_true("  a non-zero initial stress at a von Mises cell is refused (every rank)", refused_j2);
+    }
+
+    env.pout << "5. dbd structured on the undistorted mesh (a lattice): its plastic cells by one thread and by "
+                "shuffle lanes, against ebe atomic"
+             << std::endl;
+    {
+      const Mesh       lattice(env.comm, false);
+      const HostVector u_lattice = lattice.interpolate(amplitude), v_lattice = lattice.interpolate(1.);
+      // Per variant: the internal force and the tangent's action on v, owned entries.
+      const auto evaluate = [&](const plastix::MechanicsOperator::AdditionalData &data, unsigned long long &n_plastic) {
+        plastix::MechanicsOperator op;
+        op.reinit(lattice.dof_handler, lattice.constraints, table, data);
+        plastix::PlasticityState &state = op.enable_plasticity();
+        plastix::DeviceVector     u, f, v, Av;
+        for (auto *x : {&u, &f, &v, &Av})
+          op.initialize_dof_vector(*x);
+        u.copy_from_host(u_lattice);
+        v.copy_from_host(v_lattice);
+        n_plastic = state.update(u, f).n_plastic_points; // over all ranks
+        op.vmult(Av, v);
+        std::array<HostVector, 2> result;
+        for (unsigned int k = 0; k < 2; ++k)
+          {
+            result[k].reinit(lattice.dof_handler.locally_owned_dofs(), env.comm);
+            (k == 0 ? f : Av).copy_to_host(result[k]);
+          }
+        return result;
+      };
+      const auto difference = [](const HostVector &a, const HostVector &b) {
+        HostVector d(a);
+        d.add(-1., b);
+        return d.l2_norm() / b.l2_norm();
+      };
+      using plastix::backend::CellKernel;
+      using plastix::backend::Strategy;
+      using plastix::backend::ThreadMapping;
+      unsigned long long n_reference = 0;
+      const auto reference = evaluate({Strategy::ebe_atomic, CellKernel::geometry_on_the_fly, ThreadMapping::cell},
+                                      n_reference);
+      checker.check_true("  points yield on the lattice (" + std::to_string(n_reference) + ")", n_reference > 0);
+      for (const auto kernel : {CellKernel::geometry_on_the_fly, CellKernel::stored_geometry})
+        for (const auto mapping : {ThreadMapping::cell, ThreadMapping::shuffle})
+          {
+            const std::string name = "dbd structured, " + plastix::backend::to_string(kernel) + ", " +
+                                     plastix::backend::to_string(mapping);
+            unsigned long long n_plastic = 0;
+            const auto         result    = evaluate({Strategy::dbd_structured, kernel, mapping}, n_plastic);
+            checker.check_true("  " + name + ": the same plastic points", n_plastic == n_reference);
+            checker.check("  " + name + ": f_int vs ebe atomic (relative)", difference(result[0], reference[0]), 1e-12);
+            checker.check("  " + name + ": tangent action vs ebe atomic (relative)", difference(result[1], reference[1]),
+                          1e-12);
+          }
     }
   });
 }

@@ -46,7 +46,8 @@ namespace plastix
      * Radial return for the total displacement @p u (ghosts are updated
      * here) from the committed history; the tangent of the operator follows.
      * @p internal_force receives f_int = sum B^T sigma on all DoFs
-     * (constrained ones hold the reactions).
+     * (constrained ones hold the reactions). The counts returned are those
+     * of all ranks (collective).
      */
     StressUpdateStatistics
     update(const DeviceVector &u, DeviceVector &internal_force);
