@@ -57,7 +57,8 @@ namespace plastix
        * factor applies the 27-point stencil of the elastic box matrix summed
        * over them, other nodes the rows of their cells' element matrices;
        * the cells with plastic points of a tangent are added element by
-       * element (atomics) with the cell kernel of the settings. Results are
+       * element (atomics) with the cell kernel and the thread mapping of the
+       * settings (one thread or eight shuffle lanes per cell). Results are
        * stored without atomics. Throws std::invalid_argument for another mesh.
        */
       dbd_structured
@@ -197,7 +198,11 @@ namespace plastix
       CellKernel cell_kernel = CellKernel::stored_geometry;
       /** Strain of the Gauss points: full integration or B-bar. */
       ElementFormulation element_formulation = ElementFormulation::full;
-      /** Threads per cell of the element-by-element strategies (ebe tiled: always one). */
+      /**
+       * Threads per cell of the element-by-element strategies and of the
+       * element-by-element cells of dbd structured (ebe tiled and assembled:
+       * always one; dbd structured refuses node).
+       */
       ThreadMapping thread_mapping = ThreadMapping::automatic;
       /**
        * Cells per tile of Strategy::ebe_tiled (1 to 128; a tile also ends
