@@ -47,7 +47,11 @@ namespace plastix
       timer.stop("dofs");
       timer.start();
       d.setup_operator();
-      summary.operator_description = d.parameters.op.description(d.op.backend_operator().settings().thread_mapping);
+      // dbd structured's thread mapping serves only its cells with plastic points.
+      const bool mapping_used = d.parameters.op.strategy.value != backend::Strategy::dbd_structured ||
+                                d.parameters.problem.type == ProblemType::elastoplastic;
+      summary.operator_description = d.parameters.op.description(
+        mapping_used ? d.op.backend_operator().settings().thread_mapping : backend::ThreadMapping::cell);
     }
 
     void
