@@ -1,11 +1,12 @@
-// Memory and events shared between processes of one node: CUDA IPC on GPUs,
-// an anonymous memory file on host execution spaces.
+// Memory and flags shared between processes of one node: CUDA IPC and stream
+// memory operations on GPUs, an anonymous memory file on host execution spaces.
 #include <plastix/backend/device.h>
 #include <plastix/backend/shared_memory.h>
 
 #include "kokkos_common.h"
 
 #if defined(KOKKOS_ENABLE_CUDA)
+#  include <cuda.h>
 #  include <cuda_runtime.h>
 #else
 #  include <fcntl.h>
@@ -13,9 +14,10 @@
 #  include <sys/stat.h>
 #  include <unistd.h>
 
-#  include <atomic>
 #  include <cerrno>
+#  include <chrono>
 #  include <random>
+#  include <thread>
 #endif
 
 #include <algorithm>
@@ -37,7 +39,6 @@ namespace plastix
     namespace
     {
       static_assert(sizeof(cudaIpcMemHandle_t) <= sizeof(SharedHandle::bytes), "CUDA IPC handle size");
-      static_assert(sizeof(cudaIpcEventHandle_t) <= sizeof(SharedHandle::bytes), "CUDA IPC handle size");
 
       cudaStream_t
       kernel_stream()
@@ -53,6 +54,18 @@ namespace plastix
           return;
         cudaGetLastError();
         throw DeviceError(what + ": " + cudaGetErrorString(status));
+      }
+
+      /** Throw DeviceError naming @p what and the driver's error. */
+      void
+      check_driver(const CUresult status, const std::string &what)
+      {
+        if (status == CUDA_SUCCESS)
+          return;
+        const char *name = nullptr;
+        if (cuGetErrorString(status, &name) != CUDA_SUCCESS || name == nullptr)
+          name = "unknown driver error";
+        throw DeviceError(what + ": " + name);
       }
     } // namespace
 
@@ -85,6 +98,15 @@ namespace plastix
           check(exported, "cannot share device memory with other processes (cudaIpcGetMemHandle)");
         }
       std::memcpy(shared_handle.bytes.data(), &ipc, sizeof(ipc));
+      // Zero (flags start at zero) before another process can see it.
+      const cudaError_t zeroed = cudaMemset(pointer, 0, n_bytes);
+      const cudaError_t synced = zeroed == cudaSuccess ? cudaDeviceSynchronize() : zeroed;
+      if (synced != cudaSuccess)
+        {
+          cudaFree(pointer);
+          pointer = nullptr;
+          check(synced, "cannot clear a shared ghost exchange buffer (cudaMemset)");
+        }
     }
 
     SharedBuffer::~SharedBuffer()
@@ -108,56 +130,22 @@ namespace plastix
         cudaIpcCloseMemHandle(pointer);
     }
 
-    SharedEvent::SharedEvent()
+    void
+    signal_flag(void *flag, const std::uint32_t value)
     {
-      cudaEvent_t e = nullptr;
-      check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming | cudaEventInterprocess),
-            "cannot create an interprocess event (cudaEventCreateWithFlags)");
-      event = e;
-      cudaIpcEventHandle_t ipc;
-      const cudaError_t    exported = cudaIpcGetEventHandle(&ipc, e);
-      if (exported != cudaSuccess)
-        {
-          cudaEventDestroy(e);
-          event = nullptr;
-          check(exported, "cannot share an event with other processes (cudaIpcGetEventHandle)");
-        }
-      std::memcpy(shared_handle.bytes.data(), &ipc, sizeof(ipc));
-    }
-
-    SharedEvent::~SharedEvent()
-    {
-      if (event != nullptr)
-        cudaEventDestroy(static_cast<cudaEvent_t>(event));
+      // The default write comes after a memory barrier: what the kernels
+      // before it wrote is visible to the other process first.
+      check_driver(cuStreamWriteValue32(reinterpret_cast<CUstream>(kernel_stream()),
+                                        reinterpret_cast<CUdeviceptr>(flag), value, CU_STREAM_WRITE_VALUE_DEFAULT),
+                   "cannot signal another process's stream (cuStreamWriteValue32)");
     }
 
     void
-    SharedEvent::record()
+    wait_for_flag(const void *flag, const std::uint32_t value, const std::string &what, double)
     {
-      check(cudaEventRecord(static_cast<cudaEvent_t>(event), kernel_stream()),
-            "cannot record an interprocess event (cudaEventRecord)");
-    }
-
-    MappedEvent::MappedEvent(const SharedHandle &handle)
-    {
-      cudaIpcEventHandle_t ipc;
-      std::memcpy(&ipc, handle.bytes.data(), sizeof(ipc));
-      cudaEvent_t e = nullptr;
-      check(cudaIpcOpenEventHandle(&e, ipc), "cannot open another process's event (cudaIpcOpenEventHandle)");
-      event = e;
-    }
-
-    MappedEvent::~MappedEvent()
-    {
-      if (event != nullptr)
-        cudaEventDestroy(static_cast<cudaEvent_t>(event));
-    }
-
-    void
-    MappedEvent::wait() const
-    {
-      check(cudaStreamWaitEvent(kernel_stream(), static_cast<cudaEvent_t>(event), 0),
-            "cannot wait for another process's event (cudaStreamWaitEvent)");
+      check_driver(cuStreamWaitValue32(reinterpret_cast<CUstream>(kernel_stream()),
+                                       reinterpret_cast<CUdeviceptr>(flag), value, CU_STREAM_WAIT_VALUE_GEQ),
+                   "cannot wait for " + what + " (cuStreamWaitValue32)");
     }
 
 #else
@@ -273,29 +261,33 @@ namespace plastix
         munmap(pointer, n_bytes);
     }
 
-    SharedEvent::SharedEvent() = default;
-
-    SharedEvent::~SharedEvent() = default;
-
     void
-    SharedEvent::record()
+    signal_flag(void *flag, const std::uint32_t value)
     {
-      // Host kernels have written their results once the fence returns; the
-      // release makes them visible to the process that reads after the MPI
-      // message that follows.
+      // The kernels have written their results once the fence returns; the
+      // release makes them visible to the process that acquires the flag.
       Kokkos::fence();
-      std::atomic_thread_fence(std::memory_order_release);
+      __atomic_store_n(static_cast<std::uint32_t *>(flag), value, __ATOMIC_RELEASE);
     }
 
-    MappedEvent::MappedEvent(const SharedHandle &)
-    {}
-
-    MappedEvent::~MappedEvent() = default;
-
     void
-    MappedEvent::wait() const
+    wait_for_flag(const void *flag, const std::uint32_t value, const std::string &what, const double timeout_seconds)
     {
-      std::atomic_thread_fence(std::memory_order_acquire);
+      const auto reached = [&]() {
+        const std::uint32_t now = __atomic_load_n(static_cast<const std::uint32_t *>(flag), __ATOMIC_ACQUIRE);
+        return static_cast<std::int32_t>(now - value) >= 0;
+      };
+      if (reached())
+        return;
+      const auto start = std::chrono::steady_clock::now();
+      for (unsigned long spin = 0; !reached(); ++spin)
+        {
+          // Yield: the other process may share this core.
+          std::this_thread::yield();
+          if (spin % 1024 == 0 &&
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_seconds)
+            throw DeviceError("no answer from " + what + " within " + std::to_string(timeout_seconds) + " s");
+        }
     }
 #endif
 
@@ -337,36 +329,5 @@ namespace plastix
       return *this;
     }
 
-    SharedEvent::SharedEvent(SharedEvent &&other) noexcept
-      : event(std::exchange(other.event, nullptr))
-      , shared_handle(other.shared_handle)
-    {}
-
-    SharedEvent &
-    SharedEvent::operator=(SharedEvent &&other) noexcept
-    {
-      if (this != &other)
-        {
-          SharedEvent old(std::move(*this));
-          event         = std::exchange(other.event, nullptr);
-          shared_handle = other.shared_handle;
-        }
-      return *this;
-    }
-
-    MappedEvent::MappedEvent(MappedEvent &&other) noexcept
-      : event(std::exchange(other.event, nullptr))
-    {}
-
-    MappedEvent &
-    MappedEvent::operator=(MappedEvent &&other) noexcept
-    {
-      if (this != &other)
-        {
-          MappedEvent old(std::move(*this));
-          event = std::exchange(other.event, nullptr);
-        }
-      return *this;
-    }
   } // namespace backend
 } // namespace plastix

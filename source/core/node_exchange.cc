@@ -19,27 +19,42 @@ namespace plastix
   {
     namespace
     {
-      /** The MPI message that announces a packed slot. */
-      struct Control
+      /**
+       * The MPI message by which a sender hands the receiver a new, larger
+       * buffer (the first time a channel carries a piece of this size).
+       * Both ends see the same sizes in the same order, so the receiver
+       * knows when one is due.
+       */
+      struct Growth
       {
-        std::uint64_t                        sequence   = 0;
-        std::uint64_t                        bytes      = 0;
-        std::uint64_t                        slot_bytes = 0;
-        std::uint32_t                        slot       = 0;
-        std::uint32_t                        generation = 0;
-        backend::SharedHandle                buffer;
-        std::array<backend::SharedHandle, 2> ready;
+        std::uint64_t         bytes      = 0;
+        std::uint64_t         slot_bytes = 0;
+        backend::SharedHandle buffer;
       };
 
-      /** The MPI message by which the receiver frees a slot. */
-      struct Acknowledgement
+      constexpr int growth_tag = 4710;
+
+      /** Flags per pair of ranks: one per direction, kind and slot. */
+      enum class FlagKind : unsigned
       {
-        std::uint64_t                        sequence = 0;
-        std::array<backend::SharedHandle, 2> consumed;
+        /** Written by the sender into the receiver's memory: the slot is packed. */
+        ready = 0,
+        /** Written by the receiver into the sender's memory: the slot is read. */
+        consumed = 1
       };
 
-      constexpr int control_tag     = 4710;
-      constexpr int acknowledge_tag = 4712;
+      constexpr std::size_t flags_per_rank = 2 * 2 * 2;
+
+      /** Offset in bytes of a flag in the flags of the rank that waits for it, in the area of @p writer. */
+      std::size_t
+      flag_offset(const int writer, const TransferDirection direction, const FlagKind kind, const unsigned slot)
+      {
+        return sizeof(std::uint32_t) *
+               (((static_cast<std::size_t>(writer) * 2 + static_cast<unsigned>(direction)) * 2 +
+                 static_cast<unsigned>(kind)) *
+                  2 +
+                slot);
+      }
 
       void
       check_mpi(const int status)
@@ -51,31 +66,20 @@ namespace plastix
       /** The sending end of a channel. */
       struct Sender
       {
-        backend::SharedBuffer                buffer;
-        std::vector<backend::SharedBuffer>   retired;
-        std::size_t                          slot_bytes = 0;
-        std::uint32_t                        generation = 0;
-        std::array<backend::SharedEvent, 2>  ready;
-        std::array<MPI_Request, 2>           acknowledge_request{{MPI_REQUEST_NULL, MPI_REQUEST_NULL}};
-        std::array<Acknowledgement, 2>       acknowledgement;
-        std::array<backend::MappedEvent, 2>  consumed;
-        bool                                 consumed_open = false;
-        std::uint64_t                        sequence      = 0;
-        Control                              control;
+        backend::SharedBuffer              buffer;
+        std::vector<backend::SharedBuffer> retired;
+        std::size_t                        slot_bytes = 0;
+        std::uint64_t                      sequence   = 0;
+        Growth                             growth;
       };
 
       /** The receiving end of a channel. */
       struct Receiver
       {
-        backend::MappedBuffer               buffer;
-        std::vector<backend::MappedBuffer>  retired;
-        std::uint32_t                       generation = 0;
-        std::array<backend::MappedEvent, 2> ready;
-        bool                                ready_open = false;
-        std::array<backend::SharedEvent, 2> consumed;
-        std::uint64_t                       sequence = 0;
-        Control                             control;
-        Acknowledgement                     acknowledgement;
+        backend::MappedBuffer              buffer;
+        std::vector<backend::MappedBuffer> retired;
+        std::size_t                        slot_bytes = 0;
+        std::uint64_t                      sequence   = 0;
       };
 
       /** Everything setup() establishes. */
@@ -85,15 +89,20 @@ namespace plastix
         std::vector<char> shared;
         std::string       description  = "mpi";
         unsigned int      generation   = 0;
+        int               rank         = 0;
+        // This rank's flags, which the ranks it shares memory with write;
+        // theirs, mapped, by their rank in communicator.
+        backend::SharedBuffer                flags;
+        std::map<int, backend::MappedBuffer> peer_flags;
         // Channels by (direction, peer rank in communicator).
         std::map<std::pair<int, int>, std::unique_ptr<Sender>>   senders;
         std::map<std::pair<int, int>, std::unique_ptr<Receiver>> receivers;
 
         /**
-         * Release the channels and the communicator. With @p synchronise
-         * (collective): first receive the outstanding acknowledgements, and
-         * wait until every rank's device is done, so no stream still reads a
-         * buffer that goes. Without (unwinding from an error): cancel them.
+         * Release the channels, the flags and the communicator. With @p
+         * synchronise (collective): first wait until every rank's device is
+         * done, so no stream still reads a buffer or writes a flag that goes.
+         * (A transfer completes its own MPI messages before it returns.)
          */
         void
         clear(const bool synchronise)
@@ -101,24 +110,14 @@ namespace plastix
           int finalized = 0;
           MPI_Finalized(&finalized);
           const bool mpi = !finalized && communicator != MPI_COMM_NULL;
-          for (auto &[key, sender] : senders)
-            for (MPI_Request &request : sender->acknowledge_request)
-              if (mpi && request != MPI_REQUEST_NULL)
-                {
-                  if (synchronise)
-                    MPI_Wait(&request, MPI_STATUS_IGNORE);
-                  else
-                    {
-                      MPI_Cancel(&request);
-                      MPI_Request_free(&request);
-                    }
-                }
           if (backend::is_initialized())
             backend::fence();
           if (mpi && synchronise)
             MPI_Barrier(communicator);
           receivers.clear();
           senders.clear();
+          peer_flags.clear();
+          flags = backend::SharedBuffer();
           if (mpi)
             MPI_Comm_free(&communicator);
           communicator = MPI_COMM_NULL;
@@ -141,8 +140,8 @@ namespace plastix
 
       /**
        * Which ranks of this rank's node it can share memory with: each maps
-       * a small buffer and opens an event of every other; a pair shares if
-       * both succeeded.
+       * a small buffer of every other and signals a flag in it (and waits
+       * for one of its own); a pair shares if both succeeded.
        */
       struct Probe
       {
@@ -174,36 +173,37 @@ namespace plastix
         std::string failure;
         char        created = 1;
         std::unique_ptr<backend::SharedBuffer> buffer;
-        std::unique_ptr<backend::SharedEvent>  event;
-        std::array<backend::SharedHandle, 2>   handles;
+        backend::SharedHandle                  handle;
+        const std::size_t                      probe_bytes = sizeof(std::uint32_t) * n_node;
         try
           {
-            buffer     = std::make_unique<backend::SharedBuffer>(64);
-            event      = std::make_unique<backend::SharedEvent>();
-            handles[0] = buffer->handle();
-            handles[1] = event->handle();
+            buffer = std::make_unique<backend::SharedBuffer>(probe_bytes);
+            handle = buffer->handle();
+            // The stream can wait for a flag (one already reached).
+            backend::wait_for_flag(buffer->data(), 0, "the probe's own flag", 1.);
+            backend::fence();
           }
         catch (const std::exception &error)
           {
             created = 0;
             failure = error.what();
           }
-        std::vector<std::array<backend::SharedHandle, 2>> all(n_node);
-        std::vector<char>                                 all_created(n_node);
-        check_mpi(MPI_Allgather(handles.data(), sizeof(handles), MPI_BYTE, all.data(), sizeof(handles), MPI_BYTE,
-                                node));
+        std::vector<backend::SharedHandle> all(n_node);
+        std::vector<char>                  all_created(n_node);
+        check_mpi(MPI_Allgather(&handle, sizeof(handle), MPI_BYTE, all.data(), sizeof(handle), MPI_BYTE, node));
         check_mpi(MPI_Allgather(&created, 1, MPI_CHAR, all_created.data(), 1, MPI_CHAR, node));
 
         std::vector<char> mapped(n_node, 0);
         {
           std::vector<backend::MappedBuffer> buffers;
-          std::vector<backend::MappedEvent>  events;
           for (int j = 0; j < n_node; ++j)
             if (j != node_rank && created && all_created[j])
               try
                 {
-                  buffers.emplace_back(all[j][0], 64);
-                  events.emplace_back(all[j][1]);
+                  buffers.emplace_back(all[j], probe_bytes);
+                  // The stream can signal through the mapping.
+                  backend::signal_flag(static_cast<std::uint32_t *>(buffers.back().data()) + node_rank, 1);
+                  backend::fence();
                   mapped[j] = 1;
                 }
               catch (const std::exception &error)
@@ -295,8 +295,41 @@ namespace plastix
         }
       check_mpi(MPI_Comm_dup(communicator, &s.communicator));
       s.shared = std::move(shared);
+      s.rank   = rank;
       int total_shared = 0;
       check_mpi(MPI_Allreduce(&n_shared, &total_shared, 1, MPI_INT, MPI_SUM, communicator));
+      if (total_shared > 0)
+        {
+          // The flags: every rank makes its own and maps those of the ranks
+          // it shares memory with (they all succeeded in the probe).
+          const std::size_t flag_bytes = sizeof(std::uint32_t) * flags_per_rank * n_ranks;
+          std::string       error;
+          try
+            {
+              s.flags = backend::SharedBuffer(flag_bytes);
+            }
+          catch (const std::exception &e)
+            {
+              error = e.what();
+            }
+          int made = error.empty() ? 1 : 0, all_made = 0;
+          check_mpi(MPI_Allreduce(&made, &all_made, 1, MPI_INT, MPI_MIN, communicator));
+          if (!all_made)
+            {
+              s.clear(false);
+              throw backend::DeviceError("ghost exchange: cannot make the flags of the shared memory route" +
+                                         (error.empty() ? std::string(" on another rank") : ": " + error));
+            }
+          std::vector<backend::SharedHandle> handles(n_ranks);
+          const backend::SharedHandle        own = s.flags.handle();
+          check_mpi(MPI_Allgather(&own, sizeof(own), MPI_BYTE, handles.data(), sizeof(own), MPI_BYTE,
+                                  communicator));
+          for (int j = 0; j < n_ranks; ++j)
+            if (s.shared[j])
+              s.peer_flags.emplace(j, backend::MappedBuffer(handles[j], flag_bytes));
+          // No rank writes a flag before every rank has mapped them.
+          check_mpi(MPI_Barrier(communicator));
+        }
       std::ostringstream text;
       if (total_shared == 0)
         text << "mpi (no ranks of a node can share memory)";
@@ -359,10 +392,18 @@ namespace plastix
                            void                                                 *host_send,
                            void                                                 *host_receive)
     {
-      State &s = state();
+      State &s  = state();
       auto   at = [](void *base, const std::size_t offset) { return static_cast<char *>(base) + offset; };
+      // A flag value per transfer of a channel; zero is the flags' start.
+      auto flag_value = [](const std::uint64_t sequence) { return static_cast<std::uint32_t>(sequence + 1); };
+      auto own_flag   = [&](const int writer, const FlagKind kind, const unsigned slot) {
+        return at(s.flags.data(), flag_offset(writer, direction, kind, slot));
+      };
+      auto peer_flag = [&](const int peer, const FlagKind kind, const unsigned slot) {
+        return at(s.peer_flags.at(peer).data(), flag_offset(s.rank, direction, kind, slot));
+      };
 
-      // Receives first, so no message waits for a buffer.
+      // The MPI pieces' receives first, so no message waits for a buffer.
       std::vector<MPI_Request> receive_requests(receives.size(), MPI_REQUEST_NULL);
       std::vector<std::size_t> receive_offsets(receives.size());
       {
@@ -371,24 +412,17 @@ namespace plastix
           {
             const TransferPiece &piece = receives[j];
             receive_offsets[j]         = offset;
-            if (piece.shared_rank >= 0)
-              {
-                Receiver &r = receiver(direction, piece.shared_rank);
-                check_mpi(MPI_Irecv(&r.control, sizeof(Control), MPI_BYTE, piece.shared_rank,
-                                    control_tag + static_cast<int>(direction), s.communicator,
-                                    &receive_requests[j]));
-              }
-            else
+            if (piece.shared_rank < 0)
               check_mpi(MPI_Irecv(at(host_receive, offset), piece.count * entry_bytes, MPI_BYTE, piece.rank,
                                   ghost_data_tag, communicator, &receive_requests[j]));
             offset += piece.count * entry_bytes;
           }
       }
 
-      // Sends: into the channels' slots (nothing waits for the device), and
-      // the MPI pieces through the host.
+      // Sends: into the channels' slots, ordered by flags on the devices
+      // (the host waits for nothing), and the MPI pieces through the host.
       std::vector<MPI_Request> send_requests;
-      send_requests.reserve(2 * sends.size() + receives.size());
+      send_requests.reserve(2 * sends.size());
       bool        any_host = false;
       std::size_t offset   = 0;
       for (std::size_t i = 0; i < sends.size(); ++i)
@@ -412,40 +446,21 @@ namespace plastix
                 c.retired.push_back(std::move(c.buffer));
               // Room to grow; whole 256-byte blocks keep the second slot as
               // aligned as the first (a GPU faults on misaligned doubles).
-              c.slot_bytes = (std::max<std::size_t>(bytes + bytes / 2, 4096) + 255) / 256 * 256;
-              c.buffer     = backend::SharedBuffer(2 * c.slot_bytes);
-              ++c.generation;
+              c.slot_bytes        = (std::max<std::size_t>(bytes + bytes / 2, 4096) + 255) / 256 * 256;
+              c.buffer            = backend::SharedBuffer(2 * c.slot_bytes);
+              c.growth.bytes      = bytes;
+              c.growth.slot_bytes = c.slot_bytes;
+              c.growth.buffer     = c.buffer.handle();
+              send_requests.emplace_back();
+              check_mpi(MPI_Isend(&c.growth, sizeof(Growth), MPI_BYTE, piece.shared_rank,
+                                  growth_tag + static_cast<int>(direction), s.communicator, &send_requests.back()));
             }
-          // The receiver has read this slot the time before.
-          if (c.acknowledge_request[slot] != MPI_REQUEST_NULL)
-            {
-              check_mpi(MPI_Wait(&c.acknowledge_request[slot], MPI_STATUS_IGNORE));
-              if (c.acknowledgement[slot].sequence + 2 != c.sequence)
-                throw backend::DeviceError(out_of_step(piece.rank, "unexpected acknowledgement"));
-              if (!c.consumed_open)
-                {
-                  for (unsigned k = 0; k < 2; ++k)
-                    c.consumed[k] = backend::MappedEvent(c.acknowledgement[slot].consumed[k]);
-                  c.consumed_open = true;
-                }
-              c.consumed[slot].wait();
-            }
+          else if (c.sequence >= 2)
+            // The receiver has read this slot the time before.
+            backend::wait_for_flag(own_flag(piece.shared_rank, FlagKind::consumed, slot), flag_value(c.sequence - 2),
+                                   "rank " + std::to_string(piece.rank) + " in the ghost exchange");
           pack(i, at(c.buffer.data(), slot * c.slot_bytes));
-          c.ready[slot].record();
-          c.control.sequence   = c.sequence;
-          c.control.bytes      = bytes;
-          c.control.slot_bytes = c.slot_bytes;
-          c.control.slot       = slot;
-          c.control.generation = c.generation;
-          c.control.buffer     = c.buffer.handle();
-          for (unsigned k = 0; k < 2; ++k)
-            c.control.ready[k] = c.ready[k].handle();
-          send_requests.emplace_back();
-          check_mpi(MPI_Isend(&c.control, sizeof(Control), MPI_BYTE, piece.shared_rank,
-                              control_tag + static_cast<int>(direction), s.communicator, &send_requests.back()));
-          check_mpi(MPI_Irecv(&c.acknowledgement[slot], sizeof(Acknowledgement), MPI_BYTE, piece.shared_rank,
-                              acknowledge_tag + static_cast<int>(direction), s.communicator,
-                              &c.acknowledge_request[slot]));
+          backend::signal_flag(peer_flag(piece.shared_rank, FlagKind::ready, slot), flag_value(c.sequence));
           ++c.sequence;
         }
       if (any_host)
@@ -465,55 +480,46 @@ namespace plastix
             }
         }
 
-      // Unpack each piece as it arrives.
+      // The channels' pieces: the stream waits for the sender's flag, reads
+      // the slot where it lies and tells the sender that it may reuse it.
+      for (std::size_t j = 0; j < receives.size(); ++j)
+        {
+          const TransferPiece &piece = receives[j];
+          if (piece.shared_rank < 0)
+            continue;
+          const std::size_t bytes = piece.count * entry_bytes;
+          Receiver         &r     = receiver(direction, piece.shared_rank);
+          if (bytes > r.slot_bytes)
+            {
+              Growth growth;
+              check_mpi(MPI_Recv(&growth, sizeof(Growth), MPI_BYTE, piece.shared_rank,
+                                 growth_tag + static_cast<int>(direction), s.communicator, MPI_STATUS_IGNORE));
+              if (growth.bytes != bytes)
+                throw backend::DeviceError(out_of_step(piece.rank, std::to_string(growth.bytes) + " bytes sent, " +
+                                                                     std::to_string(bytes) + " expected"));
+              if (r.buffer.data() != nullptr)
+                r.retired.push_back(std::move(r.buffer));
+              r.buffer     = backend::MappedBuffer(growth.buffer, 2 * growth.slot_bytes);
+              r.slot_bytes = growth.slot_bytes;
+            }
+          const unsigned slot = r.sequence % 2;
+          backend::wait_for_flag(own_flag(piece.shared_rank, FlagKind::ready, slot), flag_value(r.sequence),
+                                 "rank " + std::to_string(piece.rank) + " in the ghost exchange");
+          unpack(j, at(r.buffer.data(), slot * r.slot_bytes));
+          backend::signal_flag(peer_flag(piece.shared_rank, FlagKind::consumed, slot), flag_value(r.sequence));
+          ++r.sequence;
+        }
+
+      // The MPI pieces as they arrive.
       for (std::size_t n = 0; n < receives.size(); ++n)
         {
           int index = MPI_UNDEFINED;
           check_mpi(MPI_Waitany(receive_requests.size(), receive_requests.data(), &index, MPI_STATUS_IGNORE));
           if (index == MPI_UNDEFINED)
             break;
-          const TransferPiece &piece = receives[index];
-          const std::size_t    bytes = piece.count * entry_bytes;
-          if (piece.shared_rank < 0)
-            {
-              backend::copy_to_device(at(device_staging, receive_offsets[index]),
-                                      at(host_receive, receive_offsets[index]), bytes);
-              unpack(index, at(device_staging, receive_offsets[index]));
-              continue;
-            }
-          Receiver &r = receiver(direction, piece.shared_rank);
-          if (r.control.sequence != r.sequence)
-            throw backend::DeviceError(out_of_step(piece.rank, "message " + std::to_string(r.control.sequence) +
-                                                                 " where " + std::to_string(r.sequence) +
-                                                                 " was due"));
-          if (r.control.bytes != bytes)
-            throw backend::DeviceError(out_of_step(piece.rank, std::to_string(r.control.bytes) + " bytes sent, " +
-                                                                 std::to_string(bytes) + " expected"));
-          if (r.control.generation != r.generation)
-            {
-              if (r.buffer.data() != nullptr)
-                r.retired.push_back(std::move(r.buffer));
-              r.buffer     = backend::MappedBuffer(r.control.buffer, 2 * r.control.slot_bytes);
-              r.generation = r.control.generation;
-            }
-          if (!r.ready_open)
-            {
-              for (unsigned k = 0; k < 2; ++k)
-                r.ready[k] = backend::MappedEvent(r.control.ready[k]);
-              r.ready_open = true;
-            }
-          const unsigned slot = r.control.slot;
-          r.ready[slot].wait();
-          unpack(index, at(r.buffer.data(), slot * r.control.slot_bytes));
-          r.consumed[slot].record();
-          r.acknowledgement.sequence = r.sequence;
-          for (unsigned k = 0; k < 2; ++k)
-            r.acknowledgement.consumed[k] = r.consumed[k].handle();
-          send_requests.emplace_back();
-          check_mpi(MPI_Isend(&r.acknowledgement, sizeof(Acknowledgement), MPI_BYTE, piece.shared_rank,
-                              acknowledge_tag + static_cast<int>(direction), s.communicator,
-                              &send_requests.back()));
-          ++r.sequence;
+          backend::copy_to_device(at(device_staging, receive_offsets[index]),
+                                  at(host_receive, receive_offsets[index]), receives[index].count * entry_bytes);
+          unpack(index, at(device_staging, receive_offsets[index]));
         }
       check_mpi(MPI_Waitall(send_requests.size(), send_requests.data(), MPI_STATUSES_IGNORE));
     }

@@ -47,14 +47,16 @@ namespace plastix
      *
      * A channel carries one direction of one kind of transfer from a rank to
      * one peer. The sender owns a buffer of two slots in its memory that the
-     * receiver maps, and an event per slot. A transfer packs into the next
-     * slot (a kernel of the sender), records the slot's event and sends a
-     * small MPI message (sequence number, size, and the handles whenever the
-     * buffer is new). The receiver's stream waits for that event and unpacks
-     * straight from the mapped slot; it then records its own event and
-     * acknowledges with an MPI message. Before the sender packs into a slot
-     * again, its stream waits for the receiver's event of that slot. So the
-     * hosts exchange only messages, and no host waits for its device.
+     * receiver maps; each pair of ranks has a flag per direction, slot and
+     * kind in the memory of the rank that waits for it. A transfer packs
+     * into the next slot (a kernel of the sender) and signals the slot's
+     * "ready" flag with the transfer's sequence number; the receiver's
+     * stream waits for that flag, unpacks straight from the mapped slot and
+     * signals the slot's "consumed" flag, which the sender's stream waits
+     * for before it packs into the slot again. On GPUs the flags are written
+     * and awaited by the streams (no host waits, no MPI message); only a
+     * channel's new, larger buffer is announced by an MPI message, whose
+     * coming the receiver knows from the size of the transfer.
      */
     class NodeExchange
     {

@@ -1,4 +1,4 @@
-// Kokkos-free interface to memory and events that processes of one node
+// Kokkos-free interface to memory and flags that processes of one node
 // share: the device-direct ghost exchange between MPI ranks of a node.
 #ifndef PLASTIX_BACKEND_SHARED_MEMORY_H
 #define PLASTIX_BACKEND_SHARED_MEMORY_H
@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace plastix
@@ -23,13 +24,14 @@ namespace plastix
        * GPU memory through CUDA interprocess handles: a process maps another
        * process's device allocation (its own GPU reads the other GPU's memory
        * peer to peer over NVLink or PCIe, or its own GPU's memory), and its
-       * kernel stream waits for interprocess events of the other process's
-       * stream, so no host synchronisation is needed.
+       * kernel stream waits for flags that the other process's stream writes
+       * (stream memory operations), so no host synchronisation is needed.
        */
       cuda_ipc,
       /**
        * Host memory (host execution spaces) through an anonymous memory file
-       * that the other process opens by /proc/<pid>/fd; events are fences.
+       * that the other process opens by /proc/<pid>/fd; the host waits for
+       * flags.
        */
       host_memory_file
     };
@@ -44,7 +46,7 @@ namespace plastix
 
     /**
      * The opaque handle by which another process of the node maps a
-     * SharedBuffer or a SharedEvent (a CUDA IPC handle, or process id, file
+     * SharedBuffer (a CUDA IPC handle, or process id, file
      * descriptor and a token). Plain bytes: it travels in MPI messages.
      */
     struct SharedHandle
@@ -63,7 +65,7 @@ namespace plastix
       SharedBuffer() = default;
 
       /**
-       * Allocate @p bytes (at least one) that other processes can map. Throws
+       * Allocate @p bytes (at least one, zeroed) that other processes can map. Throws
        * DeviceMemoryError if the memory is not there, DeviceError if it
        * cannot be shared.
        */
@@ -149,74 +151,39 @@ namespace plastix
     };
 
     /**
-     * A mark in this process's kernel stream that streams of other processes
-     * can wait for (a CUDA interprocess event; on host spaces record() waits
-     * for the kernels, so there is nothing to wait for). Move-only.
+     * @name Flags between the kernel streams of two processes
+     *
+     * A flag is a 32-bit word in a SharedBuffer (zero when the buffer is
+     * made). One process's stream writes it, directly or through a
+     * MappedBuffer; the stream of the process that owns the buffer waits for
+     * it. So two processes order their kernels without their hosts: on GPUs
+     * neither host waits (CUDA stream memory operations); on host execution
+     * spaces the host is the stream, and waits.
      */
-    class PLASTIX_BACKEND_EXPORT SharedEvent
-    {
-    public:
-      /** Create the event (Throws DeviceError if it cannot be shared). */
-      SharedEvent();
+    //@{
 
-      SharedEvent(SharedEvent &&other) noexcept;
+    /**
+     * Write @p value to the flag at @p flag once the kernels issued so far
+     * have finished and their writes are visible to other processes.
+     * Throws DeviceError if the device refuses.
+     */
+    PLASTIX_BACKEND_EXPORT void
+    signal_flag(void *flag, std::uint32_t value);
 
-      SharedEvent &
-      operator=(SharedEvent &&other) noexcept;
+    /**
+     * Kernels issued after this call run once the flag at @p flag (in this
+     * process's memory) has reached @p value, counted cyclically: until
+     * <tt>std::int32_t(*flag - value) >= 0</tt>. The host does not wait on
+     * GPUs; on host execution spaces it waits, and throws DeviceError
+     * naming @p what if nothing comes within @p timeout_seconds.
+     */
+    PLASTIX_BACKEND_EXPORT void
+    wait_for_flag(const void        *flag,
+                  std::uint32_t      value,
+                  const std::string &what,
+                  double             timeout_seconds = 600.);
 
-      SharedEvent(const SharedEvent &) = delete;
-      SharedEvent &
-      operator=(const SharedEvent &) = delete;
-
-      ~SharedEvent();
-
-      /** Mark the point after all kernels issued so far. */
-      void
-      record();
-
-      /** What another process passes to MappedEvent. */
-      const SharedHandle &
-      handle() const
-      {
-        return shared_handle;
-      }
-
-    private:
-      void        *event = nullptr;
-      SharedHandle shared_handle;
-    };
-
-    /** Another process's SharedEvent. Move-only. */
-    class PLASTIX_BACKEND_EXPORT MappedEvent
-    {
-    public:
-      MappedEvent() = default;
-
-      /** Open the event of @p handle (Throws DeviceError if it cannot). */
-      explicit MappedEvent(const SharedHandle &handle);
-
-      MappedEvent(MappedEvent &&other) noexcept;
-
-      MappedEvent &
-      operator=(MappedEvent &&other) noexcept;
-
-      MappedEvent(const MappedEvent &) = delete;
-      MappedEvent &
-      operator=(const MappedEvent &) = delete;
-
-      ~MappedEvent();
-
-      /**
-       * Kernels issued after this call run once the other process's stream
-       * has passed its most recent record() before this call; the host does
-       * not wait.
-       */
-      void
-      wait() const;
-
-    private:
-      void *event = nullptr;
-    };
+    //@}
   } // namespace backend
 } // namespace plastix
 

@@ -32,10 +32,11 @@ namespace plastix
      * Ranks of one node read and write each other's memory: on GPUs a rank
      * packs its values into a buffer of its device that the other rank has
      * mapped (CUDA IPC; the other GPU reads it peer to peer), and the
-     * receiving rank's kernel stream waits for an interprocess event, so
-     * neither host waits for its device; on CPUs the buffer is shared host
-     * memory. Only a small MPI message per exchange signals the data.
-     * Ranks on other nodes still go through MPI.
+     * ranks' kernel streams order the exchange by flags they write in
+     * each other's memory, so neither host waits and no MPI message goes
+     * per exchange; on CPUs the buffer is shared host memory, and the
+     * hosts write and wait for the flags. Ranks on other nodes still go
+     * through MPI.
      */
     shared_memory
   };
