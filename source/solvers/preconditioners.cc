@@ -26,6 +26,7 @@
 
 #include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
+#include <plastix/backend/vector_operations.h>
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/solvers/chebyshev_smoother.h>
 #include <plastix/solvers/mg_transfer.h>
@@ -417,14 +418,14 @@ namespace plastix
                 return;
               }
             case CoarseSolverType::dense_inverse:
-              if (!source_layout)
+              if (full_source.size() == 0)
                 dense->vmult(dst.device_data(), src.device_data());
               else
                 {
-                  // Every rank's rows of the inverse need the whole level-0 vector.
-                  backend::copy_to_host(owned_source.data(), src.device_data(), owned_source.size() * sizeof(double));
-                  source_layout->all_gather(gather_communicator, owned_source, MPI_DOUBLE, gathered_source.data());
-                  full_source.copy_from_host(gathered_source);
+                  namespace ops = backend::vector_operations;
+                  ops::equ(src.locally_owned_size(), 1., src.device_data(), gathered.device_data());
+                  gathered.update_ghost_values();
+                  ops::gather(full_source.size(), gathered_order.data(), gathered.device_data(), full_source.data());
                   dense->vmult(dst.device_data(), full_source.data());
                 }
               return;
@@ -585,11 +586,20 @@ namespace plastix
 
         if (dealii::Utilities::MPI::n_mpi_processes(communicator_of_matrix) > 1)
           {
-            // The level-0 vector is gathered from the owned ranges in every V-cycle.
-            gather_communicator = communicator_of_matrix;
-            owned_source.resize(n_owned);
-            gathered_source.resize(n);
-            source_layout = std::make_unique<GatherLayout>(communicator_of_matrix, n_owned);
+            // Every rank's rows need the whole level-0 vector: a vector that
+            // holds all entries it does not own as ghosts gathers it in its
+            // ghost exchange (device to device where the ranks share memory:
+            // the host does not wait), and a gather puts it in order.
+            dealii::IndexSet all_others(n);
+            all_others.add_range(0, n);
+            all_others.subtract_set(owned);
+            const auto whole =
+              std::make_shared<const dealii::Utilities::MPI::Partitioner>(owned, all_others, communicator_of_matrix);
+            gathered.reinit(whole);
+            std::vector<backend::LocalIndex> order(n);
+            for (std::size_t j = 0; j < n; ++j)
+              order[j] = static_cast<backend::LocalIndex>(whole->global_to_local(j));
+            gathered_order = backend::DeviceArray<backend::LocalIndex>(order, "dense coarse solver order");
             full_source.resize(n, "dense coarse solver input");
           }
         matrix.clear();
@@ -606,12 +616,15 @@ namespace plastix
       std::unique_ptr<dealii::TrilinosWrappers::SolverDirect> direct;
       std::unique_ptr<AmgPreconditioner>                      amg;
       mutable dealii::TrilinosWrappers::MPI::Vector           host_src, host_dst;
-      /** dense_inverse: the owned rows of the inverse, and the gather of the whole level-0 vector on several ranks. */
-      std::shared_ptr<backend::DenseInverse> dense;
-      MPI_Comm                            gather_communicator = MPI_COMM_SELF;
-      mutable std::vector<double>         owned_source, gathered_source;
-      std::unique_ptr<const GatherLayout> source_layout;
-      mutable backend::DeviceArray<double> full_source;
+      /**
+       * dense_inverse: the owned rows of the inverse; on several ranks the
+       * level-0 vector with all entries it does not own as ghosts, the local
+       * position of each global entry in it, and the whole vector in order.
+       */
+      std::shared_ptr<backend::DenseInverse>     dense;
+      mutable DeviceVector                       gathered;
+      backend::DeviceArray<backend::LocalIndex>  gathered_order;
+      mutable backend::DeviceArray<double>       full_source;
       /** Double-precision copies of a single-precision V-cycle's level-0 vectors. */
       mutable DeviceVector source, solution;
     };
