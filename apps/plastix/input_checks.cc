@@ -572,7 +572,7 @@ namespace plastix
     };
     std::size_t n_owned_dirichlet = 0;
     for (const auto &line : constraints.get_lines())
-      n_owned_dirichlet += owned.is_element(line.index) && line.entries.empty();
+      n_owned_dirichlet += owned.is_element(line.index) && is_dirichlet(line.index);
     std::vector<bool> counted(owned.n_elements(), false);
     std::size_t       n_counted = 0;
     // The cells at the boundary first, where prescribed displacements

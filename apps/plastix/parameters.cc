@@ -972,9 +972,8 @@ namespace plastix
   {
     std::string text = strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
                        (cell_kernel_automatic ? " (auto)" : "");
-    // The element-matrix kernel runs one thread per cell under shuffle.
     if (resolved_mapping == backend::ThreadMapping::node ||
-        (resolved_mapping == backend::ThreadMapping::shuffle && cell_kernel.value != backend::CellKernel::element_matrix))
+        backend::cells_on_shuffle_lanes(resolved_mapping, cell_kernel.value))
       text += std::string(resolved_mapping == backend::ThreadMapping::shuffle ? " / shuffle lanes" : " / node threads") +
               (thread_mapping == backend::ThreadMapping::automatic ? " (auto)" : "");
     if (!element_formulation.automatic && element_formulation.value == backend::ElementFormulation::bbar)

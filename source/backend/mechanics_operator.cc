@@ -105,6 +105,12 @@ namespace plastix
       return "?";
     }
 
+    bool
+    cells_on_shuffle_lanes(const ThreadMapping mapping, const CellKernel kernel)
+    {
+      return mapping == ThreadMapping::shuffle && kernel != CellKernel::element_matrix;
+    }
+
     std::string
     to_string(const Strategy strategy)
     {
@@ -1420,13 +1426,12 @@ namespace plastix
       s << to_string(d.settings.strategy) << ", " << to_string(d.settings.cell_kernel) << ", "
         << (d.settings.strategy == Strategy::dbd ? "thread per node" :
             d.settings.strategy == Strategy::dbd_structured ?
-              (d.settings.thread_mapping == ThreadMapping::shuffle && d.settings.cell_kernel != CellKernel::element_matrix ?
+              (cells_on_shuffle_lanes(d.settings.thread_mapping, d.settings.cell_kernel) ?
                  "thread per node, 8 shuffle lanes per element-by-element cell" :
                  "thread per node") :
             d.settings.strategy == Strategy::assembled ? "rows of the CSR matrix" :
                                                    d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
-            d.settings.thread_mapping == ThreadMapping::shuffle && d.settings.cell_kernel != CellKernel::element_matrix ?
-                                                   "8 shuffle lanes per cell" :
+            cells_on_shuffle_lanes(d.settings.thread_mapping, d.settings.cell_kernel) ? "8 shuffle lanes per cell" :
                                                                                                       "thread per cell")
         << ", "
         << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";

@@ -159,6 +159,15 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT std::string
     to_string(ThreadMapping mapping);
 
+    /**
+     * Whether the element-by-element cells run on eight shuffle lanes with
+     * the resolved @p mapping and @p kernel: ThreadMapping::shuffle with a
+     * quadrature cell kernel (the element-matrix kernel runs one thread per
+     * cell under it).
+     */
+    PLASTIX_BACKEND_EXPORT bool
+    cells_on_shuffle_lanes(ThreadMapping mapping, CellKernel kernel);
+
     /** The name parse_strategy() accepts. */
     PLASTIX_BACKEND_EXPORT std::string
     to_string(Strategy strategy);
