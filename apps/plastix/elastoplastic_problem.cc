@@ -307,11 +307,11 @@ namespace plastix
     // follows the tangent.
     timer.start();
     internal::set_up_preconditioner(d, linear_solver);
-    summary.solver = linear_solver.name() + ", " +
-                     (parameters.newton.tangent == NewtonTangent::initial_stiffness ?
-                        std::string("initial stiffness with Thomas acceleration") :
-                        d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
-                                                       std::string("consistent non-symmetric tangent"));
+    const std::string tangent_name = parameters.newton.tangent == NewtonTangent::initial_stiffness ?
+                                       std::string("initial stiffness with Thomas acceleration") :
+                                     d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
+                                                                    std::string("consistent non-symmetric tangent");
+    summary.solver = linear_solver.name() + ", " + tangent_name;
     if (root)
       std::cout << "  Newton: " << summary.solver << std::endl;
     timer.stop("preconditioner");
@@ -554,6 +554,8 @@ namespace plastix
       }
     const unsigned int step  = stepping.position().step;
     summary.n_steps          = step;
+    // The coarse solver may have changed in the Newton steps (automatic's switch to the dense inverse).
+    summary.solver = linear_solver.name() + ", " + tangent_name;
     summary.yielded_points   = d.op.plasticity().n_yielded_points();
     summary.max_displacement = internal::max_nodal_displacement(newton->u);
     if (parameters.output.write_vtu && !pvd.empty())

@@ -1049,8 +1049,10 @@ namespace plastix
                       "V-cycle of that matrix, settings below); direct and amg copy the level-0 "
                       "vector to the host per V-cycle. auto: up to 'Multigrid direct solver "
                       "limit' level-0 DoFs dense inverse on a GPU (from 'Multigrid dense "
-                      "inverse minimum' DoFs) and direct otherwise, cg above; the run summary "
-                      "names the choice");
+                      "inverse minimum' DoFs) and direct otherwise, cg above, replaced by the "
+                      "dense inverse at a Newton step once the cg solves have taken as long as "
+                      "its set-up is estimated to take (up to 46,340 level-0 DoFs); the run "
+                      "summary names the choice");
     prm.add_parameter("Multigrid level precision", multigrid_level_precision,
                       "Number type of the V-cycle: double, or single (level operators, "
                       "smoothers and transfers on float vectors, the coarse solve, the outer "

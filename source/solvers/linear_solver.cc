@@ -316,7 +316,8 @@ namespace plastix
   {
     std::string text = enum_name(parameters.type) + " + " + enum_name(parameters.preconditioner);
     if (multigrid)
-      text += " (coarse " + to_string(multigrid->coarse_solver()) +
+      text += " (coarse " + std::string(multigrid->coarse_solver_switched() ? "cg, then " : "") +
+              to_string(multigrid->coarse_solver()) +
               (multigrid->level_precision() == LevelPrecision::single_precision ? ", single" : "") + ")";
     if (automatic)
       text += " (auto)";

@@ -141,6 +141,21 @@ namespace plastix
     /** Most level-0 DoFs of the dense inverse: n^2 entries within cuSOLVER's and LAPACK's 32-bit sizes. */
     constexpr dealii::types::global_dof_index max_dense_inverse_dofs = 46340;
 
+    /**
+     * Estimated seconds of the dense inverse's set-up for @p n level-0 DoFs
+     * (assembly, gathering, factorisation, inversion), the price against
+     * which CoarseSolverType::automatic weighs the coarse cg's solves: on a
+     * GPU 3.5 ns per entry of the n x n matrix and cuSOLVER's start (0.55 to
+     * 1.7 s measured for 12,288 to 24,000 DoFs on an H200, doc/solvers.md);
+     * on the host n^3 flops at 1 GFlop/s (LAPACK's Cholesky and inverse).
+     */
+    double
+    dense_inverse_setup_estimate(const dealii::types::global_dof_index n)
+    {
+      const double entries = static_cast<double>(n) * static_cast<double>(n);
+      return backend::DenseInverse::can_factorize() ? 3.5e-9 * entries + 0.2 : 1e-9 * entries * static_cast<double>(n);
+    }
+
     /** Copy the owned entries of a Trilinos vector into a DeviceVector of the same layout. */
     void
     copy_from_trilinos(const dealii::TrilinosWrappers::MPI::Vector &src, DeviceVector &dst)
@@ -300,20 +315,29 @@ namespace plastix
       using Jacobi     = JacobiOf<double>;
       using Chebyshev  = ChebyshevOf<double>;
 
-      /** @p prepared_dense: a DenseInverse whose prepare() ran (or null) for the dense_inverse type. */
+      /**
+       * @p prepared_dense: a DenseInverse whose prepare() ran (or null) for
+       * the dense_inverse type. @p may_switch: CoarseSolverType::automatic
+       * chose cg, which switch_if_repaid() may replace by the dense inverse
+       * (then @p level_dofs and @p data's cell stiffness factor must outlive
+       * this object).
+       */
       CoarseSolver(const CoarseSolverType                        type,
                    const MechanicsOperator                      &level_operator,
                    const dealii::DoFHandler<3>                  &level_dofs,
                    const dealii::IndexSet                       &boundary,
                    const MaterialTable                          &materials,
                    const MultigridData                          &data,
-                   const std::shared_ptr<backend::DenseInverse> &prepared_dense)
+                   const std::shared_ptr<backend::DenseInverse> &prepared_dense,
+                   const bool                                    may_switch)
         : type(type)
         , level_operator(level_operator)
         , tolerance(data.coarse_tolerance)
         , max_iterations(data.coarse_max_iterations)
         , dense(prepared_dense ? prepared_dense : std::make_shared<backend::DenseInverse>())
       {
+        if (may_switch && type == CoarseSolverType::cg && level_operator.m() <= max_dense_inverse_dofs)
+          switch_state = std::make_unique<SwitchState>(SwitchState{&level_dofs, boundary, materials, data});
         if constexpr (!std::is_same<Number, double>::value)
           {
             level_operator.initialize_dof_vector(source);
@@ -374,16 +398,93 @@ namespace plastix
           }
       }
 
+      /**
+       * CoarseSolverType::automatic's cg: once its solves so far have taken
+       * (on the slowest rank) at least the dense inverse's estimated set-up,
+       * replace it by the dense inverse (the ski-rental rule: about twice
+       * the time of the better fixed choice in hindsight at most, where the
+       * estimate holds). Collective; call
+       * between solves. If the dense inverse cannot be set up on some rank
+       * (device memory), all keep cg. Returns whether it switched now.
+       */
+      bool
+      switch_if_repaid()
+      {
+        if (!switch_state || switch_state->done || type != CoarseSolverType::cg)
+          return false;
+        const MPI_Comm communicator = level_operator.get_partitioner()->get_mpi_communicator();
+        const double   spent        = dealii::Utilities::MPI::max(switch_state->cg_seconds, communicator);
+        const double   estimate     = dense_inverse_setup_estimate(level_operator.m());
+        if (spent < estimate)
+          return false;
+        switch_state->done = true;
+        dealii::Timer timer;
+        std::string   failure;
+        int           factorized = 0;
+        try
+          {
+            assemble_level_matrix(*switch_state->level_dofs, switch_state->boundary, switch_state->materials,
+                                  switch_state->data);
+            factorize_dense_inverse();
+            factorized = 1;
+          }
+        catch (const std::exception &error)
+          {
+            failure = error.what();
+          }
+        if (dealii::Utilities::MPI::min(factorized, communicator) == 0)
+          {
+            matrix.clear();
+            dense                 = std::make_shared<backend::DenseInverse>();
+            switch_state->failure = failure.empty() ? "failed on another rank" : failure;
+            return false;
+          }
+        setup_dense_gather();
+        type                         = CoarseSolverType::dense_inverse;
+        switch_state->n_cg_solves_at = switch_state->n_cg_solves;
+        switch_state->spent          = spent;
+        switch_state->estimate       = estimate;
+        switch_state->setup_seconds  = timer.wall_time();
+        return true;
+      }
+
+      /** Whether switch_if_repaid() replaced cg by the dense inverse. */
+      bool
+      switched() const
+      {
+        return switch_state && type == CoarseSolverType::dense_inverse;
+      }
+
+      /** The solver in use. */
+      CoarseSolverType
+      solver_type() const
+      {
+        return type;
+      }
+
       /** "chebyshev (degree 57)" etc. */
       std::string
       description() const
       {
+        if (switched())
+          {
+            std::ostringstream text;
+            text << std::setprecision(3) << "cg (chebyshev, relative tolerance " << tolerance
+                 << ") for the first " << switch_state->n_cg_solves_at << " solves (" << switch_state->spent
+                 << " s), then dense inverse ("
+                 << (backend::DenseInverse::can_factorize() ? "cuSOLVER" : "LAPACK") << ", " << dense->n()
+                 << "^2 entries; set-up " << switch_state->setup_seconds << " s, estimated "
+                 << switch_state->estimate << " s)";
+            return text.str();
+          }
         if (type == CoarseSolverType::chebyshev)
           return "chebyshev (degree " + std::to_string(chebyshev_degree) + ")";
         if (type == CoarseSolverType::cg)
           {
             std::ostringstream text;
             text << "cg (chebyshev, relative tolerance " << tolerance << ")";
+            if (switch_state && !switch_state->failure.empty())
+              text << "; the switch to the dense inverse failed (" << switch_state->failure << ")";
             return text.str();
           }
         if (type == CoarseSolverType::dense_inverse)
@@ -404,6 +505,11 @@ namespace plastix
               return;
             case CoarseSolverType::cg:
               {
+                // The solve's first reduction waits for the device anyway:
+                // waiting before it keeps the levels above out of its time.
+                if (switch_state)
+                  backend::fence();
+                dealii::Timer                  timer;
                 dealii::ReductionControl       control(max_iterations, 1e-300, tolerance, false, false);
                 dealii::SolverCG<DeviceVector> solver(control);
                 dst = 0.;
@@ -414,6 +520,11 @@ namespace plastix
                 catch (const dealii::SolverControl::NoConvergence &)
                   {
                     // A preconditioner needs no exact coarse solve: keep the iterate.
+                  }
+                if (switch_state)
+                  {
+                    switch_state->cg_seconds += timer.wall_time();
+                    ++switch_state->n_cg_solves;
                   }
                 return;
               }
@@ -515,10 +626,11 @@ namespace plastix
        * The explicit inverse of the assembled level-0 matrix: every rank
        * gathers the whole matrix (dense, n^2 doubles), factorises and inverts
        * it (cuSOLVER on a GPU, deal.II's LAPACKFullMatrix on the host) and
-       * keeps its owned rows in device memory.
+       * keeps its owned rows in device memory. Collective up to the
+       * factorisation, which throws on the rank where it fails.
        */
       void
-      setup_dense_inverse()
+      factorize_dense_inverse()
       {
         const MPI_Comm          communicator_of_matrix = matrix.get_mpi_communicator();
         const dealii::IndexSet &owned                  = matrix.locally_owned_range_indices();
@@ -584,6 +696,24 @@ namespace plastix
             dense->set_rows(n, first, n_owned, rows.data());
           }
 
+        matrix.clear();
+      }
+
+      /** The explicit inverse: factorize_dense_inverse(), then setup_dense_gather(). */
+      void
+      setup_dense_inverse()
+      {
+        factorize_dense_inverse();
+        setup_dense_gather();
+      }
+
+      /** On several ranks: what gathers the whole level-0 vector for the owned rows (collective). */
+      void
+      setup_dense_gather()
+      {
+        const MPI_Comm          communicator_of_matrix = level_operator.get_partitioner()->get_mpi_communicator();
+        const dealii::IndexSet &owned                  = level_operator.get_partitioner()->locally_owned_range();
+        const std::size_t       n                      = level_operator.m();
         if (dealii::Utilities::MPI::n_mpi_processes(communicator_of_matrix) > 1)
           {
             // Every rank's rows need the whole level-0 vector: a vector that
@@ -602,10 +732,26 @@ namespace plastix
             gathered_order = backend::DeviceArray<backend::LocalIndex>(order, "dense coarse solver order");
             full_source.resize(n, "dense coarse solver input");
           }
-        matrix.clear();
       }
 
-      const CoarseSolverType   type;
+      /** What switch_if_repaid() needs and what it found. */
+      struct SwitchState
+      {
+        const dealii::DoFHandler<3> *level_dofs;
+        dealii::IndexSet             boundary;
+        MaterialTable                materials;
+        MultigridData                data;
+        /** The cg solves so far (this rank's time). */
+        double       cg_seconds  = 0;
+        unsigned int n_cg_solves = 0;
+        bool         done        = false;
+        /** At the switch: solves, their time (slowest rank), the estimate, the set-up's time; or why it failed. */
+        unsigned int n_cg_solves_at = 0;
+        double       spent = 0, estimate = 0, setup_seconds = 0;
+        std::string  failure;
+      };
+
+      CoarseSolverType         type;
       const MechanicsOperator &level_operator;
       const double             tolerance;
       const unsigned int       max_iterations;
@@ -627,6 +773,8 @@ namespace plastix
       mutable backend::DeviceArray<double>       full_source;
       /** Double-precision copies of a single-precision V-cycle's level-0 vectors. */
       mutable DeviceVector source, solution;
+      /** automatic's cg: the switch to the dense inverse (null otherwise). */
+      std::unique_ptr<SwitchState> switch_state;
     };
 
     /** The parts of the V-cycle that depend on its number type, behind one interface. */
@@ -646,6 +794,18 @@ namespace plastix
       /** The coarse solver in words. */
       virtual std::string
       coarse_description() const = 0;
+
+      /** CoarseSolver::switch_if_repaid() (collective). */
+      virtual bool
+      switch_coarse_if_repaid() = 0;
+
+      /** The coarse solver in use. */
+      virtual CoarseSolverType
+      coarse_type() const = 0;
+
+      /** Whether automatic's cg was replaced by the dense inverse. */
+      virtual bool
+      coarse_switched() const = 0;
 
       /** Seconds of the set-up of the transfers, the smoothers and the coarse solver. */
       double time_transfer = 0, time_smoothers = 0, time_coarse = 0;
@@ -709,7 +869,8 @@ namespace plastix
 
         timer.restart();
         coarse = std::make_unique<CoarseSolver<Number>>(coarse_type, *operators[0], level_dofs, level_boundary[0],
-                                                        materials, data, prepared_dense);
+                                                        materials, data, prepared_dense,
+                                                        data.coarse_solver == CoarseSolverType::automatic);
         time_coarse = timer.wall_time();
 
         multigrid      = std::make_unique<dealii::Multigrid<VectorType>>(matrix, *coarse, transfer, smoother,
@@ -758,6 +919,24 @@ namespace plastix
       coarse_description() const override
       {
         return coarse->description();
+      }
+
+      bool
+      switch_coarse_if_repaid() override
+      {
+        return coarse->switch_if_repaid();
+      }
+
+      CoarseSolverType
+      coarse_type() const override
+      {
+        return coarse->solver_type();
+      }
+
+      bool
+      coarse_switched() const override
+      {
+        return coarse->switched();
       }
 
     private:
@@ -942,6 +1121,7 @@ namespace plastix
   MultigridPreconditioner::update_fine_level()
   {
     AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    implementation->cycle->switch_coarse_if_repaid();
     implementation->cycle->setup_smoother(implementation->operators.max_level());
   }
 
@@ -972,7 +1152,14 @@ namespace plastix
   MultigridPreconditioner::coarse_solver() const
   {
     AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    return implementation->coarse_type;
+    return implementation->cycle->coarse_type();
+  }
+
+  bool
+  MultigridPreconditioner::coarse_solver_switched() const
+  {
+    AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
+    return implementation->cycle->coarse_switched();
   }
 
   LevelPrecision
@@ -999,7 +1186,13 @@ namespace plastix
         const auto n0 = im.operators[0]->m();
         text << " (auto: level 0 has " << n0;
         if (im.coarse_type == CoarseSolverType::cg)
-          text << " > " << im.data.direct_solver_limit << " DoFs)";
+          {
+            text << " > " << im.data.direct_solver_limit << " DoFs";
+            if (n0 <= max_dense_inverse_dofs)
+              text << std::setprecision(3) << "; the dense inverse once the cg solves have taken its estimated set-up, "
+                   << dense_inverse_setup_estimate(n0) << " s";
+            text << ")";
+          }
         else if (!backend::device_memory_is_separate())
           text << " <= " << im.data.direct_solver_limit << " DoFs, host)";
         else if (im.coarse_type == CoarseSolverType::dense_inverse)

@@ -7,13 +7,17 @@
 // Runs: cg + jacobi (the reference), cg + multigrid with 'Reuse
 // preconditioner' = never, load step and always, the same in single
 // precision (mixed-precision V-cycle: the finest level applies the tangent
-// on float vectors), belos cg + multigrid, cg + amg. Checked: every run converges (all load steps, no step cuts), yields,
+// on float vectors), belos cg + multigrid, cg + multigrid whose automatic
+// coarse solver takes cg (its direct solver limit below level 0's 81 DoFs)
+// and replaces it by the dense inverse at a later Newton step (double and
+// single), cg + amg. Checked: every run converges (all load steps, no step cuts), yields,
 // and its maximum displacement agrees with the reference to 1e-6 relative;
 // multigrid needs far fewer linear iterations than Jacobi (at most a quarter).
 // The table of Newton/linear iterations and times is printed. 1 and 2 ranks.
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 
+#include <plastix/backend/dense_inverse.h>
 #include <plastix/core/runtime.h>
 
 #include "elastic_problem.h"
@@ -38,6 +42,8 @@ main(int argc, char **argv)
         struct Run
         {
           std::string type, preconditioner, reuse, precision = "double";
+          /** 'Multigrid direct solver limit' 10: auto takes cg on the 81 level-0 DoFs, and switches. */
+          bool coarse_switch = false;
         };
         const std::vector<Run> runs = {{"cg", "jacobi", "never"},
                                        {"cg", "multigrid", "never"},
@@ -46,6 +52,8 @@ main(int argc, char **argv)
                                        {"cg", "multigrid", "never", "single"},
                                        {"cg", "multigrid", "always", "single"},
                                        {"belos cg", "multigrid", "never"},
+                                       {"cg", "multigrid", "never", "double", true},
+                                       {"cg", "multigrid", "never", "single", true},
                                        {"cg", "amg", "never"}};
         double       reference_displacement = 0;
         unsigned int reference_linear       = 0;
@@ -69,12 +77,15 @@ main(int argc, char **argv)
             p.solver.preconditioner             = plastix::parse_enum<plastix::PreconditionerType>(run.preconditioner);
             p.solver.reuse_preconditioner       = plastix::parse_enum<plastix::PreconditionerReuse>(run.reuse);
             p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(run.precision);
+            if (run.coarse_switch)
+              p.solver.multigrid_direct_solver_limit = 10;
             p.output.directory                               = directory;
             p.output.write_vtu                               = false;
             p.monitor.write_plot                             = false;
             p.check();
             const std::string what = run.type + " + " + run.preconditioner + ", reuse " + run.reuse +
-                                     (run.precision == "single" ? ", single" : "");
+                                     (run.precision == "single" ? ", single" : "") +
+                                     (run.coarse_switch ? ", coarse auto above its limit" : "");
             try
               {
                 Timer                     timer;
@@ -88,6 +99,20 @@ main(int argc, char **argv)
                      << std::setprecision(3) << ", " << seconds << " s" << std::setprecision(6) << "\n";
                 checker.check(what + ": load steps done (of 4) and step cuts", (summary.n_steps == 4 ? 0 : 1) + summary.n_cuts, 0);
                 checker.check(what + ": yielded Gauss points > 0 (0 = yes)", summary.yielded_points > 0 ? 0 : 1, 0);
+                if (run.coarse_switch && !plastix::backend::DenseInverse::can_factorize())
+                  // On the host the dense inverse's estimated set-up is 81^3
+                  // flops at 1 GFlop/s (0.5 ms): the cg solves of the first
+                  // Newton step take longer, so a later step switches. (On a
+                  // GPU the estimate includes cuSOLVER's start, 0.2 s, which
+                  // these few solves may not reach.)
+                  checker.check_true(what + ": the coarse cg was replaced by the dense inverse (" + summary.solver +
+                                       ")",
+                                     summary.solver.find("coarse cg, then dense inverse") != std::string::npos);
+                else if (run.coarse_switch)
+                  env.pout << "    (GPU: " << summary.solver << ")\n";
+                else if (run.preconditioner == "multigrid")
+                  checker.check_true(what + ": no coarse switch (" + summary.solver + ")",
+                                     summary.solver.find("then") == std::string::npos);
                 if (run.preconditioner == "jacobi")
                   {
                     reference_displacement = summary.max_displacement;

@@ -119,7 +119,21 @@ namespace plastix
     double smoothing_range = 15.;
     /** CG iterations that estimate lambda_max of each level. */
     unsigned int eigenvalue_iterations = 12;
-    /** Solver of level 0. */
+    /**
+     * Solver of level 0. CoarseSolverType::automatic picks by the size of
+     * level 0 (direct_solver_limit, dense_inverse_minimum); where it picks cg
+     * for a level 0 the dense inverse can take (46,340 DoFs), it times the cg
+     * solves and replaces them by the dense inverse at a new tangent
+     * (MultigridPreconditioner::update_fine_level()) once they have taken as
+     * long as the dense inverse's set-up is estimated to take (on a GPU
+     * 3.5 ns per entry of the n x n matrix and 0.2 s; on the host n^3 flops
+     * at 1 GFlop/s). As in the ski-rental problem, a run then spends at
+     * most about twice what the better fixed choice would have cost (where
+     * the estimate holds); runs whose coarse cg needs many iterations gain
+     * most (doc/solvers.md). The level-0 matrix
+     * is then assembled: level_operator.cell_stiffness_factor must still be
+     * valid.
+     */
     CoarseSolverType coarse_solver = CoarseSolverType::automatic;
     /**
      * CoarseSolverType::automatic picks dense_inverse (kernels on a GPU, from
@@ -207,7 +221,9 @@ namespace plastix
     /**
      * The finest operator changed (new tangent): recompute the finest
      * smoother's diagonal and eigenvalue estimate. The coarser levels stay
-     * elastic.
+     * elastic. Where CoarseSolverType::automatic chose cg, it is replaced by
+     * the dense inverse here once its solves have taken the dense inverse's
+     * estimated set-up (MultigridData::coarse_solver). Collective.
      */
     void
     update_fine_level();
@@ -224,9 +240,16 @@ namespace plastix
     std::vector<dealii::types::global_dof_index>
     n_dofs_per_level() const;
 
-    /** The coarse solver in use (what CoarseSolverType::automatic chose). */
+    /** The coarse solver in use (what CoarseSolverType::automatic chose, and maybe switched to). */
     CoarseSolverType
     coarse_solver() const;
+
+    /**
+     * Whether CoarseSolverType::automatic's cg was replaced by the dense
+     * inverse in update_fine_level() (see MultigridData::coarse_solver).
+     */
+    bool
+    coarse_solver_switched() const;
 
     /** The number type of the V-cycle. */
     LevelPrecision
