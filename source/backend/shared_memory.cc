@@ -15,6 +15,7 @@
 #  include <unistd.h>
 
 #  include <cerrno>
+#  include <cmath>
 #  include <chrono>
 #  include <random>
 #  include <thread>
@@ -286,7 +287,7 @@ namespace plastix
           std::this_thread::yield();
           if (spin % 1024 == 0 &&
               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > timeout_seconds)
-            throw DeviceError("no answer from " + what + " within " + std::to_string(timeout_seconds) + " s");
+            throw DeviceError("no answer from " + what + " within " + std::to_string(std::lround(timeout_seconds)) + " s");
         }
     }
 #endif
