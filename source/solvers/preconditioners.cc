@@ -337,7 +337,13 @@ namespace plastix
         , dense(prepared_dense ? prepared_dense : std::make_shared<backend::DenseInverse>())
       {
         if (may_switch && type == CoarseSolverType::cg && level_operator.m() <= max_dense_inverse_dofs)
-          switch_state = std::make_unique<SwitchState>(SwitchState{&level_dofs, boundary, materials, data});
+          {
+            switch_state             = std::make_unique<SwitchState>();
+            switch_state->level_dofs = &level_dofs;
+            switch_state->boundary   = boundary;
+            switch_state->materials  = materials;
+            switch_state->data       = data;
+          }
         if constexpr (!std::is_same<Number, double>::value)
           {
             level_operator.initialize_dof_vector(source);
@@ -737,7 +743,7 @@ namespace plastix
       /** What switch_if_repaid() needs and what it found. */
       struct SwitchState
       {
-        const dealii::DoFHandler<3> *level_dofs;
+        const dealii::DoFHandler<3> *level_dofs = nullptr;
         dealii::IndexSet             boundary;
         MaterialTable                materials;
         MultigridData                data;
