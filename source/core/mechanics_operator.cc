@@ -1,6 +1,7 @@
 // deal.II adapter: DoFHandler, constraints and materials -> backend data.
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/grid/grid_tools.h>
 #include <deal.II/fe/fe.h>
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/lac/trilinos_sparsity_pattern.h>
@@ -13,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -113,6 +115,15 @@ namespace plastix
     // level == invalid_unsigned_int: the active cells and DoFs; otherwise the
     // cells and level DoFs of that multigrid level.
     const bool on_level = level != dealii::numbers::invalid_unsigned_int;
+    const dealii::Triangulation<3> &triangulation = dof_handler.get_triangulation();
+    if (additional_data.shared_rows == SharedRows::ghost_cells &&
+        (!on_level || dynamic_cast<const dealii::parallel::DistributedTriangulationBase<3> *>(&triangulation) == nullptr))
+      throw std::invalid_argument("plastix::MechanicsOperator: SharedRows::ghost_cells needs a multigrid level "
+                                  "(reinit_level()) of a parallel::distributed mesh");
+    applies_ghost_cells =
+      on_level && additional_data.shared_rows != SharedRows::partial_sums &&
+      dynamic_cast<const dealii::parallel::DistributedTriangulationBase<3> *>(&triangulation) != nullptr &&
+      dealii::Utilities::MPI::n_mpi_processes(dof_handler.get_communicator()) > 1;
     const auto *mapping_q = dynamic_cast<const dealii::MappingQ<3> *>(&mapping);
     if (mapping_q == nullptr || mapping_q->get_degree() != 1)
       throw std::invalid_argument(
@@ -132,12 +143,13 @@ namespace plastix
     // Local DoF index layout: owned, then the ghosts of the owned cells and
     // the DoFs that hanging-node lines of their DoFs depend on.
     const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
-    const dealii::Triangulation<3> &triangulation = dof_handler.get_triangulation();
     dealii::IndexSet               active;
     // A serial mesh: every cell is owned, so every DoF is active and owned
     // (deal.II's search visits every cell).
     if (dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&triangulation) == nullptr)
       active = owned;
+    else if (applies_ghost_cells)
+      dealii::DoFTools::extract_locally_relevant_level_dofs(dof_handler, level, active);
     else if (on_level)
       dealii::DoFTools::extract_locally_active_level_dofs(dof_handler, active, level);
     else
@@ -222,7 +234,8 @@ namespace plastix
     std::vector<bool>                             touched(n_local, false);
     std::string                                   factor_error;
     std::vector<dealii::types::global_dof_index> dof_indices(24);
-    auto add_cell = [&](const auto &cell) {
+    // given: the material id and stiffness factor of a ghost cell, from its owner.
+    auto add_cell = [&](const auto &cell, const std::pair<unsigned int, float> *given) {
         if (on_level)
           cell->get_mg_dof_indices(dof_indices);
         else
@@ -245,16 +258,18 @@ namespace plastix
               mesh.node_coordinates[3 * node + d] = cell->vertex(v)[d];
             touched[l0] = touched[l1] = touched[l2] = true;
           }
-        const auto it = material_index.find(cell->material_id());
+        const auto it = material_index.find(given != nullptr ? given->first : cell->material_id());
         if (it == material_index.end())
           throw std::invalid_argument("plastix::MechanicsOperator: no material given for "
                                       "material id " +
-                                      std::to_string(cell->material_id()) +
+                                      std::to_string(given != nullptr ? given->first : cell->material_id()) +
                                       (on_level ? " (on multigrid level " + std::to_string(level) +
                                                     "; a level cell has its own material id, which its children inherit when refined)" :
                                                   std::string()));
         mesh.cell_material.push_back(it->second);
-        if (additional_data.cell_stiffness_factor)
+        if (additional_data.cell_stiffness_factor && given != nullptr)
+          mesh.cell_factors.push_back(given->second);
+        else if (additional_data.cell_stiffness_factor)
           {
             const double factor =
               additional_data.cell_stiffness_factor(dealii::TriaIterator<dealii::CellAccessor<3>>(cell));
@@ -270,12 +285,45 @@ namespace plastix
       {
         for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
           if (cell->is_locally_owned_on_level())
-            add_cell(cell);
+            add_cell(cell, nullptr);
       }
     else
       for (const auto &cell : dof_handler.active_cell_iterators())
         if (cell->is_locally_owned())
-          add_cell(cell);
+          add_cell(cell, nullptr);
+    n_owned_cells = mesh.cell_material.size();
+    if (applies_ghost_cells)
+      {
+        // The ghost cells of the level, after the owned ones, with their
+        // owners' material ids and stiffness factors (collective).
+        using CellData = std::pair<unsigned int, float>;
+        using LevelCell = dealii::Triangulation<3>::level_cell_iterator;
+        std::map<dealii::CellId, CellData> ghost_data;
+        dealii::GridTools::exchange_cell_data_to_level_ghosts<CellData, dealii::Triangulation<3>>(
+          triangulation,
+          [&](const LevelCell &cell) {
+            float factor = 1.f;
+            if (additional_data.cell_stiffness_factor)
+              {
+                const double value = additional_data.cell_stiffness_factor(cell);
+                // A bad factor is reported by the owner; the ghost copy stays finite.
+                if (value > 0 && std::isfinite(value) && value < std::numeric_limits<float>::max())
+                  factor = static_cast<float>(value);
+              }
+            return std::optional<CellData>(CellData(cell->material_id(), factor));
+          },
+          [&](const LevelCell &cell, const CellData &data) { ghost_data[cell->id()] = data; },
+          [&](const LevelCell &cell) { return cell->level() == static_cast<int>(level); });
+        for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+          if (cell->is_ghost_on_level())
+            {
+              const auto data = ghost_data.find(cell->id());
+              if (data == ghost_data.end())
+                throw std::logic_error("plastix::MechanicsOperator: ghost cell " + cell->id().to_string() +
+                                       " of level " + std::to_string(level) + " got no data from its owner");
+              add_cell(cell, &data->second);
+            }
+      }
     // DoFs outside the owned cells are DoFs that hanging-node lines depend
     // on; any other one means the index sets do not fit the mesh.
     for (std::size_t i = 0; i < n_local; ++i)
@@ -372,7 +420,17 @@ namespace plastix
     if (dst.get_partitioner() != partitioner)
       dst.reinit(partitioner, true);
     device_operator->apply(src.device_data(), dst.device_data());
-    dst.compress(dealii::VectorOperation::add);
+    complete_owned_rows(dst);
+  }
+
+  template <typename Number>
+  void
+  MechanicsOperator::complete_owned_rows(device::Vector<Number> &vector) const
+  {
+    if (applies_ghost_cells)
+      vector.zero_out_ghost_values();
+    else
+      vector.compress(dealii::VectorOperation::add);
   }
 
   template <typename Number>
@@ -482,11 +540,13 @@ namespace plastix
     dealii::IndexSet relevant = p.locally_owned_range();
     relevant.add_indices(p.ghost_indices());
 
-    // Every local row, ghost rows included: their partial sums go to the owners.
+    // Every local row, ghost rows included: their partial sums go to the
+    // owners; with ghost cells the owned rows only, which are complete.
+    const std::size_t n_rows = applies_ghost_cells ? p.locally_owned_size() : n_local;
     dealii::TrilinosWrappers::SparsityPattern sparsity(p.locally_owned_range(), p.locally_owned_range(), relevant,
                                                        p.get_mpi_communicator());
     std::vector<dealii::types::global_dof_index> columns;
-    for (std::size_t i = 0; i < n_local; ++i)
+    for (std::size_t i = 0; i < n_rows; ++i)
       {
         columns.clear();
         for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
@@ -495,7 +555,7 @@ namespace plastix
       }
     sparsity.compress();
     matrix.reinit(sparsity);
-    for (std::size_t i = 0; i < n_local; ++i)
+    for (std::size_t i = 0; i < n_rows; ++i)
       {
         columns.clear();
         for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
@@ -513,7 +573,7 @@ namespace plastix
   {
     diagonal.reinit(partitioner, true);
     device_operator->compute_diagonal(diagonal.device_data());
-    diagonal.compress(dealii::VectorOperation::add);
+    complete_owned_rows(diagonal);
   }
 
   template <typename Number>
@@ -579,7 +639,7 @@ namespace plastix
     set_constrained_values(g, scale);
     g.update_ghost_values();
     device_operator->apply_unconstrained(g.device_data(), temporary.device_data());
-    temporary.compress(dealii::VectorOperation::add);
+    complete_owned_rows(temporary);
     rhs.add(-1., temporary);
     // Constrained rows carry the prescribed value (unit diagonal).
     ops::copy_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(),
@@ -592,6 +652,8 @@ namespace plastix
     u.update_ghost_values();
     std::vector<double> result(6 * static_cast<std::size_t>(device_operator->n_cells()));
     device_operator->cell_average_strain(u.device_data(), result.data());
+    // The owned cells come first; ghost cells (SharedRows::ghost_cells) are not the caller's.
+    result.resize(6 * static_cast<std::size_t>(n_owned_cells));
     return result;
   }
 
@@ -600,6 +662,9 @@ namespace plastix
   {
     if (device_operator == nullptr)
       throw std::logic_error("plastix::MechanicsOperator::enable_plasticity: call reinit() first");
+    if (applies_ghost_cells)
+      throw std::logic_error("plastix::MechanicsOperator::enable_plasticity: a level operator that applies its ghost "
+                             "cells (SharedRows::ghost_cells) carries no plasticity; use SharedRows::partial_sums");
     disable_plasticity();
     backend::PlasticityState &state = device_operator->create_plasticity_state();
     plasticity_state.reset(new PlasticityState(*this, state));
@@ -674,7 +739,7 @@ namespace plastix
   unsigned int
   MechanicsOperator::n_locally_owned_cells() const
   {
-    return device_operator->n_cells();
+    return n_owned_cells;
   }
 
   std::size_t

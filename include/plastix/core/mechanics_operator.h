@@ -29,6 +29,33 @@ namespace plastix
   class PlasticityState;
 
   /**
+   * How a rank gets the complete rows of the DoFs it owns on a mesh split
+   * over several ranks (MechanicsOperator::AdditionalData::shared_rows).
+   */
+  enum class SharedRows
+  {
+    /**
+     * Ghost cells for the multigrid levels of a parallel::distributed mesh
+     * on several ranks (reinit_level()), partial sums otherwise.
+     */
+    automatic,
+    /**
+     * Each rank applies its own cells and sends its partial sums of other
+     * ranks' rows to their owners (compress()): two ghost exchanges per
+     * application.
+     */
+    partial_sums,
+    /**
+     * Each rank also applies the cells of its ghost layer, so the rows it
+     * owns are complete without the others' partial sums: one ghost exchange
+     * per application (the ghost values; vectors hold the DoFs of the ghost
+     * cells as ghosts). Multigrid levels of a parallel::distributed mesh
+     * only (reinit_level()), and no plasticity on them.
+     */
+    ghost_cells
+  };
+
+  /**
    * The matrix-free operator of small-strain solid mechanics for a
    * DoFHandler with FESystem(FE_Q(1), 3) on hexahedra, 2x2x2 Gauss points,
    * resident on the device (plastix backend).
@@ -95,6 +122,15 @@ namespace plastix
        * device keeps it in single precision (one float per cell).
        */
       CellStiffnessFactor cell_stiffness_factor;
+
+      /**
+       * How the rows of DoFs shared with other ranks get complete
+       * (SharedRows); automatic: ghost cells on the levels of a
+       * parallel::distributed mesh on several ranks, partial sums otherwise.
+       * Ghost cells take their material id and stiffness factor from their
+       * owner (GridTools::exchange_cell_data_to_level_ghosts()).
+       */
+      SharedRows shared_rows = SharedRows::automatic;
     };
 
     MechanicsOperator();
@@ -134,6 +170,9 @@ namespace plastix
      * of their own material id (children inherit it when refined). The
      * operator then acts on level vectors exactly as reinit() does on active
      * ones; cell_average_strain() and plasticity refer to the level cells.
+     * With SharedRows::ghost_cells (the automatic choice on several ranks)
+     * the level's ghost cells are applied too and the ghost DoFs are the
+     * locally relevant level DoFs; such an operator has no plasticity.
      */
     void
     reinit_level(const dealii::Mapping<3>                &mapping,
@@ -336,7 +375,7 @@ namespace plastix
     const backend::MechanicsOperator &
     backend_operator() const;
 
-    /** Number of locally owned cells. */
+    /** Number of locally owned cells (ghost cells applied under SharedRows::ghost_cells not included). */
     unsigned int
     n_locally_owned_cells() const;
 
@@ -377,6 +416,19 @@ namespace plastix
 
     backend::DeviceArray<double>                                 line_inhomogeneities;
     dealii::types::global_dof_index                              n_global_constraint_lines = 0;
+    /**
+     * After a kernel that wrote the rows of the local DoFs: with partial
+     * sums the ghost rows go to their owners (compress()), with ghost cells
+     * the owned rows are complete and the ghost rows are cleared.
+     */
+    template <typename Number>
+    void
+    complete_owned_rows(device::Vector<Number> &vector) const;
+
+    /** SharedRows::ghost_cells in effect: the ghost cells are applied too. */
+    bool                                                         applies_ghost_cells = false;
+    /** The locally owned cells: the first ones of the device operator. */
+    unsigned int                                                 n_owned_cells = 0;
     mutable DeviceVector                                         temporary;
     mutable device::Vector<float>                                temporary_float;
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
