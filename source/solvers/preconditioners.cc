@@ -411,7 +411,7 @@ namespace plastix
        * the time of the better fixed choice in hindsight at most, where the
        * estimate holds). Collective; call
        * between solves. If the dense inverse cannot be set up on some rank
-       * (device memory), all keep cg. Returns whether it switched now.
+       * (memory), all keep cg. Returns whether it switched now.
        */
       bool
       switch_if_repaid()
@@ -426,18 +426,30 @@ namespace plastix
         switch_state->done = true;
         dealii::Timer timer;
         std::string   failure;
-        int           factorized = 0;
+        // The ranks agree after the assembly and after the factorisation, so
+        // that a rank that fails in one (host or device memory) does not
+        // leave the others waiting in the next collective step.
+        int assembled = 0, factorized = 0;
         try
           {
             assemble_level_matrix(*switch_state->level_dofs, switch_state->boundary, switch_state->materials,
                                   switch_state->data);
-            factorize_dense_inverse();
-            factorized = 1;
+            assembled = 1;
           }
         catch (const std::exception &error)
           {
             failure = error.what();
           }
+        if (dealii::Utilities::MPI::min(assembled, communicator) == 1)
+          try
+            {
+              factorize_dense_inverse();
+              factorized = 1;
+            }
+          catch (const std::exception &error)
+            {
+              failure = error.what();
+            }
         if (dealii::Utilities::MPI::min(factorized, communicator) == 0)
           {
             matrix.clear();
@@ -646,8 +658,9 @@ namespace plastix
           throw std::invalid_argument("plastix multigrid: level 0 has " + std::to_string(n) +
                                       " DoFs, more than the dense inverse coarse solver takes (" +
                                       std::to_string(max_dense_inverse_dofs) + ")");
-        if (!owned.is_contiguous())
-          throw std::logic_error("plastix multigrid: the owned level-0 DoFs are not contiguous");
+        // Checked on all ranks together: the gathers below are collective.
+        if (dealii::Utilities::MPI::min(owned.is_contiguous() ? 1 : 0, communicator_of_matrix) == 0)
+          throw std::logic_error("plastix multigrid: the owned level-0 DoFs of some rank are not contiguous");
         const std::size_t first = n_owned > 0 ? owned.nth_index_in_set(0) : 0;
 
         // The owned rows' entries (row, column, value), then those of all ranks on every rank.
