@@ -1,9 +1,9 @@
 // deal.II adapter: DoFHandler, constraints and materials -> backend data.
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
-#include <deal.II/grid/grid_tools.h>
 #include <deal.II/fe/fe.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/trilinos_sparsity_pattern.h>
 
 #include <plastix/backend/plasticity.h>
@@ -140,8 +140,9 @@ namespace plastix
       throw std::invalid_argument("plastix::MechanicsOperator: the AffineConstraints are not closed "
                                   "(call close() after adding all constraints)");
 
-    // Local DoF index layout: owned, then the ghosts of the owned cells and
-    // the DoFs that hanging-node lines of their DoFs depend on.
+    // Local DoF index layout: owned, then the ghosts of the owned cells (of
+    // the ghost cells too under SharedRows::ghost_cells) and the DoFs that
+    // hanging-node lines of their DoFs depend on.
     const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
     dealii::IndexSet               active;
     // A serial mesh: every cell is owned, so every DoF is active and owned
