@@ -116,13 +116,13 @@ namespace plastix
     // cells and level DoFs of that multigrid level.
     const bool on_level = level != dealii::numbers::invalid_unsigned_int;
     const dealii::Triangulation<3> &triangulation = dof_handler.get_triangulation();
-    if (additional_data.shared_rows == SharedRows::ghost_cells &&
-        (!on_level || dynamic_cast<const dealii::parallel::DistributedTriangulationBase<3> *>(&triangulation) == nullptr))
+    const bool                      distributed =
+      dynamic_cast<const dealii::parallel::DistributedTriangulationBase<3> *>(&triangulation) != nullptr;
+    if (additional_data.shared_rows == SharedRows::ghost_cells && (!on_level || !distributed))
       throw std::invalid_argument("plastix::MechanicsOperator: SharedRows::ghost_cells needs a multigrid level "
                                   "(reinit_level()) of a parallel::distributed mesh");
     applies_ghost_cells =
-      on_level && additional_data.shared_rows != SharedRows::partial_sums &&
-      dynamic_cast<const dealii::parallel::DistributedTriangulationBase<3> *>(&triangulation) != nullptr &&
+      on_level && additional_data.shared_rows != SharedRows::partial_sums && distributed &&
       dealii::Utilities::MPI::n_mpi_processes(dof_handler.get_communicator()) > 1;
     const auto *mapping_q = dynamic_cast<const dealii::MappingQ<3> *>(&mapping);
     if (mapping_q == nullptr || mapping_q->get_degree() != 1)
@@ -235,6 +235,10 @@ namespace plastix
     std::vector<bool>                             touched(n_local, false);
     std::string                                   factor_error;
     std::vector<dealii::types::global_dof_index> dof_indices(24);
+    // What the device takes as a stiffness factor (MeshData::cell_factors, one float).
+    const auto valid_factor = [](const double factor) {
+      return factor > 0 && std::isfinite(factor) && factor < std::numeric_limits<float>::max();
+    };
     // given: the material id and stiffness factor of a ghost cell, from its owner.
     auto add_cell = [&](const auto &cell, const std::pair<unsigned int, float> *given) {
         if (on_level)
@@ -274,7 +278,7 @@ namespace plastix
           {
             const double factor =
               additional_data.cell_stiffness_factor(dealii::TriaIterator<dealii::CellAccessor<3>>(cell));
-            const bool good = factor > 0 && std::isfinite(factor) && factor < std::numeric_limits<float>::max();
+            const bool good = valid_factor(factor);
             // Reported after the collective set-up, on every rank.
             if (!good && factor_error.empty())
               factor_error = "plastix::MechanicsOperator: the stiffness factor of cell " + cell->id().to_string() +
@@ -308,7 +312,7 @@ namespace plastix
               {
                 const double value = additional_data.cell_stiffness_factor(cell);
                 // A bad factor is reported by the owner; the ghost copy stays finite.
-                if (value > 0 && std::isfinite(value) && value < std::numeric_limits<float>::max())
+                if (valid_factor(value))
                   factor = static_cast<float>(value);
               }
             return std::optional<CellData>(CellData(cell->material_id(), factor));
