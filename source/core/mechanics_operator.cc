@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -198,12 +199,45 @@ namespace plastix
     partitioner = std::make_shared<dealii::Utilities::MPI::Partitioner>(
       owned, ghosts, dof_handler.get_communicator());
 
+    // A failure on one rank must stop every rank, none left waiting in a
+    // collective step below (also a user's stiffness-factor callback that
+    // throws): each rank records its first failure, skips its remaining
+    // local work, still takes part in every collective step, and all ranks
+    // throw at the end (the failing rank its own exception).
+    std::exception_ptr failure;
+    std::string        failure_message;
+    const auto         record = [&](const std::exception_ptr exception, const std::string &message) {
+      if (!failure)
+        {
+          failure         = exception;
+          failure_message = message;
+        }
+    };
+    const auto guarded = [&](const auto &step) {
+      if (failure)
+        return;
+      try
+        {
+          step();
+        }
+      catch (const std::exception &e)
+        {
+          record(std::current_exception(), e.what());
+        }
+      catch (...)
+        {
+          record(std::current_exception(), "plastix::MechanicsOperator: an unknown exception in the set-up");
+        }
+    };
+
     const std::size_t n_local = partitioner->locally_owned_size() + partitioner->n_ghost_indices();
-    if (partitioner->locally_owned_size() % 3 != 0 || n_local % 3 != 0)
-      throw std::invalid_argument(
-        "plastix::MechanicsOperator: the three DoFs of each vertex must be numbered "
-        "consecutively (deal.II's default numbering); was the DoFHandler renumbered "
-        "component-wise?");
+    guarded([&] {
+      if (partitioner->locally_owned_size() % 3 != 0 || n_local % 3 != 0)
+        throw std::invalid_argument(
+          "plastix::MechanicsOperator: the three DoFs of each vertex must be numbered "
+          "consecutively (deal.II's default numbering); was the DoFHandler renumbered "
+          "component-wise?");
+    });
 
     // Which cell DoF is component c of vertex v.
     unsigned int cell_dof[8][3];
@@ -286,16 +320,18 @@ namespace plastix
             mesh.cell_factors.push_back(good ? static_cast<float>(factor) : 1.f);
           }
     };
-    if (on_level)
-      {
-        for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
-          if (cell->is_locally_owned_on_level())
+    guarded([&] {
+      if (on_level)
+        {
+          for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+            if (cell->is_locally_owned_on_level())
+              add_cell(cell, nullptr);
+        }
+      else
+        for (const auto &cell : dof_handler.active_cell_iterators())
+          if (cell->is_locally_owned())
             add_cell(cell, nullptr);
-      }
-    else
-      for (const auto &cell : dof_handler.active_cell_iterators())
-        if (cell->is_locally_owned())
-          add_cell(cell, nullptr);
+    });
     n_owned_cells = mesh.cell_material.size();
     if (applies_ghost_cells)
       {
@@ -309,89 +345,93 @@ namespace plastix
           [&](const LevelCell &cell) {
             float factor = 1.f;
             if (additional_data.cell_stiffness_factor)
-              {
+              guarded([&] {
                 const double value = additional_data.cell_stiffness_factor(cell);
                 // A bad factor is reported by the owner; the ghost copy stays finite.
                 if (valid_factor(value))
                   factor = static_cast<float>(value);
-              }
+              });
             return std::optional<CellData>(CellData(cell->material_id(), factor));
           },
           [&](const LevelCell &cell, const CellData &data) { ghost_data[cell->id()] = data; },
           [&](const LevelCell &cell) { return cell->level() == static_cast<int>(level); });
-        for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
-          if (cell->is_ghost_on_level())
-            {
-              const auto data = ghost_data.find(cell->id());
-              if (data == ghost_data.end())
-                throw std::logic_error("plastix::MechanicsOperator: ghost cell " + cell->id().to_string() +
-                                       " of level " + std::to_string(level) + " got no data from its owner");
-              add_cell(cell, &data->second);
-            }
+        guarded([&] {
+          for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+            if (cell->is_ghost_on_level())
+              {
+                const auto data = ghost_data.find(cell->id());
+                if (data == ghost_data.end())
+                  throw std::logic_error("plastix::MechanicsOperator: ghost cell " + cell->id().to_string() +
+                                         " of level " + std::to_string(level) + " got no data from its owner");
+                add_cell(cell, &data->second);
+              }
+        });
       }
-    // DoFs outside the owned cells are DoFs that hanging-node lines depend
-    // on; any other one means the index sets do not fit the mesh.
-    for (std::size_t i = 0; i < n_local; ++i)
-      if (!touched[i] && !line_columns.is_element(partitioner->local_to_global(i)))
-        throw std::invalid_argument("plastix::MechanicsOperator: DoF " +
-                                    std::to_string(partitioner->local_to_global(i)) +
-                                    " belongs to no locally owned cell");
-
-    // Dirichlet lines (no entries) become unit rows; lines with entries
-    // (hanging nodes) the device's C^T A C. Both kinds are the constrained
-    // rows that set_constrained_zero() clears.
     std::vector<backend::LocalIndex> owned_constrained;
     std::vector<double>              owned_values;
     std::vector<double>              line_values;
     unsigned long long               n_owned_lines = 0;
-    mesh.constraint_offsets.push_back(0);
-    for (std::size_t i = 0; i < n_local; ++i)
-      {
-        const auto global = partitioner->local_to_global(i);
-        if (!constraints.is_constrained(global))
-          continue;
-        const auto *entries = constraints.get_constraint_entries(global);
-        if (entries != nullptr && !entries->empty())
-          {
-            mesh.constraint_rows.push_back(i);
-            for (const auto &[column, weight] : *entries)
-              {
-                if (!partitioner->in_local_range(column) && !partitioner->is_ghost_entry(column))
-                  throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
-                                              " is constrained to DoF " + std::to_string(column) +
-                                              ", which is not locally relevant (build the constraints "
-                                              "on the locally relevant DoFs)");
-                if (constraints.is_constrained(column))
-                  throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
-                                              " is constrained to DoF " + std::to_string(column) +
-                                              ", which is constrained itself");
-                mesh.constraint_columns.push_back(partitioner->global_to_local(column));
-                mesh.constraint_weights.push_back(weight);
-              }
-            mesh.constraint_offsets.push_back(mesh.constraint_columns.size());
-            line_values.push_back(constraints.get_inhomogeneity(global));
-            if (i < partitioner->locally_owned_size())
-              {
-                owned_constrained.push_back(i);
-                owned_values.push_back(0.);
-                ++n_owned_lines;
-              }
+    guarded([&] {
+      // DoFs outside the owned cells are DoFs that hanging-node lines depend
+      // on; any other one means the index sets do not fit the mesh.
+      for (std::size_t i = 0; i < n_local; ++i)
+        if (!touched[i] && !line_columns.is_element(partitioner->local_to_global(i)))
+          throw std::invalid_argument("plastix::MechanicsOperator: DoF " +
+                                      std::to_string(partitioner->local_to_global(i)) +
+                                      " belongs to no locally owned cell");
+
+      // Dirichlet lines (no entries) become unit rows; lines with entries
+      // (hanging nodes) the device's C^T A C. Both kinds are the constrained
+      // rows that set_constrained_zero() clears.
+      mesh.constraint_offsets.push_back(0);
+      for (std::size_t i = 0; i < n_local; ++i)
+        {
+          const auto global = partitioner->local_to_global(i);
+          if (!constraints.is_constrained(global))
             continue;
-          }
-        mesh.constrained_dofs[i] = 1;
-        if (i < partitioner->locally_owned_size())
-          {
-            owned_constrained.push_back(i);
-            owned_values.push_back(constraints.get_inhomogeneity(global));
-          }
-      }
-    if (mesh.constraint_rows.empty())
-      mesh.constraint_offsets.clear();
-    else if (!on_level)
-      add_dirichlet_weights(hanging, *partitioner, mesh);
-    constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(owned_constrained, "constrained dofs");
-    constrained_owned_values = backend::DeviceArray<double>(owned_values, "prescribed values");
-    line_inhomogeneities     = backend::DeviceArray<double>(line_values, "hanging-node inhomogeneities");
+          const auto *entries = constraints.get_constraint_entries(global);
+          if (entries != nullptr && !entries->empty())
+            {
+              mesh.constraint_rows.push_back(i);
+              for (const auto &[column, weight] : *entries)
+                {
+                  if (!partitioner->in_local_range(column) && !partitioner->is_ghost_entry(column))
+                    throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
+                                                " is constrained to DoF " + std::to_string(column) +
+                                                ", which is not locally relevant (build the constraints "
+                                                "on the locally relevant DoFs)");
+                  if (constraints.is_constrained(column))
+                    throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
+                                                " is constrained to DoF " + std::to_string(column) +
+                                                ", which is constrained itself");
+                  mesh.constraint_columns.push_back(partitioner->global_to_local(column));
+                  mesh.constraint_weights.push_back(weight);
+                }
+              mesh.constraint_offsets.push_back(mesh.constraint_columns.size());
+              line_values.push_back(constraints.get_inhomogeneity(global));
+              if (i < partitioner->locally_owned_size())
+                {
+                  owned_constrained.push_back(i);
+                  owned_values.push_back(0.);
+                  ++n_owned_lines;
+                }
+              continue;
+            }
+          mesh.constrained_dofs[i] = 1;
+          if (i < partitioner->locally_owned_size())
+            {
+              owned_constrained.push_back(i);
+              owned_values.push_back(constraints.get_inhomogeneity(global));
+            }
+        }
+      if (mesh.constraint_rows.empty())
+        mesh.constraint_offsets.clear();
+      else if (!on_level)
+        add_dirichlet_weights(hanging, *partitioner, mesh);
+      constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(owned_constrained, "constrained dofs");
+      constrained_owned_values = backend::DeviceArray<double>(owned_values, "prescribed values");
+      line_inhomogeneities     = backend::DeviceArray<double>(line_values, "hanging-node inhomogeneities");
+    });
     n_global_constraint_lines = dealii::Utilities::MPI::sum<unsigned long long>(n_owned_lines, dof_handler.get_communicator());
 
     backend::OperatorSettings settings;
@@ -399,20 +439,22 @@ namespace plastix
     settings.cell_kernel = additional_data.cell_kernel;
     settings.thread_mapping = additional_data.thread_mapping;
     settings.element_formulation = additional_data.element_formulation;
-    // A bad cell on one rank must stop every rank (no rank left waiting).
-    std::string error = factor_error;
-    try
+    if (factor_error.empty())
+      guarded([&] { device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings); });
+    // A bad cell or any failure on one rank stops every rank.
+    const std::string error = failure ? failure_message : factor_error;
+    const auto messages = dealii::Utilities::MPI::all_gather(partitioner->get_mpi_communicator(), error);
+    if (failure)
       {
-        if (error.empty())
-          device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings);
+        device_operator.reset();
+        std::rethrow_exception(failure);
       }
-    catch (const std::invalid_argument &e)
-      {
-        error = e.what();
-      }
-    for (const auto &message : dealii::Utilities::MPI::all_gather(partitioner->get_mpi_communicator(), error))
+    for (const auto &message : messages)
       if (!message.empty())
-        throw std::invalid_argument(message);
+        {
+          device_operator.reset();
+          throw std::invalid_argument(message);
+        }
     cached_diagonal.reset();
     temporary.reinit(partitioner);
   }

@@ -11,10 +11,12 @@
 //    coarse matrix) and the multigrid levels take the factors: the solves
 //    reach the same solution as Jacobi-CG, AMG in a fraction of its
 //    iterations;
-//  - a factor that is not finite and positive is refused naming the cell.
+//  - a factor that is not finite and positive is refused naming the cell;
+//  - a callback that throws on one rank stops every rank (no rank waits).
 // Run with 1 and 2 MPI ranks.
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
+#include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/trilinos_vector.h>
@@ -322,5 +324,53 @@ main(int argc, char **argv)
         checker.check_true("stiffness factor " + std::to_string(bad) + " refused naming the cell on every rank",
                            Utilities::MPI::min(refused ? 1 : 0, env.comm) == 1);
       }
+
+    // 5. A callback that throws on one rank only (here rank 0, at the cells
+    //    of one corner that only it calls the callback on, on the active
+    //    mesh and on a level with ghost cells) stops every rank: the failing
+    //    rank gets its own exception, the others std::invalid_argument with
+    //    its message. No rank is left waiting in a collective step.
+    {
+      struct CallbackFailure : std::runtime_error
+      {
+        using std::runtime_error::runtime_error;
+      };
+      const unsigned int rank = Utilities::MPI::this_mpi_process(env.comm);
+      plastix::MechanicsOperator::AdditionalData data;
+      data.cell_stiffness_factor = [rank](const TriaIterator<CellAccessor<3>> &cell) -> double {
+        if (rank == 0 && cell->center()[0] < 0.4 && cell->center()[1] < 0.4 && cell->center()[2] < 0.4)
+          throw CallbackFailure("user callback failed at cell " + cell->id().to_string());
+        return 1.;
+      };
+      const MappingQ<3> mapping(1);
+      for (const int level : {-1, 1})
+        {
+          bool own = false, reported = false;
+          try
+            {
+              plastix::MechanicsOperator op;
+              if (level < 0)
+                op.reinit(dof_handler, constraints, materials, data);
+              else
+                {
+                  AffineConstraints<double> level_constraints;
+                  level_constraints.close();
+                  op.reinit_level(mapping, dof_handler, level_constraints, materials, level, data);
+                }
+            }
+          catch (const CallbackFailure &)
+            {
+              own = true;
+            }
+          catch (const std::invalid_argument &error)
+            {
+              reported = std::string(error.what()).find("user callback failed at cell") != std::string::npos;
+            }
+          const std::string where = level < 0 ? "active mesh" : "level " + std::to_string(level);
+          checker.check_true("a callback throwing on rank 0 only (" + where +
+                               "): rank 0 gets its exception, every other rank the message",
+                             Utilities::MPI::min((rank == 0 ? own : reported) ? 1 : 0, env.comm) == 1);
+        }
+    }
   });
 }
