@@ -19,12 +19,37 @@ namespace plastix
     void
     TransferData::check_consistency() const
     {
-      if (coarse_cell_nodes.size() % 8 != 0 || fine_cell_nodes.size() != 27 * n_cells())
+      // The cell-wise form may be left empty where the gather form is given.
+      const bool cell_form = !gather_form || !fine_cell_nodes.empty() || !fine_node_weights.empty();
+      if (coarse_cell_nodes.size() % 8 != 0 || (cell_form && fine_cell_nodes.size() != 27 * n_cells()))
         throw std::invalid_argument("TransferData: need 8 coarse and 27 fine nodes per coarse cell");
-      if (fine_node_weights.size() != static_cast<std::size_t>(n_fine_nodes) ||
+      if ((cell_form && fine_node_weights.size() != static_cast<std::size_t>(n_fine_nodes)) ||
           coarse_constrained.size() != 3 * static_cast<std::size_t>(n_coarse_nodes) ||
           fine_constrained.size() != 3 * static_cast<std::size_t>(n_fine_nodes))
         throw std::invalid_argument("TransferData: weights and constraint flags do not match the node counts");
+      if (gather_form)
+        {
+          if (fine_node_position.size() != fine_node_cell.size() ||
+              fine_node_cell.size() > static_cast<std::size_t>(n_fine_nodes))
+            throw std::invalid_argument("TransferData: the fine nodes' cells and positions do not match");
+          for (std::size_t f = 0; f < fine_node_cell.size(); ++f)
+            if (fine_node_cell[f] < 0 || static_cast<std::size_t>(fine_node_cell[f]) >= n_cells() ||
+                fine_node_position[f] >= 27)
+              throw std::invalid_argument("TransferData: fine node " + std::to_string(f) +
+                                          " has no valid cell and position");
+          if (coarse_row_start.empty() || coarse_row_start.size() > static_cast<std::size_t>(n_coarse_nodes) + 1 ||
+              coarse_row_start.front() != 0 ||
+              coarse_row_start.back() != static_cast<std::int64_t>(coarse_row_fine_nodes.size()) ||
+              coarse_row_midpoint_axes.size() != coarse_row_fine_nodes.size())
+            throw std::invalid_argument("TransferData: the restriction's rows do not match their entries");
+          for (std::size_t c = 0; c + 1 < coarse_row_start.size(); ++c)
+            if (coarse_row_start[c + 1] < coarse_row_start[c])
+              throw std::invalid_argument("TransferData: the restriction's rows are not ascending");
+          for (std::size_t e = 0; e < coarse_row_fine_nodes.size(); ++e)
+            if (coarse_row_fine_nodes[e] < 0 || coarse_row_fine_nodes[e] >= n_fine_nodes ||
+                coarse_row_midpoint_axes[e] > 3)
+              throw std::invalid_argument("TransferData: restriction entry " + std::to_string(e) + " out of range");
+        }
       for (const LocalIndex n : coarse_cell_nodes)
         if (n < 0 || n >= n_coarse_nodes)
           throw std::invalid_argument("TransferData: coarse node " + std::to_string(n) + " out of range");
@@ -35,6 +60,8 @@ namespace plastix
 
     struct Q1Transfer::Impl
     {
+      /** Whether both transfers gather (fine_owner_cell and the rows below, possibly empty). */
+      bool                      gathers        = false;
       Index64                   n_cells        = 0;
       Index64                   n_coarse_nodes = 0;
       Index64                   n_fine_nodes   = 0;
@@ -45,10 +72,11 @@ namespace plastix
       DeviceArray<std::uint8_t> fine_constrained;
       /**
        * Per fine node, where every fine node's coarse cells are all local
-       * (one process): one coarse cell that holds it and its lattice
-       * position there (0..26). The prolongation then runs one thread per
-       * fine node that interpolates there and stores without atomics;
-       * otherwise empty (the cell-wise form with weights and atomics).
+       * (one process), or per owned fine node in the gather form given by
+       * the caller: one coarse cell that holds it and its lattice position
+       * there (0..26). The prolongation then runs one thread per such fine
+       * node that interpolates there and stores without atomics; otherwise
+       * empty (the cell-wise form with weights and atomics).
        */
       DeviceArray<LocalIndex>   fine_owner_cell;
       DeviceArray<std::uint8_t> fine_owner_position;
@@ -148,12 +176,13 @@ namespace plastix
         const LocalIndex   *coarse_nodes       = d.coarse_cell_nodes.data();
         const std::uint8_t *coarse_constrained = d.coarse_constrained.data();
         const std::uint8_t *fine_constrained   = d.fine_constrained.data();
-        if (d.fine_owner_cell.size() > 0)
+        if (d.gathers)
           {
-            // One thread per fine node, in the vectors' order: no atomics, no zeroing.
+            // One thread per fine node with a cell, in the vectors' order: no atomics, no zeroing.
             const LocalIndex   *owner_cell     = d.fine_owner_cell.data();
             const std::uint8_t *owner_position = d.fine_owner_position.data();
-            for_range("plastix::prolongate", d.n_fine_nodes, KOKKOS_LAMBDA(const Index64 f) {
+            for_range("plastix::prolongate", static_cast<Index64>(d.fine_owner_cell.size()),
+                      KOKKOS_LAMBDA(const Index64 f) {
               Number value[3];
               interpolate_at(coarse_nodes, coarse_constrained, coarse, owner_cell[f], owner_position[f], value);
               store_node(fine + 3 * f, fine_constrained + 3 * f, value, add);
@@ -188,13 +217,15 @@ namespace plastix
       {
         const std::uint8_t *coarse_constrained = d.coarse_constrained.data();
         const std::uint8_t *fine_constrained   = d.fine_constrained.data();
-        if (d.coarse_row_start.size() > 0)
+        if (d.gathers)
           {
-            // One thread per coarse node, in the vectors' order: its row of
-            // R = P^T summed and stored (or added), no atomics, no zeroing.
+            // One thread per coarse node with a row, in the vectors' order:
+            // its row of R = P^T summed and stored (or added), no atomics,
+            // no zeroing.
             const LocalIndex    *row_start = d.coarse_row_start.data();
             const std::uint32_t *entries   = d.coarse_row_entries.data();
-            for_range("plastix::restrict", d.n_coarse_nodes, KOKKOS_LAMBDA(const Index64 c) {
+            const Index64        n_rows    = d.coarse_row_start.size() > 0 ? d.coarse_row_start.size() - 1 : 0;
+            for_range("plastix::restrict", n_rows, KOKKOS_LAMBDA(const Index64 c) {
               Number sum[3] = {0, 0, 0};
               for (LocalIndex e = row_start[c]; e < row_start[c + 1]; ++e)
                 {
@@ -257,76 +288,119 @@ namespace plastix
       d.n_coarse_nodes     = data.n_coarse_nodes;
       d.n_fine_nodes       = data.n_fine_nodes;
       d.coarse_cell_nodes  = DeviceArray<LocalIndex>(data.coarse_cell_nodes, "transfer coarse cells");
-      d.fine_cell_nodes    = DeviceArray<LocalIndex>(data.fine_cell_nodes, "transfer fine nodes");
-      d.fine_node_weights  = DeviceArray<double>(data.fine_node_weights, "transfer weights");
       d.coarse_constrained = DeviceArray<std::uint8_t>(data.coarse_constrained, "transfer coarse constraints");
       d.fine_constrained   = DeviceArray<std::uint8_t>(data.fine_constrained, "transfer fine constraints");
 
-      // The gather form of the prolongation where each fine node's weight
-      // is one over its number of local coarse cells (all its cells on this
-      // process): any one of them then gives the whole interpolated value.
-      std::vector<LocalIndex>   owner_cell(d.n_fine_nodes, -1);
-      std::vector<std::uint8_t> owner_position(d.n_fine_nodes, 0);
-      std::vector<int>          local_cells(d.n_fine_nodes, 0);
-      for (std::size_t cell = 0; cell < data.n_cells(); ++cell)
-        for (int q = 0; q < 27; ++q)
-          {
-            const LocalIndex f = data.fine_cell_nodes[27 * cell + q];
-            ++local_cells[f];
-            if (owner_cell[f] < 0)
-              {
-                owner_cell[f]     = static_cast<LocalIndex>(cell);
-                owner_position[f] = static_cast<std::uint8_t>(q);
-              }
-          }
-      bool all_local = true;
-      for (LocalIndex f = 0; f < d.n_fine_nodes && all_local; ++f)
-        all_local = owner_cell[f] >= 0 && std::abs(data.fine_node_weights[f] * local_cells[f] - 1.) <= 1e-12;
-      if (all_local && d.n_fine_nodes > 0)
+      // The gather form: per fine node its cell and position, per coarse
+      // node its row of P^T (fine node, midpoint axes). Packed into 32 bits
+      // per entry below, so it needs fewer than 2^30 local fine nodes.
+      std::vector<LocalIndex>   owner_cell;
+      std::vector<std::uint8_t> owner_position;
+      std::vector<std::int64_t> row_start;
+      std::vector<LocalIndex>   row_fine_nodes;
+      std::vector<std::uint8_t> row_axes;
+      const bool fits_packing = static_cast<std::uint64_t>(d.n_fine_nodes) <= restriction_node_mask + std::uint64_t(1);
+      if (data.gather_form)
         {
-          d.fine_owner_cell     = DeviceArray<LocalIndex>(owner_cell, "transfer fine owner cells");
-          d.fine_owner_position = DeviceArray<std::uint8_t>(owner_position, "transfer fine owner positions");
-
-          // The restriction's rows: the transpose of the prolongation as
-          // it interpolates in the owner cells (per fine node the 1, 2, 4 or
-          // 8 coarse vertices whose factor at its position is not zero),
-          // bucketed by coarse node with the fine nodes ascending.
-          const auto for_each_column = [&](const LocalIndex f, const auto &visit) {
-            const std::size_t cell = owner_cell[f];
-            const int         q    = owner_position[f];
-            const int         p[3] = {q % 3, (q / 3) % 3, q / 9};
-            int               k    = 0;
-            for (int dim = 0; dim < 3; ++dim)
-              k += p[dim] == 1;
-            for (int a = 0; a < 8; ++a)
+          if (!fits_packing)
+            throw std::invalid_argument("TransferData: the gather form needs fewer than 2^30 local fine nodes");
+          owner_cell     = data.fine_node_cell;
+          owner_position = data.fine_node_position;
+          row_start      = data.coarse_row_start;
+          row_fine_nodes = data.coarse_row_fine_nodes;
+          row_axes       = data.coarse_row_midpoint_axes;
+        }
+      else if (fits_packing && d.n_fine_nodes > 0)
+        {
+          // One process: derive the gather form where each fine node's
+          // weight is one over its number of local coarse cells (all its
+          // cells on this process): any one of them then gives the whole
+          // interpolated value.
+          owner_cell.assign(d.n_fine_nodes, -1);
+          owner_position.assign(d.n_fine_nodes, 0);
+          std::vector<int> local_cells(d.n_fine_nodes, 0);
+          for (std::size_t cell = 0; cell < data.n_cells(); ++cell)
+            for (int q = 0; q < 27; ++q)
               {
-                bool reaches = true;
-                for (int dim = 0; dim < 3; ++dim)
-                  reaches = reaches && (p[dim] == 1 || p[dim] == 2 * ((a >> dim) & 1));
-                if (reaches)
-                  visit(data.coarse_cell_nodes[8 * cell + a], k);
+                const LocalIndex f = data.fine_cell_nodes[27 * cell + q];
+                ++local_cells[f];
+                if (owner_cell[f] < 0)
+                  {
+                    owner_cell[f]     = static_cast<LocalIndex>(cell);
+                    owner_position[f] = static_cast<std::uint8_t>(q);
+                  }
               }
-          };
-          std::vector<std::int64_t> row_start(d.n_coarse_nodes + 1, 0);
-          for (LocalIndex f = 0; f < d.n_fine_nodes; ++f)
-            for_each_column(f, [&](const LocalIndex c, int) { ++row_start[c + 1]; });
-          for (Index64 c = 0; c < d.n_coarse_nodes; ++c)
-            row_start[c + 1] += row_start[c];
-          const std::int64_t n_entries = row_start[d.n_coarse_nodes];
-          if (n_entries <= std::numeric_limits<LocalIndex>::max() &&
-              static_cast<std::uint64_t>(d.n_fine_nodes) <= restriction_node_mask + std::uint64_t(1))
+          bool all_local = true;
+          for (LocalIndex f = 0; f < d.n_fine_nodes && all_local; ++f)
+            all_local = owner_cell[f] >= 0 && std::abs(data.fine_node_weights[f] * local_cells[f] - 1.) <= 1e-12;
+          if (all_local)
             {
-              std::vector<std::uint32_t> entries(n_entries);
-              std::vector<std::int64_t>  next(row_start.begin(), row_start.end() - 1);
+              // The restriction's rows: the transpose of the prolongation as
+              // it interpolates in the owner cells (per fine node the 1, 2, 4
+              // or 8 coarse vertices whose factor at its position is not
+              // zero), bucketed by coarse node with the fine nodes ascending.
+              const auto for_each_column = [&](const LocalIndex f, const auto &visit) {
+                const std::size_t cell = owner_cell[f];
+                const int         q    = owner_position[f];
+                const int         p[3] = {q % 3, (q / 3) % 3, q / 9};
+                int               k    = 0;
+                for (int dim = 0; dim < 3; ++dim)
+                  k += p[dim] == 1;
+                for (int a = 0; a < 8; ++a)
+                  {
+                    bool reaches = true;
+                    for (int dim = 0; dim < 3; ++dim)
+                      reaches = reaches && (p[dim] == 1 || p[dim] == 2 * ((a >> dim) & 1));
+                    if (reaches)
+                      visit(data.coarse_cell_nodes[8 * cell + a], k);
+                  }
+              };
+              row_start.assign(d.n_coarse_nodes + 1, 0);
+              for (LocalIndex f = 0; f < d.n_fine_nodes; ++f)
+                for_each_column(f, [&](const LocalIndex c, int) { ++row_start[c + 1]; });
+              for (Index64 c = 0; c < d.n_coarse_nodes; ++c)
+                row_start[c + 1] += row_start[c];
+              row_fine_nodes.resize(row_start.back());
+              row_axes.resize(row_start.back());
+              std::vector<std::int64_t> next(row_start.begin(), row_start.end() - 1);
               for (LocalIndex f = 0; f < d.n_fine_nodes; ++f)
                 for_each_column(f, [&](const LocalIndex c, const int k) {
-                  entries[next[c]++] = static_cast<std::uint32_t>(f) | (static_cast<std::uint32_t>(k) << restriction_node_bits);
+                  row_fine_nodes[next[c]] = f;
+                  row_axes[next[c]++]     = static_cast<std::uint8_t>(k);
                 });
-              d.coarse_row_start   = DeviceArray<LocalIndex>(std::vector<LocalIndex>(row_start.begin(), row_start.end()),
-                                                           "transfer restriction rows");
-              d.coarse_row_entries = DeviceArray<std::uint32_t>(entries, "transfer restriction entries");
             }
+          else
+            owner_cell.clear();
         }
+
+      const bool gathers = data.gather_form || !owner_cell.empty();
+      if (gathers && (row_start.empty() ? 0 : row_start.back()) <= std::numeric_limits<LocalIndex>::max())
+        {
+          d.gathers             = true;
+          d.fine_owner_cell     = DeviceArray<LocalIndex>(owner_cell, "transfer fine owner cells");
+          d.fine_owner_position = DeviceArray<std::uint8_t>(owner_position, "transfer fine owner positions");
+          std::vector<std::uint32_t> entries(row_fine_nodes.size());
+          for (std::size_t e = 0; e < entries.size(); ++e)
+            entries[e] = static_cast<std::uint32_t>(row_fine_nodes[e]) |
+                         (static_cast<std::uint32_t>(row_axes[e]) << restriction_node_bits);
+          d.coarse_row_start   = DeviceArray<LocalIndex>(std::vector<LocalIndex>(row_start.begin(), row_start.end()),
+                                                       "transfer restriction rows");
+          d.coarse_row_entries = DeviceArray<std::uint32_t>(entries, "transfer restriction entries");
+        }
+      else if (data.gather_form)
+        throw std::invalid_argument("TransferData: too many restriction entries for the gather form");
+      // The cell-wise form (weights and atomics) only where the transfers do not gather.
+      if (!d.gathers)
+        {
+          d.fine_cell_nodes   = DeviceArray<LocalIndex>(data.fine_cell_nodes, "transfer fine nodes");
+          d.fine_node_weights = DeviceArray<double>(data.fine_node_weights, "transfer weights");
+        }
+    }
+
+    bool
+    Q1Transfer::gathers() const
+    {
+      return impl_->gathers;
     }
 
     Q1Transfer::~Q1Transfer() = default;

@@ -10,7 +10,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace plastix
 {
@@ -77,6 +79,217 @@ namespace plastix
                                "layout (deal.II's default numbering is needed)");
       return static_cast<backend::LocalIndex>(l0 / 3);
     }
+
+    using GlobalIndex = dealii::types::global_dof_index;
+
+    /** The DoF of component 0 of a vertex whose three DoFs are consecutive, else std::logic_error. */
+    GlobalIndex
+    first_of_vertex(const GlobalIndex dofs[3])
+    {
+      if (dofs[1] != dofs[0] + 1 || dofs[2] != dofs[0] + 2)
+        throw std::logic_error("MGTransferDevice: the three DoFs of a vertex are not consecutive "
+                               "(deal.II's default numbering is needed)");
+      return dofs[0];
+    }
+
+    /** The three DoFs of the vertices with first DoFs @p first, as an index set of size @p size. */
+    dealii::IndexSet
+    vertex_dofs(const GlobalIndex size, std::vector<GlobalIndex> first)
+    {
+      std::sort(first.begin(), first.end());
+      first.erase(std::unique(first.begin(), first.end()), first.end());
+      std::vector<GlobalIndex> dofs;
+      dofs.reserve(3 * first.size());
+      for (const GlobalIndex i : first)
+        for (unsigned int c = 0; c < 3; ++c)
+          dofs.push_back(i + c);
+      dealii::IndexSet set(size);
+      set.add_indices(dofs.begin(), dofs.end());
+      set.compress();
+      return set;
+    }
+
+    /**
+     * The owners of the DoFs in @p look_up (owned elsewhere): a function
+     * of a DoF in the set. Collective.
+     */
+    class OwnerLookup
+    {
+    public:
+      OwnerLookup(const dealii::IndexSet &owned, dealii::IndexSet look_up, const MPI_Comm communicator)
+        : set(std::move(look_up))
+        , owners(dealii::Utilities::MPI::compute_index_owner(owned, set, communicator))
+      {}
+
+      unsigned int
+      operator()(const GlobalIndex i) const
+      {
+        return owners[set.index_within_set(i)];
+      }
+
+    private:
+      dealii::IndexSet          set;
+      std::vector<unsigned int> owners;
+    };
+
+    /**
+     * The gather form of the transfer between two levels on several
+     * processes (backend::TransferData::fine_node_cell and the
+     * restriction's rows), in global numbering, assembled from every
+     * process's coarse cells so that each process's owned rows of P and of
+     * R = P^T are complete.
+     */
+    struct GlobalGatherForm
+    {
+      /** The coarse cells to interpolate in: the 8 vertices of each (first DoFs). */
+      std::vector<std::array<GlobalIndex, 8>> cells;
+      /** Per owned fine vertex: its cell and lattice position. */
+      std::vector<dealii::types::global_dof_index> fine_cell;
+      std::vector<std::uint8_t>                    fine_position;
+      /** Per owned coarse vertex up to 27 (fine vertex, midpoint axes) entries. */
+      std::vector<std::array<std::pair<GlobalIndex, std::uint8_t>, 27>> rows;
+      std::vector<std::uint8_t>                                         row_length;
+    };
+
+    /**
+     * Build the gather form from the coarse cells owned here, given by their
+     * vertices and the 27 lattice vertices of their children (first DoFs).
+     * A fine vertex owned elsewhere sends its lattice position and cell to
+     * its owner; a coarse vertex owned elsewhere sends its entries of R. A
+     * fine vertex owned here interpolates in a cell owned here where it has
+     * one, else in a cell received whose vertices are in @p coarse_relevant
+     * where there is one (no new ghosts), else in any cell received.
+     */
+    GlobalGatherForm
+    build_gather_form(const std::vector<std::array<GlobalIndex, 8>>  &cell_vertices,
+                      const std::vector<std::array<GlobalIndex, 27>> &cell_lattice,
+                      const dealii::IndexSet                         &coarse_owned,
+                      const dealii::IndexSet                         &coarse_relevant,
+                      const dealii::IndexSet                         &fine_owned,
+                      const MPI_Comm                                  communicator)
+    {
+      using ProlongationEntry = std::array<GlobalIndex, 10>; // fine vertex, 8 cell vertices, position
+      using RestrictionEntry  = std::array<GlobalIndex, 3>;  // coarse vertex, fine vertex, midpoint axes
+      GlobalGatherForm form;
+      form.cells = cell_vertices;
+
+      std::vector<GlobalIndex> foreign_fine, foreign_coarse;
+      for (const auto &lattice : cell_lattice)
+        for (const GlobalIndex f : lattice)
+          if (!fine_owned.is_element(f))
+            foreign_fine.push_back(f);
+      for (const auto &vertices : cell_vertices)
+        for (const GlobalIndex c : vertices)
+          if (!coarse_owned.is_element(c))
+            foreign_coarse.push_back(c);
+      const OwnerLookup fine_owner(fine_owned, vertex_dofs(fine_owned.size(), foreign_fine), communicator);
+      const OwnerLookup coarse_owner(coarse_owned, vertex_dofs(coarse_owned.size(), foreign_coarse), communicator);
+
+      // Prolongation: per owned fine vertex one cell.
+      const std::size_t n_fine = fine_owned.n_elements() / 3;
+      constexpr auto    none   = dealii::numbers::invalid_dof_index;
+      form.fine_cell.assign(n_fine, none);
+      form.fine_position.assign(n_fine, 0);
+      std::map<unsigned int, std::vector<ProlongationEntry>> prolongation_out;
+      for (std::size_t cell = 0; cell < cell_lattice.size(); ++cell)
+        for (unsigned int q = 0; q < 27; ++q)
+          {
+            const GlobalIndex f = cell_lattice[cell][q];
+            if (fine_owned.is_element(f))
+              {
+                const std::size_t node = fine_owned.index_within_set(f) / 3;
+                if (form.fine_cell[node] == none)
+                  {
+                    form.fine_cell[node]     = cell;
+                    form.fine_position[node] = static_cast<std::uint8_t>(q);
+                  }
+              }
+            else
+              {
+                ProlongationEntry entry;
+                entry[0] = f;
+                std::copy(cell_vertices[cell].begin(), cell_vertices[cell].end(), entry.begin() + 1);
+                entry[9] = q;
+                prolongation_out[fine_owner(f)].push_back(entry);
+              }
+          }
+      const auto prolongation_in = dealii::Utilities::MPI::some_to_some(communicator, prolongation_out);
+      std::map<std::array<GlobalIndex, 8>, std::size_t> received_cells;
+      for (const bool only_relevant : {true, false})
+        for (const auto &[rank, entries] : prolongation_in)
+          for (const ProlongationEntry &entry : entries)
+            {
+              if (!fine_owned.is_element(entry[0]))
+                throw std::logic_error("MGTransferDevice: received a fine vertex owned elsewhere");
+              const std::size_t node = fine_owned.index_within_set(entry[0]) / 3;
+              if (form.fine_cell[node] != none)
+                continue;
+              std::array<GlobalIndex, 8> vertices;
+              std::copy(entry.begin() + 1, entry.begin() + 9, vertices.begin());
+              if (only_relevant && !std::all_of(vertices.begin(), vertices.end(), [&](const GlobalIndex c) {
+                    return coarse_relevant.is_element(c);
+                  }))
+                continue;
+              const auto [position, is_new] = received_cells.emplace(vertices, form.cells.size());
+              if (is_new)
+                form.cells.push_back(vertices);
+              form.fine_cell[node]     = position->second;
+              form.fine_position[node] = static_cast<std::uint8_t>(entry[9]);
+            }
+      if (std::find(form.fine_cell.begin(), form.fine_cell.end(), none) != form.fine_cell.end())
+        throw std::logic_error("MGTransferDevice: an owned fine vertex lies in no coarse cell of any process");
+
+      // Restriction: per owned coarse vertex its entries, without repeats
+      // (the coarse cells that share a fine vertex give the same entry).
+      const std::size_t n_coarse = coarse_owned.n_elements() / 3;
+      form.rows.resize(n_coarse);
+      form.row_length.assign(n_coarse, 0);
+      const auto insert = [&](const GlobalIndex c, const GlobalIndex f, const std::uint8_t k) {
+        const std::size_t node   = coarse_owned.index_within_set(c) / 3;
+        auto             &row    = form.rows[node];
+        auto             &length = form.row_length[node];
+        for (unsigned int e = 0; e < length; ++e)
+          if (row[e].first == f)
+            return;
+        if (length == 27)
+          throw std::logic_error("MGTransferDevice: a coarse vertex reaches more than 27 fine vertices");
+        row[length++] = {f, k};
+      };
+      std::map<unsigned int, std::vector<RestrictionEntry>> restriction_out;
+      for (std::size_t cell = 0; cell < cell_lattice.size(); ++cell)
+        for (unsigned int a = 0; a < 8; ++a)
+          {
+            const GlobalIndex c = cell_vertices[cell][a];
+            // The 8 lattice points that vertex a reaches: per axis its own
+            // end or the midpoint.
+            for (unsigned int k = 0; k < 8; ++k)
+              {
+                unsigned int q = 0, stride = 1, axes = 0;
+                for (unsigned int d = 0; d < 3; ++d, stride *= 3)
+                  if ((k >> d) & 1)
+                    {
+                      q += stride;
+                      ++axes;
+                    }
+                  else
+                    q += stride * 2 * ((a >> d) & 1);
+                const GlobalIndex f = cell_lattice[cell][q];
+                if (coarse_owned.is_element(c))
+                  insert(c, f, static_cast<std::uint8_t>(axes));
+                else
+                  restriction_out[coarse_owner(c)].push_back(RestrictionEntry{{c, f, axes}});
+              }
+          }
+      const auto restriction_in = dealii::Utilities::MPI::some_to_some(communicator, restriction_out);
+      for (const auto &[rank, entries] : restriction_in)
+        for (const RestrictionEntry &entry : entries)
+          {
+            if (!coarse_owned.is_element(entry[0]))
+              throw std::logic_error("MGTransferDevice: received a coarse vertex owned elsewhere");
+            insert(entry[0], entry[1], static_cast<std::uint8_t>(entry[2]));
+          }
+      return form;
+    }
   } // namespace
 
   /** The transfer between level l - 1 and level l. */
@@ -84,11 +297,20 @@ namespace plastix
   struct MGTransferDevice<Number>::LevelTransfer
   {
     std::unique_ptr<backend::Q1Transfer> q1;
-    /** Owned fine DoFs plus the fine DoFs of the children of the coarse cells owned here (ghosts). */
+    /**
+     * The fine DoFs the transfer reads or writes: owned ones, plus as ghosts
+     * those the restriction reads (several processes: the fine vertices
+     * that the owned coarse vertices reach; before the gather form, the
+     * children of the coarse cells owned here).
+     */
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> fine_layout;
-    /** Prolongated values, or the fine vector with the ghosts the restriction reads. */
+    /** The coarse DoFs the prolongation reads: owned ones, plus the vertices of its cells as ghosts. */
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner> coarse_layout;
+    /** The fine vector with the ghosts the restriction reads (or prolongated values without the gather form). */
     mutable VectorType fine_work;
-    /** The restricted vector before it is added to the destination. */
+    /** The coarse vector with the ghosts the prolongation reads, where its level's layout lacks some. */
+    mutable VectorType coarse_source;
+    /** The restricted vector before it is added to the destination (without the gather form). */
     mutable VectorType coarse_work;
   };
 
@@ -157,106 +379,187 @@ namespace plastix
         };
         const auto             &fine_layout = layouts[l];
         const dealii::IndexSet &owned       = fine_layout->locally_owned_range();
-        // (One process owns every fine DoF: no ghosts to look for.)
-        std::vector<dealii::types::global_dof_index> ghost_rows;
-        if (n_processes > 1)
-          for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
-            {
-              if (!cell->is_locally_owned_on_level())
-                continue;
-              for (unsigned int c = 0; c < cell->n_children(); ++c)
-                {
-                  child_dofs(cell, c);
-                  for (const auto i : fine_dofs)
-                    if (!owned.is_element(i))
-                      ghost_rows.push_back(i);
-                }
-            }
-        std::sort(ghost_rows.begin(), ghost_rows.end());
-        ghost_rows.erase(std::unique(ghost_rows.begin(), ghost_rows.end()), ghost_rows.end());
-        dealii::IndexSet needed(owned.size());
-        needed.add_indices(ghost_rows.begin(), ghost_rows.end());
-        needed.compress();
 
-        // Fine layout: owned DoFs plus the fine DoFs of the owned coarse
-        // cells' children. The level's own layout serves if it already has
-        // all those ghosts.
-        const dealii::IndexSet &level_ghosts = fine_layout->ghost_indices();
-        const bool fits = dealii::Utilities::MPI::min((needed & level_ghosts) == needed ? 1 : 0, communicator) == 1;
-        transfer->fine_layout =
-          fits ? fine_layout :
-                 std::make_shared<const dealii::Utilities::MPI::Partitioner>(owned, needed, communicator);
-        const auto &layout = *transfer->fine_layout;
-
-        const std::size_t n_fine_local   = layout.locally_owned_size() + layout.n_ghost_indices();
-        const std::size_t n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
-        if (n_fine_local % 3 != 0 || n_coarse_local % 3 != 0)
-          throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+        // The constraint flags of the local DoFs of the transfer's layouts.
+        const auto constrained_flags = [](const dealii::Utilities::MPI::Partitioner &layout,
+                                          const dealii::IndexSet                    &boundary) {
+          std::vector<std::uint8_t> flags(layout.locally_owned_size() + layout.n_ghost_indices(), 0);
+          for (const auto i : boundary)
+            if (layout.in_local_range(i) || layout.is_ghost_entry(i))
+              flags[layout.global_to_local(i)] = 1;
+          return flags;
+        };
+        // A layout with the owned DoFs of @p level and the ghosts @p needed:
+        // the level's own where it has them all on every process.
+        const auto layout_with = [&](const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &level,
+                                     const dealii::IndexSet                                           &needed) {
+          const bool fits =
+            dealii::Utilities::MPI::min((needed & level->ghost_indices()) == needed ? 1 : 0, communicator) == 1;
+          return fits ? level :
+                        std::make_shared<const dealii::Utilities::MPI::Partitioner>(level->locally_owned_range(),
+                                                                                    needed, communicator);
+        };
+        const auto local_node = [](const dealii::Utilities::MPI::Partitioner &layout, const GlobalIndex first) {
+          const GlobalIndex dofs[3] = {first, first + 1, first + 2};
+          return node_of(layout, dofs);
+        };
 
         backend::TransferData data;
-        data.n_coarse_nodes = n_coarse_local / 3;
-        data.n_fine_nodes   = n_fine_local / 3;
-        data.coarse_constrained.assign(n_coarse_local, 0);
-        data.fine_constrained.assign(n_fine_local, 0);
-        for (const auto i : fine_is_active ? fine_boundary : level_boundary[l])
-          if (layout.in_local_range(i) || layout.is_ghost_entry(i))
-            data.fine_constrained[layout.global_to_local(i)] = 1;
-        for (const auto i : level_boundary[l - 1])
-          if (coarse_layout.in_local_range(i) || coarse_layout.is_ghost_entry(i))
-            data.coarse_constrained[coarse_layout.global_to_local(i)] = 1;
-
-        // Each owned coarse cell: its 8 vertices and the 27 vertices of its children.
-        dealii::LinearAlgebra::distributed::Vector<double> cells_of_node(transfer->fine_layout);
-        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
+        if (n_processes > 1)
           {
-            if (!cell->is_locally_owned_on_level())
-              continue;
-            if (!cell->has_children())
-              throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
-            cell->get_mg_dof_indices(coarse_dofs);
-            for (unsigned int a = 0; a < 8; ++a)
+            // Several processes: the gather form, so that both transfers
+            // give complete owned values and need no compress().
+            std::vector<std::array<GlobalIndex, 8>>  cell_vertices;
+            std::vector<std::array<GlobalIndex, 27>> cell_lattice;
+            for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
               {
-                const dealii::types::global_dof_index vertex[3] = {coarse_dofs[cell_dof[a][0]],
-                                                                   coarse_dofs[cell_dof[a][1]],
-                                                                   coarse_dofs[cell_dof[a][2]]};
-                data.coarse_cell_nodes.push_back(node_of(coarse_layout, vertex));
-              }
-            std::array<backend::LocalIndex, 27> lattice;
-            lattice.fill(-1);
-            for (unsigned int c = 0; c < cell->n_children(); ++c)
-              {
-                child_dofs(cell, c);
-                for (unsigned int v = 0; v < 8; ++v)
+                if (!cell->is_locally_owned_on_level())
+                  continue;
+                if (!cell->has_children())
+                  throw std::logic_error(
+                    "MGTransferDevice: an owned level cell without children below the finest level");
+                cell->get_mg_dof_indices(coarse_dofs);
+                std::array<GlobalIndex, 8> vertices;
+                for (unsigned int a = 0; a < 8; ++a)
                   {
-                    const dealii::types::global_dof_index vertex[3] = {fine_dofs[cell_dof[v][0]],
-                                                                       fine_dofs[cell_dof[v][1]],
-                                                                       fine_dofs[cell_dof[v][2]]};
-                    const auto node     = node_of(layout, vertex);
-                    auto      &position = lattice[lattice_point(c, v)];
-                    if (position >= 0 && position != node)
-                      throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
-                    position = node;
+                    const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
+                                                   coarse_dofs[cell_dof[a][2]]};
+                    vertices[a]                 = first_of_vertex(vertex);
                   }
+                std::array<GlobalIndex, 27> lattice;
+                lattice.fill(dealii::numbers::invalid_dof_index);
+                for (unsigned int c = 0; c < cell->n_children(); ++c)
+                  {
+                    child_dofs(cell, c);
+                    for (unsigned int v = 0; v < 8; ++v)
+                      {
+                        const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
+                                                       fine_dofs[cell_dof[v][2]]};
+                        const GlobalIndex node      = first_of_vertex(vertex);
+                        auto             &position  = lattice[lattice_point(c, v)];
+                        if (position != dealii::numbers::invalid_dof_index && position != node)
+                          throw std::logic_error(
+                            "MGTransferDevice: two children of a cell disagree on a shared vertex");
+                        position = node;
+                      }
+                  }
+                cell_vertices.push_back(vertices);
+                cell_lattice.push_back(lattice);
               }
-            for (const auto node : lattice)
+            dealii::IndexSet coarse_relevant = coarse_layout.locally_owned_range();
+            coarse_relevant.add_indices(coarse_layout.ghost_indices());
+            const GlobalGatherForm form = build_gather_form(cell_vertices, cell_lattice,
+                                                            coarse_layout.locally_owned_range(), coarse_relevant,
+                                                            owned, communicator);
+
+            // The ghosts each transfer reads: the vertices of the cells it
+            // interpolates in, the fine vertices of the owned rows of R.
+            std::vector<GlobalIndex> coarse_ghosts, fine_ghosts;
+            for (const auto &vertices : form.cells)
+              for (const GlobalIndex c : vertices)
+                if (!coarse_layout.in_local_range(c))
+                  coarse_ghosts.push_back(c);
+            for (std::size_t node = 0; node < form.rows.size(); ++node)
+              for (unsigned int e = 0; e < form.row_length[node]; ++e)
+                if (!owned.is_element(form.rows[node][e].first))
+                  fine_ghosts.push_back(form.rows[node][e].first);
+            transfer->coarse_layout = layout_with(layouts[l - 1], vertex_dofs(coarse_layout.size(), coarse_ghosts));
+            transfer->fine_layout   = layout_with(fine_layout, vertex_dofs(owned.size(), fine_ghosts));
+            const auto &coarse = *transfer->coarse_layout;
+            const auto &fine   = *transfer->fine_layout;
+            if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
+                (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
+              throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+
+            data.gather_form    = true;
+            data.n_coarse_nodes = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
+            data.n_fine_nodes   = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
+            data.coarse_constrained = constrained_flags(coarse, level_boundary[l - 1]);
+            data.fine_constrained   = constrained_flags(fine, fine_is_active ? fine_boundary : level_boundary[l]);
+            for (const auto &vertices : form.cells)
+              for (const GlobalIndex c : vertices)
+                data.coarse_cell_nodes.push_back(local_node(coarse, c));
+            data.fine_node_cell.assign(form.fine_cell.begin(), form.fine_cell.end());
+            data.fine_node_position = form.fine_position;
+            data.coarse_row_start.assign(1, 0);
+            for (std::size_t node = 0; node < form.rows.size(); ++node)
               {
-                data.fine_cell_nodes.push_back(node);
-                cells_of_node.local_element(3 * static_cast<std::size_t>(node)) += 1.;
+                std::vector<std::pair<backend::LocalIndex, std::uint8_t>> row;
+                for (unsigned int e = 0; e < form.row_length[node]; ++e)
+                  row.emplace_back(local_node(fine, form.rows[node][e].first), form.rows[node][e].second);
+                std::sort(row.begin(), row.end());
+                for (const auto &[f, k] : row)
+                  {
+                    data.coarse_row_fine_nodes.push_back(f);
+                    data.coarse_row_midpoint_axes.push_back(k);
+                  }
+                data.coarse_row_start.push_back(data.coarse_row_fine_nodes.size());
               }
           }
-        // Every rank needs the global count of each of its fine nodes.
-        cells_of_node.compress(dealii::VectorOperation::add);
-        cells_of_node.update_ghost_values();
-        data.fine_node_weights.assign(data.n_fine_nodes, 0.);
-        for (backend::LocalIndex node = 0; node < data.n_fine_nodes; ++node)
+        else
           {
-            const double count = cells_of_node.local_element(3 * static_cast<std::size_t>(node));
-            data.fine_node_weights[node] = count > 0 ? 1. / count : 0.;
+            // One process: every coarse cell is here; Q1Transfer derives
+            // the gather form from the cells.
+            transfer->fine_layout   = fine_layout;
+            transfer->coarse_layout = layouts[l - 1];
+            const auto &layout      = *fine_layout;
+            const std::size_t n_fine_local   = layout.locally_owned_size() + layout.n_ghost_indices();
+            const std::size_t n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
+            if (n_fine_local % 3 != 0 || n_coarse_local % 3 != 0)
+              throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+            data.n_coarse_nodes     = n_coarse_local / 3;
+            data.n_fine_nodes       = n_fine_local / 3;
+            data.coarse_constrained = constrained_flags(coarse_layout, level_boundary[l - 1]);
+            data.fine_constrained   = constrained_flags(layout, fine_is_active ? fine_boundary : level_boundary[l]);
+            data.fine_node_weights.assign(data.n_fine_nodes, 0.);
+            for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
+              {
+                if (!cell->is_locally_owned_on_level())
+                  continue;
+                if (!cell->has_children())
+                  throw std::logic_error(
+                    "MGTransferDevice: an owned level cell without children below the finest level");
+                cell->get_mg_dof_indices(coarse_dofs);
+                for (unsigned int a = 0; a < 8; ++a)
+                  {
+                    const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
+                                                   coarse_dofs[cell_dof[a][2]]};
+                    data.coarse_cell_nodes.push_back(node_of(coarse_layout, vertex));
+                  }
+                std::array<backend::LocalIndex, 27> lattice;
+                lattice.fill(-1);
+                for (unsigned int c = 0; c < cell->n_children(); ++c)
+                  {
+                    child_dofs(cell, c);
+                    for (unsigned int v = 0; v < 8; ++v)
+                      {
+                        const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
+                                                       fine_dofs[cell_dof[v][2]]};
+                        const auto        node      = node_of(layout, vertex);
+                        auto             &position  = lattice[lattice_point(c, v)];
+                        if (position >= 0 && position != node)
+                          throw std::logic_error(
+                            "MGTransferDevice: two children of a cell disagree on a shared vertex");
+                        position = node;
+                      }
+                  }
+                for (const auto node : lattice)
+                  {
+                    data.fine_cell_nodes.push_back(node);
+                    data.fine_node_weights[node] += 1.;
+                  }
+              }
+            for (double &weight : data.fine_node_weights)
+              weight = weight > 0 ? 1. / weight : 0.;
           }
 
         transfer->q1 = std::make_unique<backend::Q1Transfer>(data);
-        transfer->fine_work.reinit(transfer->fine_layout);
-        transfer->coarse_work.reinit(layouts[l - 1]);
+        if (transfer->fine_layout != fine_layout || !transfer->q1->gathers())
+          transfer->fine_work.reinit(transfer->fine_layout);
+        if (transfer->coarse_layout != layouts[l - 1])
+          transfer->coarse_source.reinit(transfer->coarse_layout);
+        if (!transfer->q1->gathers())
+          transfer->coarse_work.reinit(layouts[l - 1]);
         transfers[l] = std::move(transfer);
       }
   }
@@ -283,15 +586,24 @@ namespace plastix
     AssertThrow(src.get_partitioner() == layouts[to_level - 1] ||
                   src.get_partitioner()->is_compatible(*layouts[to_level - 1]),
                 dealii::ExcMessage("MGTransferDevice: the coarse vector has another layout than its level"));
-    src.update_ghost_values();
-    if (dst.get_partitioner()->n_mpi_processes() == 1)
+    const VectorType *coarse = &src;
+    if (transfer.coarse_layout != layouts[to_level - 1])
       {
-        // One process: no partial sums at shared nodes to exchange, so the
-        // kernel adds P src to dst itself (no zeroed temporary, no second pass).
-        transfer.q1->prolongate(src.device_data(), dst.device_data(), true);
+        transfer.coarse_source.equ(Number(1), src);
+        coarse = &transfer.coarse_source;
+      }
+    coarse->update_ghost_values();
+    if (transfer.q1->gathers())
+      {
+        // The kernel adds P src to the owned entries of dst itself: complete
+        // values (the gather form), no partial sums to exchange, no
+        // temporary.
+        AssertThrow(dst.locally_owned_size() == transfer.fine_layout->locally_owned_size(),
+                    dealii::ExcMessage("MGTransferDevice: the fine vector has another layout than its level"));
+        transfer.q1->prolongate(coarse->device_data(), dst.device_data(), true);
         return;
       }
-    transfer.q1->prolongate(src.device_data(), transfer.fine_work.device_data());
+    transfer.q1->prolongate(coarse->device_data(), transfer.fine_work.device_data());
     transfer.fine_work.compress(dealii::VectorOperation::add);
     dst.add(Number(1), transfer.fine_work);
   }
@@ -312,9 +624,11 @@ namespace plastix
         fine = &transfer.fine_work;
       }
     fine->update_ghost_values();
-    if (dst.get_partitioner()->n_mpi_processes() == 1)
+    if (transfer.q1->gathers())
       {
-        // One process: the kernel adds P^T src to dst itself, as above.
+        // The kernel adds R src to the owned entries of dst itself, as above.
+        AssertThrow(dst.locally_owned_size() == layouts[from_level - 1]->locally_owned_size(),
+                    dealii::ExcMessage("MGTransferDevice: the coarse vector has another layout than its level"));
         transfer.q1->restrict_to_coarse(fine->device_data(), dst.device_data(), true);
         return;
       }

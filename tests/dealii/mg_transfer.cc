@@ -1,6 +1,6 @@
 // plastix's matrix-free device multigrid transfer (MGTransferDevice) against
 // deal.II's own MGTransferMatrixFree on a distorted, three times refined box
-// of 3 x 2 x 2 coarse cells (Q1 vector field), on 1 and 2 ranks, in double
+// of 3 x 2 x 2 coarse cells (Q1 vector field), on 1, 2 and 3 ranks, in double
 // precision (tolerance 1e-13) and single precision (float level vectors,
 // tolerance 1e-6 relative):
 //   - prolongation from every level to the next equals deal.II's (the finest
@@ -14,9 +14,12 @@
 //     set to zero;
 //   - restriction is the adjoint of prolongation: (R f, c) = (f, P c).
 //   - prolongate_and_add() and restrict_and_add() add to a vector that is not
-//     zero (2 P c and 2 R f; on one process the kernels add in place).
-// A wrong embedding matrix, a lost child, a wrong MPI weight or a ghost not
-// exchanged changes some entry by O(1).
+//     zero (2 P c and 2 R f; the kernels add in place).
+//   - all of it with level vectors that hold the locally
+//     relevant DoFs as ghosts and with vectors that hold no ghosts (the
+//     transfer's own layouts with the coarse and fine DoFs it reads).
+// A wrong embedding matrix, a lost child, a row of R or P missing a part
+// from another rank, or a ghost not exchanged changes some entry by O(1).
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
@@ -76,6 +79,7 @@ namespace
   check_transfers(const DoFHandler<3>                                                  &dof_handler,
                   const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &layouts,
                   const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &level_layouts,
+                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &relevant_layouts,
                   const std::vector<std::pair<types::global_dof_index, types::global_dof_index>> &pairs,
                   const MGTransferMatrixFree<3, double>                                 &reference,
                   const double                                                          tolerance,
@@ -118,7 +122,7 @@ namespace
           plastix::device::Vector<Number> coarse_device(layouts[l - 1]), fine_device;
           coarse_device.copy_from_host(coarse);
           transfer.prolongate(l, fine_device, coarse_device);
-          HostVector ours(layouts[l]);
+          HostVector ours(relevant_layouts[l]);
           fine_device.copy_to_host(ours);
           ours.update_ghost_values();
 
@@ -239,19 +243,6 @@ main(int argc, char **argv)
     env.pout << Utilities::MPI::n_mpi_processes(env.comm) << " rank(s), " << finest + 1 << " levels, "
          << dof_handler.n_dofs() << " active DoFs\n";
 
-    // Vector layouts: level DoFs below the finest, active DoFs on it.
-    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> layouts(finest + 1);
-    for (unsigned int l = 0; l < finest; ++l)
-      {
-        IndexSet relevant;
-        DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
-        layouts[l] =
-          std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
-      }
-    IndexSet relevant_active;
-    DoFTools::extract_locally_relevant_dofs(dof_handler, relevant_active);
-    layouts[finest] =
-      std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, env.comm);
     std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> level_layouts(finest + 1);
     for (unsigned int l = 0; l <= finest; ++l)
       {
@@ -265,7 +256,35 @@ main(int argc, char **argv)
     MGTransferMatrixFree<3, double> reference;
     reference.build(dof_handler);
 
-    check_transfers<double>(dof_handler, layouts, level_layouts, pairs, reference, 1e-13, checker, env.pout);
-    check_transfers<float>(dof_handler, layouts, level_layouts, pairs, reference, 2e-6, checker, env.pout);
+    // Vector layouts: level DoFs below the finest, active DoFs on it; with
+    // the locally relevant DoFs as ghosts, then without ghosts (the
+    // transfer then makes its own layouts with the ghosts it reads).
+    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> relevant_layouts;
+    for (const bool relevant_ghosts : {true, false})
+      {
+        env.pout << (relevant_ghosts ? "Level vectors with the relevant DoFs as ghosts\n" :
+                                       "Level vectors without ghosts\n");
+        std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> layouts(finest + 1);
+        for (unsigned int l = 0; l < finest; ++l)
+          {
+            IndexSet relevant(dof_handler.n_dofs(l));
+            if (relevant_ghosts)
+              DoFTools::extract_locally_relevant_level_dofs(dof_handler, l, relevant);
+            layouts[l] =
+              std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l), relevant, env.comm);
+          }
+        IndexSet relevant_active(dof_handler.n_dofs());
+        if (relevant_ghosts)
+          DoFTools::extract_locally_relevant_dofs(dof_handler, relevant_active);
+        layouts[finest] =
+          std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(), relevant_active, env.comm);
+
+        if (relevant_ghosts)
+          relevant_layouts = layouts;
+        check_transfers<double>(dof_handler, layouts, level_layouts, relevant_layouts, pairs, reference, 1e-13,
+                                checker, env.pout);
+        check_transfers<float>(dof_handler, layouts, level_layouts, relevant_layouts, pairs, reference, 2e-6,
+                               checker, env.pout);
+      }
   });
 }

@@ -52,6 +52,43 @@ namespace plastix
       /** Per fine local DoF: 1 if constrained. */
       std::vector<std::uint8_t> fine_constrained;
 
+      /**
+       * @name The gather form given by the caller (several processes)
+       *
+       * Where these are given, both transfers gather without atomics and
+       * give complete values on the first nodes of their destination only
+       * (a process's owned nodes): no partial sums to add up. The caller
+       * assembles them from all processes' coarse cells; fine_cell_nodes
+       * and fine_node_weights may then be empty. Where they are empty, one
+       * process derives the same from the cells (see Q1Transfer).
+       */
+      ///@{
+      /** Whether the caller gives the gather form (the members below; they may be empty on a process that owns no nodes). */
+      bool gather_form = false;
+
+      /**
+       * Per fine node 0 .. fine_node_cell.size() - 1: the coarse cell (an
+       * index into coarse_cell_nodes) whose interpolation gives its value.
+       */
+      std::vector<LocalIndex> fine_node_cell;
+
+      /** Per such fine node: its lattice position in that cell (0..26, x fastest). */
+      std::vector<std::uint8_t> fine_node_position;
+
+      /**
+       * The rows of the restriction R = P^T of coarse nodes 0 ..
+       * coarse_row_start.size() - 2: entries coarse_row_start[c] to
+       * coarse_row_start[c + 1] - 1 of the two arrays below.
+       */
+      std::vector<std::int64_t> coarse_row_start;
+
+      /** Per entry: the fine node. */
+      std::vector<LocalIndex> coarse_row_fine_nodes;
+
+      /** Per entry: along how many axes the fine node is a midpoint of the coarse node's cells (weight 2^-k). */
+      std::vector<std::uint8_t> coarse_row_midpoint_axes;
+      ///@}
+
       /** Number of coarse cells. */
       std::size_t
       n_cells() const
@@ -80,8 +117,12 @@ namespace plastix
      * a uniform box, weights 1, 1/2, 1/4, 1/8).
      * Constrained DoFs of either level are left out (zero
      * rows of P for constrained fine DoFs, zero columns for constrained
-     * coarse DoFs). With MPI, the results at nodes shared with other
-     * processes are partial sums for the caller to add up (compress).
+     * coarse DoFs). With MPI, the caller gives the gather form
+     * (TransferData::fine_node_cell and the restriction's rows): the
+     * results are then complete on the first (owned) nodes of the
+     * destination and its other nodes are not touched. Without it, the
+     * results at nodes shared with other processes are partial sums for the
+     * caller to add up (compress).
      */
     class PLASTIX_BACKEND_EXPORT Q1Transfer
     {
@@ -116,6 +157,14 @@ namespace plastix
       /** As above in single precision. */
       void
       restrict_to_coarse(const float *fine, float *coarse, bool add = false) const;
+
+      /**
+       * Whether both transfers gather (complete values on the first nodes
+       * of their destination, no atomics): always on one process and where
+       * the caller gives the gather form.
+       */
+      bool
+      gathers() const;
 
       /** Device memory held (bytes). */
       std::size_t

@@ -44,10 +44,18 @@ namespace plastix
    * (backend::Q1Transfer: the 27 fine vertices of each coarse cell, no
    * stored matrix); restriction is its exact transpose, so that the V-cycle
    * is symmetric. Fine DoFs on Dirichlet boundaries and coarse Dirichlet
-   * DoFs are left out (zero constraints on every level). With MPI, each rank
-   * transfers through its own coarse cells, fine vertices shared with other
-   * ranks' cells are weighted by the inverse number of coarse cells that
-   * share them, and the parts are summed at the owner (compress(add)).
+   * DoFs are left out (zero constraints on every level). Both run as
+   * gathers without atomics: the prolongation one thread per fine vertex,
+   * interpolating in one coarse cell that holds it, the restriction one
+   * thread per coarse vertex, summing its row of P^T. With MPI, the ranks
+   * exchange at set-up what their coarse cells give to vertices owned
+   * elsewhere (a cell to interpolate in, entries of P^T), so that each
+   * rank's rows are complete for its owned vertices: a transfer exchanges
+   * the ghost values of its source once and adds to the owned entries of
+   * its destination, without partial sums to send to their owners
+   * (compress()). Where a level vector's layout lacks ghosts the transfer
+   * reads, the transfer copies the source into a vector of its own layout
+   * first.
    */
   template <typename Number>
   class MGTransferDevice : public dealii::MGTransferBase<device::Vector<Number>>
