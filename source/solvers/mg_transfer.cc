@@ -404,48 +404,49 @@ namespace plastix
           return node_of(layout, dofs);
         };
 
+        // Each owned coarse cell: its 8 vertices and the 27 vertices of its
+        // children's lattice (first DoFs, global).
+        std::vector<std::array<GlobalIndex, 8>>  cell_vertices;
+        std::vector<std::array<GlobalIndex, 27>> cell_lattice;
+        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
+          {
+            if (!cell->is_locally_owned_on_level())
+              continue;
+            if (!cell->has_children())
+              throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
+            cell->get_mg_dof_indices(coarse_dofs);
+            std::array<GlobalIndex, 8> vertices;
+            for (unsigned int a = 0; a < 8; ++a)
+              {
+                const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
+                                               coarse_dofs[cell_dof[a][2]]};
+                vertices[a]                 = first_of_vertex(vertex);
+              }
+            std::array<GlobalIndex, 27> lattice;
+            lattice.fill(dealii::numbers::invalid_dof_index);
+            for (unsigned int c = 0; c < cell->n_children(); ++c)
+              {
+                child_dofs(cell, c);
+                for (unsigned int v = 0; v < 8; ++v)
+                  {
+                    const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
+                                                   fine_dofs[cell_dof[v][2]]};
+                    const GlobalIndex node      = first_of_vertex(vertex);
+                    auto             &position  = lattice[lattice_point(c, v)];
+                    if (position != dealii::numbers::invalid_dof_index && position != node)
+                      throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
+                    position = node;
+                  }
+              }
+            cell_vertices.push_back(vertices);
+            cell_lattice.push_back(lattice);
+          }
+
         backend::TransferData data;
         if (n_processes > 1)
           {
             // Several processes: the gather form, so that both transfers
             // give complete owned values and need no compress().
-            std::vector<std::array<GlobalIndex, 8>>  cell_vertices;
-            std::vector<std::array<GlobalIndex, 27>> cell_lattice;
-            for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
-              {
-                if (!cell->is_locally_owned_on_level())
-                  continue;
-                if (!cell->has_children())
-                  throw std::logic_error(
-                    "MGTransferDevice: an owned level cell without children below the finest level");
-                cell->get_mg_dof_indices(coarse_dofs);
-                std::array<GlobalIndex, 8> vertices;
-                for (unsigned int a = 0; a < 8; ++a)
-                  {
-                    const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
-                                                   coarse_dofs[cell_dof[a][2]]};
-                    vertices[a]                 = first_of_vertex(vertex);
-                  }
-                std::array<GlobalIndex, 27> lattice;
-                lattice.fill(dealii::numbers::invalid_dof_index);
-                for (unsigned int c = 0; c < cell->n_children(); ++c)
-                  {
-                    child_dofs(cell, c);
-                    for (unsigned int v = 0; v < 8; ++v)
-                      {
-                        const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
-                                                       fine_dofs[cell_dof[v][2]]};
-                        const GlobalIndex node      = first_of_vertex(vertex);
-                        auto             &position  = lattice[lattice_point(c, v)];
-                        if (position != dealii::numbers::invalid_dof_index && position != node)
-                          throw std::logic_error(
-                            "MGTransferDevice: two children of a cell disagree on a shared vertex");
-                        position = node;
-                      }
-                  }
-                cell_vertices.push_back(vertices);
-                cell_lattice.push_back(lattice);
-              }
             dealii::IndexSet coarse_relevant = coarse_layout.locally_owned_range();
             coarse_relevant.add_indices(coarse_layout.ghost_indices());
             const GlobalGatherForm form = build_gather_form(cell_vertices, cell_lattice,
@@ -465,20 +466,10 @@ namespace plastix
                   fine_ghosts.push_back(form.rows[node][e].first);
             transfer->coarse_layout = layout_with(layouts[l - 1], vertex_dofs(coarse_layout.size(), coarse_ghosts));
             transfer->fine_layout   = layout_with(fine_layout, vertex_dofs(owned.size(), fine_ghosts));
-            const auto &coarse = *transfer->coarse_layout;
-            const auto &fine   = *transfer->fine_layout;
-            if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
-                (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
-              throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
-
-            data.gather_form    = true;
-            data.n_coarse_nodes = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
-            data.n_fine_nodes   = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
-            data.coarse_constrained = constrained_flags(coarse, level_boundary[l - 1]);
-            data.fine_constrained   = constrained_flags(fine, fine_is_active ? fine_boundary : level_boundary[l]);
+            data.gather_form        = true;
             for (const auto &vertices : form.cells)
               for (const GlobalIndex c : vertices)
-                data.coarse_cell_nodes.push_back(local_node(coarse, c));
+                data.coarse_cell_nodes.push_back(local_node(*transfer->coarse_layout, c));
             data.fine_node_cell.assign(form.fine_cell.begin(), form.fine_cell.end());
             data.fine_node_position = form.fine_position;
             data.coarse_row_start.assign(1, 0);
@@ -486,7 +477,8 @@ namespace plastix
               {
                 std::vector<std::pair<backend::LocalIndex, std::uint8_t>> row;
                 for (unsigned int e = 0; e < form.row_length[node]; ++e)
-                  row.emplace_back(local_node(fine, form.rows[node][e].first), form.rows[node][e].second);
+                  row.emplace_back(local_node(*transfer->fine_layout, form.rows[node][e].first),
+                                   form.rows[node][e].second);
                 std::sort(row.begin(), row.end());
                 for (const auto &[f, k] : row)
                   {
@@ -499,56 +491,31 @@ namespace plastix
         else
           {
             // One process: every coarse cell is here; Q1Transfer derives
-            // the gather form from the cells.
+            // the gather form from the cells and the weights (all 1 / the
+            // number of cells of a fine vertex, all local).
             transfer->fine_layout   = fine_layout;
             transfer->coarse_layout = layouts[l - 1];
-            const auto &layout      = *fine_layout;
-            const std::size_t n_fine_local   = layout.locally_owned_size() + layout.n_ghost_indices();
-            const std::size_t n_coarse_local = coarse_layout.locally_owned_size() + coarse_layout.n_ghost_indices();
-            if (n_fine_local % 3 != 0 || n_coarse_local % 3 != 0)
-              throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
-            data.n_coarse_nodes     = n_coarse_local / 3;
-            data.n_fine_nodes       = n_fine_local / 3;
-            data.coarse_constrained = constrained_flags(coarse_layout, level_boundary[l - 1]);
-            data.fine_constrained   = constrained_flags(layout, fine_is_active ? fine_boundary : level_boundary[l]);
+            for (const auto &vertices : cell_vertices)
+              for (const GlobalIndex c : vertices)
+                data.coarse_cell_nodes.push_back(local_node(coarse_layout, c));
+            for (const auto &lattice : cell_lattice)
+              for (const GlobalIndex f : lattice)
+                data.fine_cell_nodes.push_back(local_node(*fine_layout, f));
+          }
+        const auto &coarse = *transfer->coarse_layout;
+        const auto &fine   = *transfer->fine_layout;
+        if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
+            (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
+          throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+        data.n_coarse_nodes     = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
+        data.n_fine_nodes       = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
+        data.coarse_constrained = constrained_flags(coarse, level_boundary[l - 1]);
+        data.fine_constrained   = constrained_flags(fine, fine_is_active ? fine_boundary : level_boundary[l]);
+        if (!data.gather_form)
+          {
             data.fine_node_weights.assign(data.n_fine_nodes, 0.);
-            for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
-              {
-                if (!cell->is_locally_owned_on_level())
-                  continue;
-                if (!cell->has_children())
-                  throw std::logic_error(
-                    "MGTransferDevice: an owned level cell without children below the finest level");
-                cell->get_mg_dof_indices(coarse_dofs);
-                for (unsigned int a = 0; a < 8; ++a)
-                  {
-                    const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
-                                                   coarse_dofs[cell_dof[a][2]]};
-                    data.coarse_cell_nodes.push_back(node_of(coarse_layout, vertex));
-                  }
-                std::array<backend::LocalIndex, 27> lattice;
-                lattice.fill(-1);
-                for (unsigned int c = 0; c < cell->n_children(); ++c)
-                  {
-                    child_dofs(cell, c);
-                    for (unsigned int v = 0; v < 8; ++v)
-                      {
-                        const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
-                                                       fine_dofs[cell_dof[v][2]]};
-                        const auto        node      = node_of(layout, vertex);
-                        auto             &position  = lattice[lattice_point(c, v)];
-                        if (position >= 0 && position != node)
-                          throw std::logic_error(
-                            "MGTransferDevice: two children of a cell disagree on a shared vertex");
-                        position = node;
-                      }
-                  }
-                for (const auto node : lattice)
-                  {
-                    data.fine_cell_nodes.push_back(node);
-                    data.fine_node_weights[node] += 1.;
-                  }
-              }
+            for (const auto node : data.fine_cell_nodes)
+              data.fine_node_weights[node] += 1.;
             for (double &weight : data.fine_node_weights)
               weight = weight > 0 ? 1. / weight : 0.;
           }
