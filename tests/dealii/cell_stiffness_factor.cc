@@ -32,6 +32,7 @@
 #include "test_environment.h"
 
 #include <cmath>
+#include <map>
 #include <limits>
 
 using namespace dealii;
@@ -371,6 +372,52 @@ main(int argc, char **argv)
                                "): rank 0 gets its exception, every other rank the message",
                              Utilities::MPI::min((rank == 0 ? own : reported) ? 1 : 0, env.comm) == 1);
         }
+
+      // The same in the multigrid's coarse matrix assembly (coarse solver
+      // direct), which calls the callback for the level-0 cells after the
+      // level-0 operator did: rank 0 throws at the first call beyond those
+      // that a level-0 operator makes.
+      std::map<CellId, unsigned int> operator_calls, calls;
+      plastix::MechanicsOperator::AdditionalData counting;
+      counting.cell_stiffness_factor = [&](const TriaIterator<CellAccessor<3>> &cell) {
+        if (cell->level() == 0)
+          ++operator_calls[cell->id()];
+        return 1.;
+      };
+      {
+        plastix::MechanicsOperator level_operator;
+        AffineConstraints<double>  level_constraints;
+        level_constraints.close();
+        level_operator.reinit_level(mapping, dof_handler, level_constraints, materials, 0, counting);
+      }
+      plastix::MechanicsOperator::AdditionalData throwing;
+      throwing.cell_stiffness_factor = [&](const TriaIterator<CellAccessor<3>> &cell) -> double {
+        if (rank == 0 && cell->level() == 0 && ++calls[cell->id()] > operator_calls[cell->id()])
+          throw CallbackFailure("user callback failed at cell " + cell->id().to_string());
+        return 1.;
+      };
+      plastix::MechanicsOperator op;
+      op.reinit(dof_handler, constraints, materials, throwing);
+      bool own = false, reported = false;
+      try
+        {
+          plastix::LinearSolverData solver_data;
+          solver_data.preconditioner          = plastix::PreconditionerType::multigrid;
+          solver_data.multigrid_coarse_solver = plastix::CoarseSolverType::direct;
+          plastix::LinearSolver solver(solver_data);
+          solver.initialize(op, dof_handler, materials, {{0, ComponentMask(3, true)}}, true, throwing);
+        }
+      catch (const CallbackFailure &)
+        {
+          own = true;
+        }
+      catch (const std::invalid_argument &error)
+        {
+          reported = std::string(error.what()).find("user callback failed at cell") != std::string::npos;
+        }
+      checker.check_true("a callback throwing on rank 0 only in the coarse matrix assembly: rank 0 gets its "
+                         "exception, every other rank the message",
+                         Utilities::MPI::min((rank == 0 ? own : reported) ? 1 : 0, env.comm) == 1);
     }
   });
 }
