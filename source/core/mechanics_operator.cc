@@ -8,12 +8,12 @@
 
 #include <plastix/backend/plasticity.h>
 #include <plastix/backend/vector_operations.h>
+#include <plastix/core/collective_failure.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/material/plasticity.h>
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <limits>
 #include <optional>
 #include <sstream>
@@ -201,37 +201,12 @@ namespace plastix
 
     // A failure on one rank must stop every rank, none left waiting in a
     // collective step below (also a user's stiffness-factor callback that
-    // throws): each rank records its first failure, skips its remaining
-    // local work, still takes part in every collective step, and all ranks
-    // throw at the end (the failing rank its own exception).
-    std::exception_ptr failure;
-    std::string        failure_message;
-    const auto         record = [&](const std::exception_ptr exception, const std::string &message) {
-      if (!failure)
-        {
-          failure         = exception;
-          failure_message = message;
-        }
-    };
-    const auto guarded = [&](const auto &step) {
-      if (failure)
-        return;
-      try
-        {
-          step();
-        }
-      catch (const std::exception &e)
-        {
-          record(std::current_exception(), e.what());
-        }
-      catch (...)
-        {
-          record(std::current_exception(), "plastix::MechanicsOperator: an unknown exception in the set-up");
-        }
-    };
+    // throws): the local steps run guarded, the collective ones on every
+    // rank, and all ranks throw at the end.
+    internal::CollectiveFailure failures("plastix::MechanicsOperator (set-up)");
 
     const std::size_t n_local = partitioner->locally_owned_size() + partitioner->n_ghost_indices();
-    guarded([&] {
+    failures.guard([&] {
       if (partitioner->locally_owned_size() % 3 != 0 || n_local % 3 != 0)
         throw std::invalid_argument(
           "plastix::MechanicsOperator: the three DoFs of each vertex must be numbered "
@@ -320,7 +295,7 @@ namespace plastix
             mesh.cell_factors.push_back(good ? static_cast<float>(factor) : 1.f);
           }
     };
-    guarded([&] {
+    failures.guard([&] {
       if (on_level)
         {
           for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
@@ -345,7 +320,7 @@ namespace plastix
           [&](const LevelCell &cell) {
             float factor = 1.f;
             if (additional_data.cell_stiffness_factor)
-              guarded([&] {
+              failures.guard([&] {
                 const double value = additional_data.cell_stiffness_factor(cell);
                 // A bad factor is reported by the owner; the ghost copy stays finite.
                 if (valid_factor(value))
@@ -355,7 +330,7 @@ namespace plastix
           },
           [&](const LevelCell &cell, const CellData &data) { ghost_data[cell->id()] = data; },
           [&](const LevelCell &cell) { return cell->level() == static_cast<int>(level); });
-        guarded([&] {
+        failures.guard([&] {
           for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
             if (cell->is_ghost_on_level())
               {
@@ -371,7 +346,7 @@ namespace plastix
     std::vector<double>              owned_values;
     std::vector<double>              line_values;
     unsigned long long               n_owned_lines = 0;
-    guarded([&] {
+    failures.guard([&] {
       // DoFs outside the owned cells are DoFs that hanging-node lines depend
       // on; any other one means the index sets do not fit the mesh.
       for (std::size_t i = 0; i < n_local; ++i)
@@ -440,21 +415,17 @@ namespace plastix
     settings.thread_mapping = additional_data.thread_mapping;
     settings.element_formulation = additional_data.element_formulation;
     if (factor_error.empty())
-      guarded([&] { device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings); });
+      failures.guard([&] { device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings); });
     // A bad cell or any failure on one rank stops every rank.
-    const std::string error = failure ? failure_message : factor_error;
-    const auto messages = dealii::Utilities::MPI::all_gather(partitioner->get_mpi_communicator(), error);
-    if (failure)
+    try
+      {
+        failures.throw_on_every_rank(partitioner->get_mpi_communicator(), factor_error);
+      }
+    catch (...)
       {
         device_operator.reset();
-        std::rethrow_exception(failure);
+        throw;
       }
-    for (const auto &message : messages)
-      if (!message.empty())
-        {
-          device_operator.reset();
-          throw std::invalid_argument(message);
-        }
     cached_diagonal.reset();
     temporary.reinit(partitioner);
   }

@@ -27,6 +27,7 @@
 #include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
 #include <plastix/backend/vector_operations.h>
+#include <plastix/core/collective_failure.h>
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/solvers/chebyshev_smoother.h>
 #include <plastix/solvers/mg_transfer.h>
@@ -34,7 +35,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <exception>
 #include <iomanip>
 #include <map>
 #include <sstream>
@@ -608,44 +608,27 @@ namespace plastix
         // that throws, a material id without a material, host memory) must
         // not leave the others waiting in compress(): the rank still takes
         // part in it, and then every rank throws.
-        std::exception_ptr failure;
-        std::string        failure_message;
-        try
-          {
-            for (const auto &cell : level_dofs.mg_cell_iterators_on_level(level))
-              {
-                if (!cell->is_locally_owned_on_level())
-                  continue;
-                const auto material = materials.find(cell->material_id());
-                if (material == materials.end())
-                  throw std::invalid_argument("plastix multigrid: no material given for material id " +
-                                              std::to_string(cell->material_id()) + " of a level-0 cell");
-                fe_values.reinit(cell);
-                elastic_cell_matrix(fe_values, material->second, data.level_operator.element_formulation,
-                                    cell_matrix);
-                if (data.level_operator.cell_stiffness_factor)
-                  cell_matrix *= data.level_operator.cell_stiffness_factor(cell);
-                cell->get_mg_dof_indices(dofs);
-                constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
-              }
-          }
-        catch (const std::exception &error)
-          {
-            failure         = std::current_exception();
-            failure_message = error.what();
-          }
-        catch (...)
-          {
-            failure         = std::current_exception();
-            failure_message = "plastix multigrid: an unknown exception in the coarse matrix assembly";
-          }
+        internal::CollectiveFailure failures("plastix multigrid (coarse matrix assembly)");
+        failures.guard([&] {
+          for (const auto &cell : level_dofs.mg_cell_iterators_on_level(level))
+            {
+              if (!cell->is_locally_owned_on_level())
+                continue;
+              const auto material = materials.find(cell->material_id());
+              if (material == materials.end())
+                throw std::invalid_argument("plastix multigrid: no material given for material id " +
+                                            std::to_string(cell->material_id()) + " of a level-0 cell");
+              fe_values.reinit(cell);
+              elastic_cell_matrix(fe_values, material->second, data.level_operator.element_formulation,
+                                  cell_matrix);
+              if (data.level_operator.cell_stiffness_factor)
+                cell_matrix *= data.level_operator.cell_stiffness_factor(cell);
+              cell->get_mg_dof_indices(dofs);
+              constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
+            }
+        });
         matrix.compress(dealii::VectorOperation::add);
-        const auto messages = dealii::Utilities::MPI::all_gather(communicator, failure_message);
-        if (failure)
-          std::rethrow_exception(failure);
-        for (const auto &message : messages)
-          if (!message.empty())
-            throw std::invalid_argument(message);
+        failures.throw_on_every_rank(communicator);
       }
 
       /** KLU or ML on the assembled level-0 matrix. */
