@@ -161,7 +161,7 @@ namespace plastix
      * where there is one (no new ghosts), else in any cell received.
      */
     GlobalGatherForm
-    build_gather_form(const std::vector<std::array<GlobalIndex, 8>>  &cell_vertices,
+    build_gather_form(std::vector<std::array<GlobalIndex, 8>>         cell_vertices,
                       const std::vector<std::array<GlobalIndex, 27>> &cell_lattice,
                       const dealii::IndexSet                         &coarse_owned,
                       const dealii::IndexSet                         &coarse_relevant,
@@ -171,14 +171,16 @@ namespace plastix
       using ProlongationEntry = std::array<GlobalIndex, 10>; // fine vertex, 8 cell vertices, position
       using RestrictionEntry  = std::array<GlobalIndex, 3>;  // coarse vertex, fine vertex, midpoint axes
       GlobalGatherForm form;
-      form.cells = cell_vertices;
+      // The owned cells first; cells received for owned fine vertices follow.
+      form.cells                      = std::move(cell_vertices);
+      const std::size_t n_owned_cells = form.cells.size();
 
       std::vector<GlobalIndex> foreign_fine, foreign_coarse;
       for (const auto &lattice : cell_lattice)
         for (const GlobalIndex f : lattice)
           if (!fine_owned.is_element(f))
             foreign_fine.push_back(f);
-      for (const auto &vertices : cell_vertices)
+      for (const auto &vertices : form.cells)
         for (const GlobalIndex c : vertices)
           if (!coarse_owned.is_element(c))
             foreign_coarse.push_back(c);
@@ -208,7 +210,7 @@ namespace plastix
               {
                 ProlongationEntry entry;
                 entry[0] = f;
-                std::copy(cell_vertices[cell].begin(), cell_vertices[cell].end(), entry.begin() + 1);
+                std::copy(form.cells[cell].begin(), form.cells[cell].end(), entry.begin() + 1);
                 entry[9] = q;
                 prolongation_out[fine_owner(f)].push_back(entry);
               }
@@ -256,10 +258,10 @@ namespace plastix
         row[length++] = {f, k};
       };
       std::map<unsigned int, std::vector<RestrictionEntry>> restriction_out;
-      for (std::size_t cell = 0; cell < cell_lattice.size(); ++cell)
+      for (std::size_t cell = 0; cell < n_owned_cells; ++cell)
         for (unsigned int a = 0; a < 8; ++a)
           {
-            const GlobalIndex c = cell_vertices[cell][a];
+            const GlobalIndex c = form.cells[cell][a];
             // The 8 lattice points that vertex a reaches: per axis its own
             // end or the midpoint.
             for (unsigned int k = 0; k < 8; ++k)
@@ -300,8 +302,8 @@ namespace plastix
     /**
      * The fine DoFs the transfer reads or writes: owned ones, plus as ghosts
      * those the restriction reads (several processes: the fine vertices
-     * that the owned coarse vertices reach; before the gather form, the
-     * children of the coarse cells owned here).
+     * that the owned coarse vertices reach; one process: none, the level's
+     * own layout).
      */
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> fine_layout;
     /** The coarse DoFs the prolongation reads: owned ones, plus the vertices of its cells as ghosts. */
@@ -449,7 +451,7 @@ namespace plastix
             // give complete owned values and need no compress().
             dealii::IndexSet coarse_relevant = coarse_layout.locally_owned_range();
             coarse_relevant.add_indices(coarse_layout.ghost_indices());
-            const GlobalGatherForm form = build_gather_form(cell_vertices, cell_lattice,
+            const GlobalGatherForm form = build_gather_form(std::move(cell_vertices), cell_lattice,
                                                             coarse_layout.locally_owned_range(), coarse_relevant,
                                                             owned, communicator);
 
