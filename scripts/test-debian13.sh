@@ -37,7 +37,7 @@ trap 'umount "$ROOT/dev" "$ROOT/sys" "$ROOT/proc" 2> /dev/null || true' EXIT
 echo "== packages (deal.II 9.6)"
 chroot "$ROOT" bash -c 'export DEBIAN_FRONTEND=noninteractive; apt-get update -q > /dev/null &&
   apt-get install -y -q --no-install-recommends libdeal.ii-dev libtrilinos-belos-dev cmake g++ make mold \
-    openmpi-bin python3 zlib1g-dev gnuplot-nox > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }'
+    openmpi-bin python3 zlib1g-dev gnuplot-nox libjemalloc-dev pkg-config > /tmp/apt.log 2>&1 || { tail -20 /tmp/apt.log; exit 1; }'
 chroot "$ROOT" dpkg-query -W -f='${Package} ${Version}\n' libdeal.ii-dev
 
 echo "== copy the source"
