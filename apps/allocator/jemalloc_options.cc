@@ -4,12 +4,14 @@
 //
 // deal.II's mesh refinement and DoF distribution, and the operator's set-up,
 // grow arrays of hundreds of MiB to GiB. With 4 KiB pages each fresh page
-// costs a page fault, and on virtual machines these dominated the set-up
-// (doc/solvers.md, session S). jemalloc with transparent huge pages ("thp:
-// always": it asks the kernel for 2 MiB pages through madvise, which kernels
-// in THP mode "madvise" grant; in mode "never" the option does nothing) and
-// its reuse of freed memory cut the faults several hundredfold. MALLOC_CONF
-// in the environment overrides these defaults (e.g. MALLOC_CONF=thp:default).
+// costs a page fault; on the development machine (a virtual machine) these
+// took half the set-up (doc/solvers.md, session S). "thp:always" makes
+// jemalloc ask the kernel for 2 MiB pages through madvise, which kernels in
+// transparent-huge-page mode "madvise" or "always" grant (in mode "never" it
+// does nothing): C5's serial mesh took 15k page faults instead of glibc's 234k. The
+// huge pages are what helps: jemalloc without them was as slow as glibc.
+// MALLOC_CONF in the environment overrides these options (for example
+// MALLOC_CONF=thp:default).
 #include <jemalloc/jemalloc.h>
 
 const char *malloc_conf = "thp:always,metadata_thp:auto";
