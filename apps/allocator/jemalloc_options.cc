@@ -8,8 +8,9 @@
 // took half the set-up (doc/solvers.md, session S). "thp:always" makes
 // jemalloc ask the kernel for 2 MiB pages through madvise, which kernels in
 // transparent-huge-page mode "madvise" or "always" grant (in mode "never" it
-// does nothing): C5's serial mesh took 15k page faults instead of glibc's 234k. The
-// huge pages are what helps: jemalloc without them was as slow as glibc.
+// does nothing): C5's serial mesh took 15k page faults instead of glibc's
+// 234k. The huge pages are what helps: jemalloc without them was as slow as
+// glibc.
 // MALLOC_CONF in the environment overrides these options (for example
 // MALLOC_CONF=thp:default).
 #include <jemalloc/jemalloc.h>
