@@ -4,6 +4,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include <plastix/backend/q1_transfer.h>
+#include <plastix/core/collective_failure.h>
 #include <plastix/solvers/mg_transfer.h>
 
 #include <algorithm>
@@ -159,6 +160,8 @@ namespace plastix
      * fine vertex owned here interpolates in a cell owned here where it has
      * one, else in a cell received whose vertices are in @p coarse_relevant
      * where there is one (no new ghosts), else in any cell received.
+     * Collective; a failure of one process throws on every process
+     * (@p failures: the ranks agree before each collective step).
      */
     GlobalGatherForm
     build_gather_form(std::vector<std::array<GlobalIndex, 8>>         cell_vertices,
@@ -166,7 +169,8 @@ namespace plastix
                       const dealii::IndexSet                         &coarse_owned,
                       const dealii::IndexSet                         &coarse_relevant,
                       const dealii::IndexSet                         &fine_owned,
-                      const MPI_Comm                                  communicator)
+                      const MPI_Comm                                  communicator,
+                      internal::CollectiveFailure                    &failures)
     {
       using ProlongationEntry = std::array<GlobalIndex, 10>; // fine vertex, 8 cell vertices, position
       using RestrictionEntry  = std::array<GlobalIndex, 3>;  // coarse vertex, fine vertex, midpoint axes
@@ -184,68 +188,45 @@ namespace plastix
         for (const GlobalIndex c : vertices)
           if (!coarse_owned.is_element(c))
             foreign_coarse.push_back(c);
+      failures.throw_on_every_rank(communicator);
       const OwnerLookup fine_owner(fine_owned, vertex_dofs(fine_owned.size(), foreign_fine), communicator);
       const OwnerLookup coarse_owner(coarse_owned, vertex_dofs(coarse_owned.size(), foreign_coarse), communicator);
 
       // Prolongation: per owned fine vertex one cell.
       const std::size_t n_fine = fine_owned.n_elements() / 3;
       constexpr auto    none   = dealii::numbers::invalid_dof_index;
-      form.fine_cell.assign(n_fine, none);
-      form.fine_position.assign(n_fine, 0);
       std::map<unsigned int, std::vector<ProlongationEntry>> prolongation_out;
-      for (std::size_t cell = 0; cell < cell_lattice.size(); ++cell)
-        for (unsigned int q = 0; q < 27; ++q)
-          {
-            const GlobalIndex f = cell_lattice[cell][q];
-            if (fine_owned.is_element(f))
-              {
-                const std::size_t node = fine_owned.index_within_set(f) / 3;
-                if (form.fine_cell[node] == none)
-                  {
-                    form.fine_cell[node]     = cell;
-                    form.fine_position[node] = static_cast<std::uint8_t>(q);
-                  }
-              }
-            else
-              {
-                ProlongationEntry entry;
-                entry[0] = f;
-                std::copy(form.cells[cell].begin(), form.cells[cell].end(), entry.begin() + 1);
-                entry[9] = q;
-                prolongation_out[fine_owner(f)].push_back(entry);
-              }
-          }
-      const auto prolongation_in = dealii::Utilities::MPI::some_to_some(communicator, prolongation_out);
-      std::map<std::array<GlobalIndex, 8>, std::size_t> received_cells;
-      for (const bool only_relevant : {true, false})
-        for (const auto &[rank, entries] : prolongation_in)
-          for (const ProlongationEntry &entry : entries)
+      failures.guard([&]() {
+        form.fine_cell.assign(n_fine, none);
+        form.fine_position.assign(n_fine, 0);
+        for (std::size_t cell = 0; cell < cell_lattice.size(); ++cell)
+          for (unsigned int q = 0; q < 27; ++q)
             {
-              if (!fine_owned.is_element(entry[0]))
-                throw std::logic_error("MGTransferDevice: received a fine vertex owned elsewhere");
-              const std::size_t node = fine_owned.index_within_set(entry[0]) / 3;
-              if (form.fine_cell[node] != none)
-                continue;
-              std::array<GlobalIndex, 8> vertices;
-              std::copy(entry.begin() + 1, entry.begin() + 9, vertices.begin());
-              if (only_relevant && !std::all_of(vertices.begin(), vertices.end(), [&](const GlobalIndex c) {
-                    return coarse_relevant.is_element(c);
-                  }))
-                continue;
-              const auto [position, is_new] = received_cells.emplace(vertices, form.cells.size());
-              if (is_new)
-                form.cells.push_back(vertices);
-              form.fine_cell[node]     = position->second;
-              form.fine_position[node] = static_cast<std::uint8_t>(entry[9]);
+              const GlobalIndex f = cell_lattice[cell][q];
+              if (fine_owned.is_element(f))
+                {
+                  const std::size_t node = fine_owned.index_within_set(f) / 3;
+                  if (form.fine_cell[node] == none)
+                    {
+                      form.fine_cell[node]     = cell;
+                      form.fine_position[node] = static_cast<std::uint8_t>(q);
+                    }
+                }
+              else
+                {
+                  ProlongationEntry entry;
+                  entry[0] = f;
+                  std::copy(form.cells[cell].begin(), form.cells[cell].end(), entry.begin() + 1);
+                  entry[9] = q;
+                  prolongation_out[fine_owner(f)].push_back(entry);
+                }
             }
-      if (std::find(form.fine_cell.begin(), form.fine_cell.end(), none) != form.fine_cell.end())
-        throw std::logic_error("MGTransferDevice: an owned fine vertex lies in no coarse cell of any process");
-
+      });
+      failures.throw_on_every_rank(communicator);
+      const auto prolongation_in = dealii::Utilities::MPI::some_to_some(communicator, prolongation_out);
       // Restriction: per owned coarse vertex its entries, without repeats
       // (the coarse cells that share a fine vertex give the same entry).
       const std::size_t n_coarse = coarse_owned.n_elements() / 3;
-      form.rows.resize(n_coarse);
-      form.row_length.assign(n_coarse, 0);
       const auto insert = [&](const GlobalIndex c, const GlobalIndex f, const std::uint8_t k) {
         const std::size_t node   = coarse_owned.index_within_set(c) / 3;
         auto             &row    = form.rows[node];
@@ -258,38 +239,71 @@ namespace plastix
         row[length++] = {f, k};
       };
       std::map<unsigned int, std::vector<RestrictionEntry>> restriction_out;
-      for (std::size_t cell = 0; cell < n_owned_cells; ++cell)
-        for (unsigned int a = 0; a < 8; ++a)
-          {
-            const GlobalIndex c = form.cells[cell][a];
-            // The 8 lattice points that vertex a reaches: per axis its own
-            // end or the midpoint.
-            for (unsigned int k = 0; k < 8; ++k)
+      failures.guard([&]() {
+        std::map<std::array<GlobalIndex, 8>, std::size_t> received_cells;
+        for (const bool only_relevant : {true, false})
+          for (const auto &[rank, entries] : prolongation_in)
+            for (const ProlongationEntry &entry : entries)
               {
-                unsigned int q = 0, stride = 1, axes = 0;
-                for (unsigned int d = 0; d < 3; ++d, stride *= 3)
-                  if ((k >> d) & 1)
-                    {
-                      q += stride;
-                      ++axes;
-                    }
-                  else
-                    q += stride * 2 * ((a >> d) & 1);
-                const GlobalIndex f = cell_lattice[cell][q];
-                if (coarse_owned.is_element(c))
-                  insert(c, f, static_cast<std::uint8_t>(axes));
-                else
-                  restriction_out[coarse_owner(c)].push_back(RestrictionEntry{{c, f, axes}});
+                if (!fine_owned.is_element(entry[0]))
+                  throw std::logic_error("MGTransferDevice: received a fine vertex owned elsewhere");
+                const std::size_t node = fine_owned.index_within_set(entry[0]) / 3;
+                if (form.fine_cell[node] != none)
+                  continue;
+                std::array<GlobalIndex, 8> vertices;
+                std::copy(entry.begin() + 1, entry.begin() + 9, vertices.begin());
+                if (only_relevant && !std::all_of(vertices.begin(), vertices.end(), [&](const GlobalIndex c) {
+                      return coarse_relevant.is_element(c);
+                    }))
+                  continue;
+                const auto [position, is_new] = received_cells.emplace(vertices, form.cells.size());
+                if (is_new)
+                  form.cells.push_back(vertices);
+                form.fine_cell[node]     = position->second;
+                form.fine_position[node] = static_cast<std::uint8_t>(entry[9]);
               }
-          }
+        if (std::find(form.fine_cell.begin(), form.fine_cell.end(), none) != form.fine_cell.end())
+          throw std::logic_error("MGTransferDevice: an owned fine vertex lies in no coarse cell of any process");
+
+        form.rows.resize(n_coarse);
+        form.row_length.assign(n_coarse, 0);
+        for (std::size_t cell = 0; cell < n_owned_cells; ++cell)
+          for (unsigned int a = 0; a < 8; ++a)
+            {
+              const GlobalIndex c = form.cells[cell][a];
+              // The 8 lattice points that vertex a reaches: per axis its own
+              // end or the midpoint.
+              for (unsigned int k = 0; k < 8; ++k)
+                {
+                  unsigned int q = 0, stride = 1, axes = 0;
+                  for (unsigned int d = 0; d < 3; ++d, stride *= 3)
+                    if ((k >> d) & 1)
+                      {
+                        q += stride;
+                        ++axes;
+                      }
+                    else
+                      q += stride * 2 * ((a >> d) & 1);
+                  const GlobalIndex f = cell_lattice[cell][q];
+                  if (coarse_owned.is_element(c))
+                    insert(c, f, static_cast<std::uint8_t>(axes));
+                  else
+                    restriction_out[coarse_owner(c)].push_back(RestrictionEntry{{c, f, axes}});
+                }
+            }
+      });
+      failures.throw_on_every_rank(communicator);
       const auto restriction_in = dealii::Utilities::MPI::some_to_some(communicator, restriction_out);
-      for (const auto &[rank, entries] : restriction_in)
-        for (const RestrictionEntry &entry : entries)
-          {
-            if (!coarse_owned.is_element(entry[0]))
-              throw std::logic_error("MGTransferDevice: received a coarse vertex owned elsewhere");
-            insert(entry[0], entry[1], static_cast<std::uint8_t>(entry[2]));
-          }
+      failures.guard([&]() {
+        for (const auto &[rank, entries] : restriction_in)
+          for (const RestrictionEntry &entry : entries)
+            {
+              if (!coarse_owned.is_element(entry[0]))
+                throw std::logic_error("MGTransferDevice: received a coarse vertex owned elsewhere");
+              insert(entry[0], entry[1], static_cast<std::uint8_t>(entry[2]));
+            }
+      });
+      failures.throw_on_every_rank(communicator);
       return form;
     }
   } // namespace
@@ -331,34 +345,40 @@ namespace plastix
     const std::vector<dealii::IndexSet>                                            &level_boundary,
     const dealii::IndexSet                                                         &fine_boundary)
   {
-    const unsigned int n_levels = active_dofs.get_triangulation().n_global_levels();
-    if (new_layouts.size() != n_levels || level_boundary.size() + 1 < n_levels)
-      throw std::invalid_argument("MGTransferDevice: need one layout per level and the boundary DoFs of every "
-                                  "level below the finest");
-    layouts = new_layouts;
-    transfers.clear();
-    transfers.resize(n_levels);
-
-    const unsigned int finest        = n_levels - 1;
-    const auto        &fe            = level_dofs.get_fe();
-    const unsigned int dofs_per_cell = fe.n_dofs_per_cell();
-    const MPI_Comm     communicator  = active_dofs.get_communicator();
-    const unsigned int n_processes   = dealii::Utilities::MPI::n_mpi_processes(communicator);
-    if (dofs_per_cell != 24 || fe.n_components() != 3)
-      throw std::invalid_argument("MGTransferDevice needs FESystem(FE_Q(1), 3); got " + fe.get_name());
-    check_embedding(fe);
+    // The ranks meet in collective steps (owners of DoFs, some-to-some,
+    // new layouts). A rank that fails in a local step keeps its exception
+    // and all ranks agree before each collective step, so that a failure on
+    // one rank throws on every rank instead of leaving the others waiting.
+    // The transfers are built aside and replace the old ones at the end.
+    const MPI_Comm              communicator = active_dofs.get_communicator();
+    const unsigned int          n_processes  = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    const unsigned int          n_levels     = active_dofs.get_triangulation().n_global_levels();
+    const unsigned int          finest       = n_levels - 1;
+    const auto                 &fe           = level_dofs.get_fe();
+    internal::CollectiveFailure failures("plastix::MGTransferDevice (set-up)");
     // Cell DoF of component c of vertex v.
     unsigned int cell_dof[8][3];
-    for (unsigned int i = 0; i < dofs_per_cell; ++i)
-      {
-        const auto [component, vertex] = fe.system_to_component_index(i);
-        cell_dof[vertex][component]    = i;
-      }
+    failures.guard([&]() {
+      if (new_layouts.size() != n_levels || level_boundary.size() + 1 < n_levels)
+        throw std::invalid_argument("MGTransferDevice: need one layout per level and the boundary DoFs of every "
+                                    "level below the finest");
+      if (fe.n_dofs_per_cell() != 24 || fe.n_components() != 3)
+        throw std::invalid_argument("MGTransferDevice needs FESystem(FE_Q(1), 3); got " + fe.get_name());
+      check_embedding(fe);
+      for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+        {
+          const auto [component, vertex] = fe.system_to_component_index(i);
+          cell_dof[vertex][component]    = i;
+        }
+    });
+    failures.throw_on_every_rank(communicator);
+    const unsigned int                          dofs_per_cell = fe.n_dofs_per_cell();
+    std::vector<std::unique_ptr<LevelTransfer>> new_transfers(n_levels);
 
     for (unsigned int l = 1; l < n_levels; ++l)
       {
         const bool  fine_is_active = l == finest;
-        const auto &coarse_layout  = *layouts[l - 1];
+        const auto &coarse_layout  = *new_layouts[l - 1];
         auto        transfer       = std::make_unique<LevelTransfer>();
 
         // The fine DoFs of the children of the coarse cells owned here, through
@@ -379,7 +399,7 @@ namespace plastix
           else
             child->get_mg_dof_indices(fine_dofs);
         };
-        const auto             &fine_layout = layouts[l];
+        const auto             &fine_layout = new_layouts[l];
         const dealii::IndexSet &owned       = fine_layout->locally_owned_range();
 
         // The constraint flags of the local DoFs of the transfer's layouts.
@@ -410,39 +430,41 @@ namespace plastix
         // children's lattice (first DoFs, global).
         std::vector<std::array<GlobalIndex, 8>>  cell_vertices;
         std::vector<std::array<GlobalIndex, 27>> cell_lattice;
-        for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
-          {
-            if (!cell->is_locally_owned_on_level())
-              continue;
-            if (!cell->has_children())
-              throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
-            cell->get_mg_dof_indices(coarse_dofs);
-            std::array<GlobalIndex, 8> vertices;
-            for (unsigned int a = 0; a < 8; ++a)
-              {
-                const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
-                                               coarse_dofs[cell_dof[a][2]]};
-                vertices[a]                 = first_of_vertex(vertex);
-              }
-            std::array<GlobalIndex, 27> lattice;
-            lattice.fill(dealii::numbers::invalid_dof_index);
-            for (unsigned int c = 0; c < cell->n_children(); ++c)
-              {
-                child_dofs(cell, c);
-                for (unsigned int v = 0; v < 8; ++v)
-                  {
-                    const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
-                                                   fine_dofs[cell_dof[v][2]]};
-                    const GlobalIndex node      = first_of_vertex(vertex);
-                    auto             &position  = lattice[lattice_point(c, v)];
-                    if (position != dealii::numbers::invalid_dof_index && position != node)
-                      throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
-                    position = node;
-                  }
-              }
-            cell_vertices.push_back(vertices);
-            cell_lattice.push_back(lattice);
-          }
+        failures.guard([&]() {
+          for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
+            {
+              if (!cell->is_locally_owned_on_level())
+                continue;
+              if (!cell->has_children())
+                throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
+              cell->get_mg_dof_indices(coarse_dofs);
+              std::array<GlobalIndex, 8> vertices;
+              for (unsigned int a = 0; a < 8; ++a)
+                {
+                  const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
+                                                 coarse_dofs[cell_dof[a][2]]};
+                  vertices[a]                 = first_of_vertex(vertex);
+                }
+              std::array<GlobalIndex, 27> lattice;
+              lattice.fill(dealii::numbers::invalid_dof_index);
+              for (unsigned int c = 0; c < cell->n_children(); ++c)
+                {
+                  child_dofs(cell, c);
+                  for (unsigned int v = 0; v < 8; ++v)
+                    {
+                      const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
+                                                     fine_dofs[cell_dof[v][2]]};
+                      const GlobalIndex node      = first_of_vertex(vertex);
+                      auto             &position  = lattice[lattice_point(c, v)];
+                      if (position != dealii::numbers::invalid_dof_index && position != node)
+                        throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
+                      position = node;
+                    }
+                }
+              cell_vertices.push_back(vertices);
+              cell_lattice.push_back(lattice);
+            }
+        });
 
         backend::TransferData data;
         if (n_processes > 1)
@@ -453,84 +475,95 @@ namespace plastix
             coarse_relevant.add_indices(coarse_layout.ghost_indices());
             const GlobalGatherForm form = build_gather_form(std::move(cell_vertices), cell_lattice,
                                                             coarse_layout.locally_owned_range(), coarse_relevant,
-                                                            owned, communicator);
+                                                            owned, communicator, failures);
 
             // The ghosts each transfer reads: the vertices of the cells it
             // interpolates in, the fine vertices of the owned rows of R.
             std::vector<GlobalIndex> coarse_ghosts, fine_ghosts;
-            for (const auto &vertices : form.cells)
-              for (const GlobalIndex c : vertices)
-                if (!coarse_layout.in_local_range(c))
-                  coarse_ghosts.push_back(c);
-            for (std::size_t node = 0; node < form.rows.size(); ++node)
-              for (unsigned int e = 0; e < form.row_length[node]; ++e)
-                if (!owned.is_element(form.rows[node][e].first))
-                  fine_ghosts.push_back(form.rows[node][e].first);
-            transfer->coarse_layout = layout_with(layouts[l - 1], vertex_dofs(coarse_layout.size(), coarse_ghosts));
-            transfer->fine_layout   = layout_with(fine_layout, vertex_dofs(owned.size(), fine_ghosts));
-            data.gather_form        = true;
-            for (const auto &vertices : form.cells)
-              for (const GlobalIndex c : vertices)
-                data.coarse_cell_nodes.push_back(local_node(*transfer->coarse_layout, c));
-            data.fine_node_cell.assign(form.fine_cell.begin(), form.fine_cell.end());
-            data.fine_node_position = form.fine_position;
-            data.coarse_row_start.assign(1, 0);
-            for (std::size_t node = 0; node < form.rows.size(); ++node)
-              {
-                std::vector<std::pair<backend::LocalIndex, std::uint8_t>> row;
+            failures.guard([&]() {
+              for (const auto &vertices : form.cells)
+                for (const GlobalIndex c : vertices)
+                  if (!coarse_layout.in_local_range(c))
+                    coarse_ghosts.push_back(c);
+              for (std::size_t node = 0; node < form.rows.size(); ++node)
                 for (unsigned int e = 0; e < form.row_length[node]; ++e)
-                  row.emplace_back(local_node(*transfer->fine_layout, form.rows[node][e].first),
-                                   form.rows[node][e].second);
-                std::sort(row.begin(), row.end());
-                for (const auto &[f, k] : row)
-                  {
-                    data.coarse_row_fine_nodes.push_back(f);
-                    data.coarse_row_midpoint_axes.push_back(k);
-                  }
-                data.coarse_row_start.push_back(data.coarse_row_fine_nodes.size());
-              }
+                  if (!owned.is_element(form.rows[node][e].first))
+                    fine_ghosts.push_back(form.rows[node][e].first);
+            });
+            failures.throw_on_every_rank(communicator);
+            transfer->coarse_layout = layout_with(new_layouts[l - 1], vertex_dofs(coarse_layout.size(), coarse_ghosts));
+            transfer->fine_layout   = layout_with(fine_layout, vertex_dofs(owned.size(), fine_ghosts));
+            failures.guard([&]() {
+              data.gather_form = true;
+              for (const auto &vertices : form.cells)
+                for (const GlobalIndex c : vertices)
+                  data.coarse_cell_nodes.push_back(local_node(*transfer->coarse_layout, c));
+              data.fine_node_cell.assign(form.fine_cell.begin(), form.fine_cell.end());
+              data.fine_node_position = form.fine_position;
+              data.coarse_row_start.assign(1, 0);
+              for (std::size_t node = 0; node < form.rows.size(); ++node)
+                {
+                  std::vector<std::pair<backend::LocalIndex, std::uint8_t>> row;
+                  for (unsigned int e = 0; e < form.row_length[node]; ++e)
+                    row.emplace_back(local_node(*transfer->fine_layout, form.rows[node][e].first),
+                                     form.rows[node][e].second);
+                  std::sort(row.begin(), row.end());
+                  for (const auto &[f, k] : row)
+                    {
+                      data.coarse_row_fine_nodes.push_back(f);
+                      data.coarse_row_midpoint_axes.push_back(k);
+                    }
+                  data.coarse_row_start.push_back(data.coarse_row_fine_nodes.size());
+                }
+            });
           }
         else
-          {
+          failures.guard([&]() {
             // One process: every coarse cell is here; Q1Transfer derives
             // the gather form from the cells and the weights (all 1 / the
             // number of cells of a fine vertex, all local).
             transfer->fine_layout   = fine_layout;
-            transfer->coarse_layout = layouts[l - 1];
+            transfer->coarse_layout = new_layouts[l - 1];
             for (const auto &vertices : cell_vertices)
               for (const GlobalIndex c : vertices)
                 data.coarse_cell_nodes.push_back(local_node(coarse_layout, c));
             for (const auto &lattice : cell_lattice)
               for (const GlobalIndex f : lattice)
                 data.fine_cell_nodes.push_back(local_node(*fine_layout, f));
-          }
-        const auto &coarse = *transfer->coarse_layout;
-        const auto &fine   = *transfer->fine_layout;
-        if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
-            (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
-          throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
-        data.n_coarse_nodes     = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
-        data.n_fine_nodes       = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
-        data.coarse_constrained = constrained_flags(coarse, level_boundary[l - 1]);
-        data.fine_constrained   = constrained_flags(fine, fine_is_active ? fine_boundary : level_boundary[l]);
-        if (!data.gather_form)
-          {
-            data.fine_node_weights.assign(data.n_fine_nodes, 0.);
-            for (const auto node : data.fine_cell_nodes)
-              data.fine_node_weights[node] += 1.;
-            for (double &weight : data.fine_node_weights)
-              weight = weight > 0 ? 1. / weight : 0.;
-          }
+          });
+        failures.guard([&]() {
+          const auto &coarse = *transfer->coarse_layout;
+          const auto &fine   = *transfer->fine_layout;
+          if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
+              (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
+            throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+          data.n_coarse_nodes     = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
+          data.n_fine_nodes       = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
+          data.coarse_constrained = constrained_flags(coarse, level_boundary[l - 1]);
+          data.fine_constrained   = constrained_flags(fine, fine_is_active ? fine_boundary : level_boundary[l]);
+          if (!data.gather_form)
+            {
+              data.fine_node_weights.assign(data.n_fine_nodes, 0.);
+              for (const auto node : data.fine_cell_nodes)
+                data.fine_node_weights[node] += 1.;
+              for (double &weight : data.fine_node_weights)
+                weight = weight > 0 ? 1. / weight : 0.;
+            }
 
-        transfer->q1 = std::make_unique<backend::Q1Transfer>(data);
-        if (transfer->fine_layout != fine_layout || !transfer->q1->gathers())
-          transfer->fine_work.reinit(transfer->fine_layout);
-        if (transfer->coarse_layout != layouts[l - 1])
-          transfer->coarse_source.reinit(transfer->coarse_layout);
-        if (!transfer->q1->gathers())
-          transfer->coarse_work.reinit(layouts[l - 1]);
-        transfers[l] = std::move(transfer);
+          transfer->q1 = std::make_unique<backend::Q1Transfer>(data);
+          if (transfer->fine_layout != fine_layout || !transfer->q1->gathers())
+            transfer->fine_work.reinit(transfer->fine_layout);
+          if (transfer->coarse_layout != new_layouts[l - 1])
+            transfer->coarse_source.reinit(transfer->coarse_layout);
+          if (!transfer->q1->gathers())
+            transfer->coarse_work.reinit(new_layouts[l - 1]);
+        });
+        // Before the next level's collective steps, or before the results replace the old ones.
+        failures.throw_on_every_rank(communicator);
+        new_transfers[l] = std::move(transfer);
       }
+    layouts   = new_layouts;
+    transfers = std::move(new_transfers);
   }
 
   template <typename Number>

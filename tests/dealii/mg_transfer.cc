@@ -20,6 +20,15 @@
 //     transfer's own layouts with the coarse and fine DoFs it reads).
 // A wrong embedding matrix, a lost child, a row of R or P missing a part
 // from another rank, or a ghost not exchanged changes some entry by O(1).
+//
+// A failure of initialize() on some ranks only throws on every rank, with
+// the failing rank's message, and leaves no transfer behind: the last rank
+// given one layout too few (a failure before the first collective step);
+// a mesh refined once more everywhere except in its last coarse cell, whose
+// level cells without children belong to the last rank (the failure comes
+// at the finest transfer, after the collective steps of the coarser ones).
+// Without the ranks' agreement the others wait in a collective step for
+// ever and the test times out.
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
@@ -53,6 +62,63 @@ namespace
     std::uniform_real_distribution<double> distribution(-1., 1.);
     for (unsigned int i = 0; i < v.locally_owned_size(); ++i)
       v.local_element(i) = distribution(generator);
+  }
+
+  /** Per level the owned level DoFs without ghosts; the finest: the owned active DoFs. */
+  std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>
+  owned_layouts(const DoFHandler<3> &dof_handler)
+  {
+    const MPI_Comm     comm   = dof_handler.get_communicator();
+    const unsigned int finest = dof_handler.get_triangulation().n_global_levels() - 1;
+    std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> layouts(finest + 1);
+    for (unsigned int l = 0; l < finest; ++l)
+      layouts[l] = std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_mg_dofs(l),
+                                                                 IndexSet(dof_handler.n_dofs(l)), comm);
+    layouts[finest] = std::make_shared<Utilities::MPI::Partitioner>(dof_handler.locally_owned_dofs(),
+                                                                    IndexSet(dof_handler.n_dofs()), comm);
+    return layouts;
+  }
+
+  /**
+   * initialize() must throw on every rank, with a message that contains
+   * @p cause, and leave the transfer empty; @p fails_here: whether this
+   * rank fails by itself. On several ranks the case must fail on some
+   * ranks only (else it does not probe the agreement).
+   */
+  void
+  check_failure_on_every_rank(const std::string                                                     &what,
+                              const DoFHandler<3>                                                   &dof_handler,
+                              const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &layouts,
+                              const bool                                                             fails_here,
+                              const std::string                                                     &cause,
+                              plastix_test::Checker                                                 &checker)
+  {
+    const MPI_Comm        comm     = dof_handler.get_communicator();
+    const unsigned int    n_levels = dof_handler.get_triangulation().n_global_levels();
+    std::vector<IndexSet> level_boundary;
+    for (unsigned int l = 0; l < n_levels; ++l)
+      level_boundary.emplace_back(dof_handler.n_dofs(l));
+    plastix::MGTransferDevice<double> transfer;
+    bool                              threw = false, names_cause = false;
+    try
+      {
+        transfer.initialize(dof_handler, dof_handler, layouts, level_boundary, IndexSet(dof_handler.n_dofs()));
+      }
+    catch (const std::exception &e)
+      {
+        threw       = true;
+        names_cause = std::string(e.what()).find(cause) != std::string::npos;
+      }
+    const unsigned int n_failing = Utilities::MPI::sum(fails_here ? 1U : 0U, comm);
+    const unsigned int n_ranks   = Utilities::MPI::n_mpi_processes(comm);
+    checker.check_true(what + ": fails by itself on " + std::to_string(n_failing) + " of " +
+                         std::to_string(n_ranks) + " rank(s)",
+                       n_failing >= 1 && (n_ranks == 1 || n_failing < n_ranks));
+    checker.check_true(what + ": initialize() threw on every rank", Utilities::MPI::min(threw ? 1 : 0, comm) == 1);
+    checker.check_true(what + ": every rank's message names the cause (\"" + cause + "\")",
+                       Utilities::MPI::min(names_cause ? 1 : 0, comm) == 1);
+    checker.check_true(what + ": no transfer left behind",
+                       Utilities::MPI::max(transfer.n_levels(), comm) == 0);
   }
 
   /** Level and active index of the DoFs of the locally owned finest cells. */
@@ -286,5 +352,39 @@ main(int argc, char **argv)
         check_transfers<float>(dof_handler, layouts, level_layouts, relevant_layouts, pairs, reference, 2e-6,
                                checker, env.pout);
       }
+
+    env.pout << "A failure on some ranks only\n";
+    const unsigned int last_rank = Utilities::MPI::n_mpi_processes(env.comm) - 1;
+    const bool         is_last   = Utilities::MPI::this_mpi_process(env.comm) == last_rank;
+    {
+      auto layouts = owned_layouts(dof_handler);
+      if (is_last)
+        layouts.pop_back();
+      check_failure_on_every_rank("the last rank given one layout too few", dof_handler, layouts, is_last,
+                                  "one layout per level", checker);
+    }
+    {
+      // Refined twice, then once more except in the last coarse cell.
+      p.mesh.global_refinements = 2;
+      parallel::distributed::Triangulation<3> partly_refined(
+        env.comm, Triangulation<3>::limit_level_difference_at_vertices,
+        parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
+      plastix::create_mesh(p.mesh, partly_refined);
+      const unsigned int last_coarse_cell = partly_refined.n_cells(0) - 1;
+      for (const auto &cell : partly_refined.active_cell_iterators())
+        if (cell->is_locally_owned() && cell->id().get_coarse_cell_id() != last_coarse_cell)
+          cell->set_refine_flag();
+      partly_refined.execute_coarsening_and_refinement();
+      DoFHandler<3> partly_refined_dofs(partly_refined);
+      partly_refined_dofs.distribute_dofs(fe);
+      partly_refined_dofs.distribute_mg_dofs();
+      const unsigned int below_finest = partly_refined.n_global_levels() - 2;
+      bool               owns_leaf    = false;
+      for (const auto &cell : partly_refined.cell_iterators_on_level(below_finest))
+        owns_leaf = owns_leaf || (cell->is_locally_owned_on_level() && !cell->has_children());
+      check_failure_on_every_rank("level cells without children, on the ranks of the last coarse cell",
+                                  partly_refined_dofs, owned_layouts(partly_refined_dofs), owns_leaf,
+                                  "without children", checker);
+    }
   });
 }
