@@ -248,6 +248,11 @@ namespace plastix
     const auto valid_factor = [](const double factor) {
       return factor > 0 && std::isfinite(factor) && factor < std::numeric_limits<float>::max();
     };
+    // The factors of the owned level cells by their index on the level, for
+    // their ghost copies on other ranks: the callback runs once per cell.
+    std::vector<float> owned_level_factors;
+    if (applies_ghost_cells && additional_data.cell_stiffness_factor)
+      owned_level_factors.assign(triangulation.n_raw_cells(level), 1.f);
     // given: the material id and stiffness factor of a ghost cell, from its owner.
     auto add_cell = [&](const auto &cell, const std::pair<unsigned int, float> *given) {
         if (on_level)
@@ -293,6 +298,8 @@ namespace plastix
               factor_error = "plastix::MechanicsOperator: the stiffness factor of cell " + cell->id().to_string() +
                              " is " + std::to_string(factor) + "; it must be finite and positive";
             mesh.cell_factors.push_back(good ? static_cast<float>(factor) : 1.f);
+            if (!owned_level_factors.empty())
+              owned_level_factors[cell->index()] = mesh.cell_factors.back();
           }
     };
     failures.guard([&] {
@@ -318,14 +325,8 @@ namespace plastix
         dealii::GridTools::exchange_cell_data_to_level_ghosts<CellData, dealii::Triangulation<3>>(
           triangulation,
           [&](const LevelCell &cell) {
-            float factor = 1.f;
-            if (additional_data.cell_stiffness_factor)
-              failures.guard([&] {
-                const double value = additional_data.cell_stiffness_factor(cell);
-                // A bad factor is reported by the owner; the ghost copy stays finite.
-                if (valid_factor(value))
-                  factor = static_cast<float>(value);
-              });
+            // A bad factor is reported by the owner; the ghost copy takes 1.
+            const float factor = owned_level_factors.empty() ? 1.f : owned_level_factors[cell->index()];
             return std::optional<CellData>(CellData(cell->material_id(), factor));
           },
           [&](const LevelCell &cell, const CellData &data) { ghost_data[cell->id()] = data; },

@@ -12,7 +12,10 @@
 //    reach the same solution as Jacobi-CG, AMG in a fraction of its
 //    iterations;
 //  - a factor that is not finite and positive is refused naming the cell;
-//  - a callback that throws on one rank stops every rank (no rank waits).
+//  - a callback that throws on one rank stops every rank (no rank waits);
+//  - a level operator that applies its ghost cells calls the callback once
+//    per owned level cell and never for a ghost cell (the ghosts take their
+//    owners' factors).
 // Run with 1 and 2 MPI ranks.
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
@@ -418,6 +421,40 @@ main(int argc, char **argv)
       checker.check_true("a callback throwing on rank 0 only in the coarse matrix assembly: rank 0 gets its "
                          "exception, every other rank the message",
                          Utilities::MPI::min((rank == 0 ? own : reported) ? 1 : 0, env.comm) == 1);
+    }
+
+    // 6. The callback's calls on a level whose operator applies its ghost
+    //    cells (several ranks): once per owned level cell, none for a ghost.
+    {
+      const unsigned int             level = 1;
+      std::map<CellId, unsigned int> calls;
+      plastix::MechanicsOperator::AdditionalData counting;
+      counting.cell_stiffness_factor = [&](const TriaIterator<CellAccessor<3>> &cell) {
+        ++calls[cell->id()];
+        return ball_factor(cell);
+      };
+      const MappingQ<3>         mapping(1);
+      AffineConstraints<double> level_constraints;
+      level_constraints.close();
+      plastix::MechanicsOperator op;
+      op.reinit_level(mapping, dof_handler, level_constraints, materials, level, counting);
+      unsigned int n_owned = 0, n_once = 0, n_other = 0;
+      for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+        if (cell->is_locally_owned_on_level())
+          {
+            ++n_owned;
+            const auto found = calls.find(cell->id());
+            n_once += found != calls.end() && found->second == 1 ? 1 : 0;
+          }
+      for (const auto &[id, count] : calls)
+        n_other += tria.create_cell_iterator(id)->is_locally_owned_on_level() ? 0 : count;
+      checker.check_true("level " + std::to_string(level) + " operator on " + std::to_string(env.n_ranks) +
+                           " rank(s) (ghost cells applied on several): the callback ran once for each of " +
+                           std::to_string(Utilities::MPI::sum(n_owned, env.comm)) + " owned level cells",
+                         Utilities::MPI::sum(n_once, env.comm) == Utilities::MPI::sum(n_owned, env.comm));
+      checker.check_true("level " + std::to_string(level) + " operator: the callback never ran for a cell owned "
+                           "elsewhere",
+                         Utilities::MPI::sum(n_other, env.comm) == 0);
     }
   });
 }
