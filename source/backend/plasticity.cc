@@ -1,6 +1,7 @@
 // J2 plasticity on the device: radial return at every Gauss point, internal
 // force, committed/trial history, output averages.
 #include <plastix/backend/plasticity.h>
+#include <plastix/backend/vector_operations.h>
 
 #include "material/pressure_dependent.h"
 #include "plasticity_impl.h"
@@ -309,6 +310,19 @@ namespace plastix
 
     PlasticityState::~PlasticityState() = default;
 
+    internal::Strided<const float>
+    PlasticityState::Impl::single_tangent_view() const
+    {
+      if (!tangent_single_current)
+        {
+          if (tangent_single.size() != tangent.size())
+            tangent_single.resize(tangent.size(), "consistent tangent (single precision)");
+          vector_operations::convert(tangent.size(), 1., tangent.data(), 0., tangent_single.data());
+          tangent_single_current = true;
+        }
+      return {tangent_single.data(), tangent_stride_cell, tangent_stride_entry};
+    }
+
     StressUpdateStatistics
     PlasticityState::update(const double *u, double *f_int)
     {
@@ -323,6 +337,7 @@ namespace plastix
                                           s.tangent_view(),
                                           s.cell_plastic.data(),
                                           s.point_plastic.data()};
+      s.tangent_single_current = false;
       with_geometry(d, [&](const auto &geometry) {
        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
         const auto run = [&](auto pressure_dependent) {
@@ -443,7 +458,7 @@ namespace plastix
     {
       const Impl &s = *impl_;
       return s.history_committed.memory_consumption() + s.history_trial.memory_consumption() +
-             s.tangent.memory_consumption() + s.stress.memory_consumption() +
+             s.tangent.memory_consumption() + s.tangent_single.memory_consumption() + s.stress.memory_consumption() +
              s.cell_plastic.memory_consumption() + s.point_plastic.memory_consumption();
     }
 

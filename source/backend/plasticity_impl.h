@@ -9,6 +9,8 @@
 #include "material/pressure_dependent.h"
 #include "operator_impl.h"
 
+#include <type_traits>
+
 namespace plastix
 {
   namespace backend
@@ -35,6 +37,16 @@ namespace plastix
       DeviceArray<double>       history_committed;
       DeviceArray<double>       history_trial;
       DeviceArray<double>       tangent;
+      /**
+       * The tangent rounded to float, for single-precision applications
+       * (the levels of a single-precision V-cycle read it in every
+       * smoothing step): half the bytes of @p tangent, the same values that
+       * those applications cast from it before. Made at the first such
+       * application after each update(), so that runs without them
+       * neither hold nor convert it.
+       */
+      mutable DeviceArray<float> tangent_single;
+      mutable bool               tangent_single_current = false;
       DeviceArray<double>       stress;
       DeviceArray<std::uint8_t> cell_plastic;
       DeviceArray<std::uint8_t> point_plastic;
@@ -57,6 +69,10 @@ namespace plastix
         return {const_cast<double *>(tangent.data()), tangent_stride_cell, tangent_stride_entry};
       }
 
+      /** The tangent in single precision (tangent_single), brought up to date first. */
+      internal::Strided<const float>
+      single_tangent_view() const;
+
       /**
        * The consistent tangent times the cells' stiffness factors, or
        * without them (@p with_cell_factors false: the element matrices of
@@ -67,7 +83,12 @@ namespace plastix
       tangent_law(const bool with_cell_factors = true) const
       {
         const auto &d = op->impl();
-        return {d.materials.data(), d.cell_material.data(), cell_plastic.data(), tangent_view(),
+        internal::Strided<const Number> view;
+        if constexpr (std::is_same_v<Number, float>)
+          view = single_tangent_view();
+        else
+          view = tangent_view();
+        return {d.materials.data(), d.cell_material.data(), cell_plastic.data(), view,
                 with_cell_factors ? d.cell_factor_data() : nullptr};
       }
 

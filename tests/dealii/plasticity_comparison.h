@@ -179,7 +179,10 @@ namespace plastix_test
    * plastix's PlasticityState and tangent operator of @p d (its current
    * operator settings) at the reference states, step by step from a zero
    * history: internal force (all rows), plastic point and cell counts,
-   * tangent vmult (constrained rows return the input) and diagonal. Prints
+   * tangent vmult (constrained rows return the input) and diagonal, and
+   * the tangent vmult in single precision (float vectors, as the levels of
+   * a single-precision V-cycle apply it: a tangent kept from an earlier
+   * state fails it). Prints
    * one line per step unless @p verbose, then every check.
    */
   inline void
@@ -200,7 +203,13 @@ namespace plastix_test
     // round-off up to 2.6e-13 relative was measured (voxel cantilever), hence 1e-11. A wrong
     // stress at a single Gauss point is orders of magnitude above it.
     const double force_tolerance = 1e-11;
+    // Single precision: float data and arithmetic, sums over a few cells.
+    const double single_tolerance = 1e-5;
     double       worst_force = 0, worst_tangent = 0, worst_constrained = 0, worst_diagonal = 0, worst_fd = 0;
+    double       worst_single = 0;
+    plastix::device::Vector<float> x_single, y_single;
+    d.op.initialize_dof_vector(x_single);
+    d.op.initialize_dof_vector(y_single);
     bool   counts_ok = true;
     for (unsigned int k = 0; k < reference.u.size(); ++k)
       {
@@ -243,6 +252,14 @@ namespace plastix_test
             }
         const double tangent_error     = relative_l2(diff_free, norm_free);
         const double constrained_error = Utilities::MPI::max(diff_constrained, comm);
+        x_single.copy_from_host(x_host);
+        d.op.vmult(y_single, x_single);
+        y_single.copy_to_host(host);
+        double diff_single = 0;
+        for (const auto i : owned)
+          if (!reference.constrained.is_element(i))
+            diff_single += std::pow(host(i) - y_ref(i), 2);
+        const double single_error = relative_l2(diff_single, norm_free);
         d.op.compute_diagonal(y_dev);
         y_dev.copy_to_host(host);
         double diag_diff = 0, diag_max = 0;
@@ -343,6 +360,8 @@ namespace plastix_test
             checker.check("    tangent vmult vs reference tangent matrix (free rows), relative l2", tangent_error,
                           1e-12);
             checker.check("    tangent: constrained rows return the input, max abs", constrained_error, 0.);
+            checker.check("    tangent vmult in single precision vs reference (free rows), relative l2", single_error,
+                          single_tolerance);
             checker.check("    tangent diagonal vs reference (free rows), max relative", diagonal_error, 1e-12);
             checker.check("    tangent vs central difference of the internal force (free rows), relative l2",
                           fd_error, 1e-6);
@@ -350,6 +369,7 @@ namespace plastix_test
         worst_force       = std::max(worst_force, force_error);
         worst_tangent     = std::max(worst_tangent, tangent_error);
         worst_constrained = std::max(worst_constrained, constrained_error);
+        worst_single      = std::max(worst_single, single_error);
         worst_diagonal    = std::max(worst_diagonal, diagonal_error);
         worst_fd          = std::max(worst_fd, fd_error);
         counts_ok         = counts_ok && counts;
@@ -360,6 +380,7 @@ namespace plastix_test
         checker.check(label + "f_int", worst_force, force_tolerance);
         checker.check(label + "tangent vmult", worst_tangent, 1e-12);
         checker.check(label + "tangent constrained rows", worst_constrained, 0.);
+        checker.check(label + "tangent vmult in single precision", worst_single, single_tolerance);
         checker.check(label + "tangent diagonal", worst_diagonal, 1e-12);
         checker.check(label + "tangent vs central difference of f_int", worst_fd, 1e-6);
         checker.check_true(label + "plastic point and cell counts == reference, all steps", counts_ok);

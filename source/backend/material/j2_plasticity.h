@@ -136,7 +136,8 @@ namespace plastix
         const Material      *materials     = nullptr;
         const std::uint16_t *cell_material = nullptr;
         const std::uint8_t  *cell_plastic  = nullptr;
-        Strided<const double> tangent;
+        /** The tangent fields in the precision of the application (PlasticityState::Impl::tangent_law()). */
+        Strided<const Number> tangent;
         /** Stiffness factors (MeshData::cell_factors), or null. */
         const float *cell_factors = nullptr;
 
