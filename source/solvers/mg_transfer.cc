@@ -161,7 +161,10 @@ namespace plastix
      * one, else in a cell received whose vertices are in @p coarse_relevant
      * where there is one (no new ghosts), else in any cell received.
      * Collective; a failure of one process throws on every process
-     * (@p failures: the ranks agree before each collective step).
+     * (@p failures: the ranks agree before each collective step). A rank
+     * whose last local step failed returns an incomplete form with the
+     * failure kept in @p failures: the caller agrees before its next
+     * collective step.
      */
     GlobalGatherForm
     build_gather_form(std::vector<std::array<GlobalIndex, 8>>         cell_vertices,
@@ -303,7 +306,6 @@ namespace plastix
               insert(entry[0], entry[1], static_cast<std::uint8_t>(entry[2]));
             }
       });
-      failures.throw_on_every_rank(communicator);
       return form;
     }
   } // namespace
