@@ -5,6 +5,7 @@
 
 #include <deal.II/base/mpi.h>
 
+#include <array>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -25,6 +26,9 @@ namespace plastix
     class CollectiveFailure
     {
     public:
+      /** The longest message passed on by throw_on_every_rank(); longer ones are cut. */
+      static constexpr std::size_t max_message_length = 4096;
+
       /** @p context names the set-up in the message of an exception that is not a std::exception. */
       explicit CollectiveFailure(std::string context)
         : context(std::move(context))
@@ -44,12 +48,15 @@ namespace plastix
         catch (const std::exception &e)
           {
             failure = std::current_exception();
-            message = e.what();
+            if (*e.what() != '\0')
+              keep_message(e.what());
+            else
+              keep_message(context.c_str(), ": an exception without a message");
           }
         catch (...)
           {
             failure = std::current_exception();
-            message = context + ": an unknown exception";
+            keep_message(context.c_str(), ": an unknown exception");
           }
       }
 
@@ -66,22 +73,53 @@ namespace plastix
        * first failing rank's message. A rank without an exception may
        * still report @p error (a failure that did not throw): every rank
        * then throws std::invalid_argument with the first such message.
+       *
+       * It allocates nothing on the heap, because the failure it passes on
+       * is often exhausted memory: one reduction finds the first failing
+       * rank, and only if there is one, a broadcast of that rank's message
+       * (its first max_message_length characters) follows.
        */
       void
       throw_on_every_rank(const MPI_Comm communicator, const std::string &error = std::string()) const
       {
-        const auto messages = dealii::Utilities::MPI::all_gather(communicator, failure ? message : error);
+        const bool         failed_here = failure || !error.empty();
+        const unsigned int rank        = dealii::Utilities::MPI::this_mpi_process(communicator);
+        unsigned int       first_failing_rank =
+          failed_here ? rank : dealii::Utilities::MPI::n_mpi_processes(communicator);
+        int ierr = MPI_Allreduce(MPI_IN_PLACE, &first_failing_rank, 1, MPI_UNSIGNED, MPI_MIN, communicator);
+        AssertThrowMPI(ierr);
+        if (first_failing_rank == dealii::Utilities::MPI::n_mpi_processes(communicator))
+          return;
+        std::array<char, max_message_length + 1> text{};
+        if (rank == first_failing_rank)
+          {
+            if (failure)
+              text = message;
+            else
+              error.copy(text.data(), max_message_length);
+          }
+        ierr = MPI_Bcast(text.data(), max_message_length, MPI_CHAR, first_failing_rank, communicator);
+        AssertThrowMPI(ierr);
         if (failure)
           std::rethrow_exception(failure);
-        for (const auto &m : messages)
-          if (!m.empty())
-            throw std::invalid_argument(m);
+        throw std::invalid_argument(text.data());
       }
 
     private:
-      std::string        context;
-      std::exception_ptr failure;
-      std::string        message;
+      /** Keep @p first and @p second as this rank's message; in place, as the failure may be exhausted memory. */
+      void
+      keep_message(const char *first, const char *second = "")
+      {
+        std::size_t length = 0;
+        for (const char *part : {first, second})
+          for (; *part != '\0' && length < max_message_length; ++part)
+            message[length++] = *part;
+        message[length] = '\0';
+      }
+
+      std::string                              context;
+      std::exception_ptr                       failure;
+      std::array<char, max_message_length + 1> message{};
     };
   } // namespace internal
 } // namespace plastix
