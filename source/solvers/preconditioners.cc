@@ -427,39 +427,21 @@ namespace plastix
           return false;
         switch_state->done = true;
         dealii::Timer timer;
-        std::string   failure;
-        // The ranks agree after the assembly and after the factorisation, so
-        // that a rank that fails in one (host or device memory) does not
-        // leave the others waiting in the next collective step.
-        int assembled = 0, factorized = 0;
         try
           {
+            // Both throw on every rank if they fail on some rank (host or
+            // device memory): no rank is left waiting in a collective step.
             assemble_level_matrix(*switch_state->level_dofs, switch_state->boundary, switch_state->materials,
                                   switch_state->data);
-            assembled = 1;
+            setup_dense_inverse();
           }
         catch (const std::exception &error)
           {
-            failure = error.what();
-          }
-        if (dealii::Utilities::MPI::min(assembled, communicator) == 1)
-          try
-            {
-              factorize_dense_inverse();
-              factorized = 1;
-            }
-          catch (const std::exception &error)
-            {
-              failure = error.what();
-            }
-        if (dealii::Utilities::MPI::min(factorized, communicator) == 0)
-          {
             matrix.clear();
             dense                 = std::make_shared<backend::DenseInverse>();
-            switch_state->failure = failure.empty() ? "failed on another rank" : failure;
+            switch_state->failure = error.what();
             return false;
           }
-        setup_dense_gather();
         type                         = CoarseSolverType::dense_inverse;
         switch_state->n_cg_solves_at = switch_state->n_cg_solves;
         switch_state->spent          = spent;
@@ -571,7 +553,10 @@ namespace plastix
           }
       }
 
-      /** Assemble the level-0 matrix on the host (the owned rows of each rank). */
+      /**
+       * Assemble the level-0 matrix on the host (the owned rows of each
+       * rank). Collective; a failure on some rank throws on every rank.
+       */
       void
       assemble_level_matrix(const dealii::DoFHandler<3> &level_dofs,
                             const dealii::IndexSet      &boundary,
@@ -585,15 +570,26 @@ namespace plastix
         const unsigned int      level        = 0;
         const MPI_Comm          communicator = level_dofs.get_communicator();
         const dealii::IndexSet &owned        = level_dofs.locally_owned_mg_dofs(level);
-        dealii::IndexSet        relevant;
-        dealii::DoFTools::extract_locally_relevant_level_dofs(level_dofs, level, relevant);
-        dealii::AffineConstraints<double> constraints(relevant);
-        for (const auto i : boundary)
-          if (relevant.is_element(i))
-            constraints.add_line(i);
-        constraints.close();
-        dealii::DynamicSparsityPattern dsp(relevant);
-        dealii::MGTools::make_sparsity_pattern(level_dofs, dsp, level);
+        // A failure of one rank's local steps (a user's stiffness-factor
+        // callback that throws, a material id without a material, host
+        // memory) must not leave the others waiting in the collective steps
+        // (the sparsity pattern's exchange, compress()): the ranks agree
+        // before them, and then every rank throws.
+        internal::CollectiveFailure       failures("plastix multigrid (coarse matrix assembly)");
+        dealii::IndexSet                  relevant;
+        dealii::AffineConstraints<double> constraints;
+        dealii::DynamicSparsityPattern    dsp;
+        failures.guard([&] {
+          dealii::DoFTools::extract_locally_relevant_level_dofs(level_dofs, level, relevant);
+          constraints.reinit(relevant);
+          for (const auto i : boundary)
+            if (relevant.is_element(i))
+              constraints.add_line(i);
+          constraints.close();
+          dsp.reinit(relevant.size(), relevant.size(), relevant);
+          dealii::MGTools::make_sparsity_pattern(level_dofs, dsp, level);
+        });
+        failures.throw_on_every_rank(communicator);
         dealii::SparsityTools::distribute_sparsity_pattern(dsp, owned, communicator, relevant);
         matrix.reinit(owned, owned, dsp, communicator);
 
@@ -604,11 +600,6 @@ namespace plastix
                                       dealii::update_gradients | dealii::update_JxW_values);
         dealii::FullMatrix<double>               cell_matrix;
         std::vector<dealii::types::global_dof_index> dofs(fe.n_dofs_per_cell());
-        // A failure of one rank's cells (a user's stiffness-factor callback
-        // that throws, a material id without a material, host memory) must
-        // not leave the others waiting in compress(): the rank still takes
-        // part in it, and then every rank throws.
-        internal::CollectiveFailure failures("plastix multigrid (coarse matrix assembly)");
         failures.guard([&] {
           for (const auto &cell : level_dofs.mg_cell_iterators_on_level(level))
             {
@@ -658,8 +649,9 @@ namespace plastix
        * The explicit inverse of the assembled level-0 matrix: every rank
        * gathers the whole matrix (dense, n^2 doubles), factorises and inverts
        * it (cuSOLVER on a GPU, deal.II's LAPACKFullMatrix on the host) and
-       * keeps its owned rows in device memory. Collective up to the
-       * factorisation, which throws on the rank where it fails.
+       * keeps its owned rows in device memory. Collective: a failure on some
+       * ranks (host or device memory, a matrix that is not positive
+       * definite) throws on every rank, and no rank keeps an inverse.
        */
       void
       factorize_dense_inverse()
@@ -677,25 +669,66 @@ namespace plastix
           throw std::logic_error("plastix multigrid: the owned level-0 DoFs of some rank are not contiguous");
         const std::size_t first = n_owned > 0 ? owned.nth_index_in_set(0) : 0;
 
+        // A rank whose local step fails (memory) still takes part in the
+        // gathers' collective steps; the ranks agree before each of them and
+        // after the factorisation.
+        internal::CollectiveFailure failures("plastix multigrid (dense inverse coarse solver)");
+
         // The owned rows' entries (row, column, value), then those of all ranks on every rank.
         std::vector<std::int32_t> owned_entry_rows, owned_entry_columns;
         std::vector<double>       owned_entry_values;
-        for (std::size_t i = 0; i < n_owned; ++i)
-          // end() once per row: each call of it copies the next row out of Epetra.
-          for (auto entry = matrix.begin(first + i), end = matrix.end(first + i); entry != end; ++entry)
-            {
-              owned_entry_rows.push_back(static_cast<std::int32_t>(first + i));
-              owned_entry_columns.push_back(static_cast<std::int32_t>(entry->column()));
-              owned_entry_values.push_back(entry->value());
-            }
+        failures.guard([&] {
+          for (std::size_t i = 0; i < n_owned; ++i)
+            // end() once per row: each call of it copies the next row out of Epetra.
+            for (auto entry = matrix.begin(first + i), end = matrix.end(first + i); entry != end; ++entry)
+              {
+                owned_entry_rows.push_back(static_cast<std::int32_t>(first + i));
+                owned_entry_columns.push_back(static_cast<std::int32_t>(entry->column()));
+                owned_entry_values.push_back(entry->value());
+              }
+        });
+        failures.throw_on_every_rank(communicator_of_matrix);
         const GatherLayout        entry_layout(communicator_of_matrix, owned_entry_rows.size());
         const std::size_t         n_entries = entry_layout.size();
-        std::vector<std::int32_t> entry_rows(n_entries), entry_columns(n_entries);
-        std::vector<double>       entry_values(n_entries);
+        std::vector<std::int32_t> entry_rows, entry_columns;
+        std::vector<double>       entry_values;
+        failures.guard([&] {
+          entry_rows.resize(n_entries);
+          entry_columns.resize(n_entries);
+          entry_values.resize(n_entries);
+        });
+        failures.throw_on_every_rank(communicator_of_matrix);
         entry_layout.all_gather(communicator_of_matrix, owned_entry_rows, MPI_INT32_T, entry_rows.data());
         entry_layout.all_gather(communicator_of_matrix, owned_entry_columns, MPI_INT32_T, entry_columns.data());
         entry_layout.all_gather(communicator_of_matrix, owned_entry_values, MPI_DOUBLE, entry_values.data());
+        failures.guard([&] {
+          invert_gathered(n, n_entries, entry_rows, entry_columns, entry_values, first, n_owned);
+        });
+        matrix.clear();
+        try
+          {
+            failures.throw_on_every_rank(communicator_of_matrix);
+          }
+        catch (...)
+          {
+            dense = std::make_shared<backend::DenseInverse>();
+            throw;
+          }
+      }
 
+      /**
+       * factorize_dense_inverse()'s local step: the inverse of the gathered
+       * matrix, its rows [first, first + n_owned) kept in #dense.
+       */
+      void
+      invert_gathered(const std::size_t                n,
+                      const std::size_t                n_entries,
+                      const std::vector<std::int32_t> &entry_rows,
+                      const std::vector<std::int32_t> &entry_columns,
+                      const std::vector<double>       &entry_values,
+                      const std::size_t                first,
+                      const std::size_t                n_owned)
+      {
         const auto not_positive_definite = [n](const std::string &detail) {
           return std::runtime_error("plastix multigrid: the level-0 matrix (" + std::to_string(n) +
                                     " DoFs) is not positive definite (" + detail +
@@ -728,11 +761,13 @@ namespace plastix
                 rows[i * n + c] = inverse(first + i, c);
             dense->set_rows(n, first, n_owned, rows.data());
           }
-
-        matrix.clear();
       }
 
-      /** The explicit inverse: factorize_dense_inverse(), then setup_dense_gather(). */
+      /**
+       * The explicit inverse: factorize_dense_inverse(), then
+       * setup_dense_gather(). Collective; a failure on some rank throws on
+       * every rank.
+       */
       void
       setup_dense_inverse()
       {
@@ -740,7 +775,11 @@ namespace plastix
         setup_dense_gather();
       }
 
-      /** On several ranks: what gathers the whole level-0 vector for the owned rows (collective). */
+      /**
+       * On several ranks: what gathers the whole level-0 vector for the owned
+       * rows. Collective; a failure on some rank (device memory) throws on
+       * every rank.
+       */
       void
       setup_dense_gather()
       {
@@ -758,12 +797,16 @@ namespace plastix
             all_others.subtract_set(owned);
             const auto whole =
               std::make_shared<const dealii::Utilities::MPI::Partitioner>(owned, all_others, communicator_of_matrix);
-            gathered.reinit(whole);
-            std::vector<backend::LocalIndex> order(n);
-            for (std::size_t j = 0; j < n; ++j)
-              order[j] = static_cast<backend::LocalIndex>(whole->global_to_local(j));
-            gathered_order = backend::DeviceArray<backend::LocalIndex>(order, "dense coarse solver order");
-            full_source.resize(n, "dense coarse solver input");
+            internal::CollectiveFailure failures("plastix multigrid (dense inverse coarse solver)");
+            failures.guard([&] {
+              gathered.reinit(whole);
+              std::vector<backend::LocalIndex> order(n);
+              for (std::size_t j = 0; j < n; ++j)
+                order[j] = static_cast<backend::LocalIndex>(whole->global_to_local(j));
+              gathered_order = backend::DeviceArray<backend::LocalIndex>(order, "dense coarse solver order");
+              full_source.resize(n, "dense coarse solver input");
+            });
+            failures.throw_on_every_rank(communicator_of_matrix);
           }
       }
 
