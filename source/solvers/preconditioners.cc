@@ -651,7 +651,9 @@ namespace plastix
        * it (cuSOLVER on a GPU, deal.II's LAPACKFullMatrix on the host) and
        * keeps its owned rows in device memory. Collective: a failure on some
        * ranks (host or device memory, a matrix that is not positive
-       * definite) throws on every rank, and no rank keeps an inverse.
+       * definite) throws on every rank; the other ranks' #dense then holds
+       * rows, which the caller drops (switch_if_repaid()) or discards with
+       * this object (the constructor).
        */
       void
       factorize_dense_inverse()
@@ -705,15 +707,7 @@ namespace plastix
           invert_gathered(n, n_entries, entry_rows, entry_columns, entry_values, first, n_owned);
         });
         matrix.clear();
-        try
-          {
-            failures.throw_on_every_rank(communicator_of_matrix);
-          }
-        catch (...)
-          {
-            dense = std::make_shared<backend::DenseInverse>();
-            throw;
-          }
+        failures.throw_on_every_rank(communicator_of_matrix);
       }
 
       /**

@@ -145,8 +145,9 @@ main(int argc, char **argv)
 
     // The last rank gets the address space it has plus 20 MiB: the set-up up
     // to the factorisation takes 5-6 MiB of it, the dense matrix 36.5 MiB.
-    // This comes first: a set-up run before would leave its freed memory
-    // mapped (glibc keeps it for reuse), and the dense matrix would fit in it.
+    // This comes before any other set-up: one run before would leave its
+    // freed memory mapped (glibc keeps it for reuse), and the dense matrix
+    // would fit in it.
     bool        own = false, reported = false;
     std::string message;
     {

@@ -82,13 +82,13 @@ namespace plastix
       void
       throw_on_every_rank(const MPI_Comm communicator, const std::string &error = std::string()) const
       {
-        const bool         failed_here = failure || !error.empty();
-        const unsigned int rank        = dealii::Utilities::MPI::this_mpi_process(communicator);
-        unsigned int       first_failing_rank =
-          failed_here ? rank : dealii::Utilities::MPI::n_mpi_processes(communicator);
+        const bool         failed_here        = failure || !error.empty();
+        const unsigned int rank               = dealii::Utilities::MPI::this_mpi_process(communicator);
+        const unsigned int n_ranks            = dealii::Utilities::MPI::n_mpi_processes(communicator);
+        unsigned int       first_failing_rank = failed_here ? rank : n_ranks;
         int ierr = MPI_Allreduce(MPI_IN_PLACE, &first_failing_rank, 1, MPI_UNSIGNED, MPI_MIN, communicator);
         AssertThrowMPI(ierr);
-        if (first_failing_rank == dealii::Utilities::MPI::n_mpi_processes(communicator))
+        if (first_failing_rank == n_ranks)
           return;
         std::array<char, max_message_length + 1> text{};
         if (rank == first_failing_rank)
