@@ -15,7 +15,9 @@
 // too: for a displacement u_z = a z^2/2 on the unit cube (steel, sigma_y =
 // 450 MPa, H = 66 GPa) that yields the fraction f of the Gauss points: the
 // stress update (radial return + internal force), the internal force alone,
-// and the consistent-tangent operator. --criteria "von Mises,Mohr-Coulomb,
+// and the consistent-tangent operator (checked against the first
+// configuration; with --precision single also on float vectors, the
+// multigrid levels' plastic pass). --criteria "von Mises,Mohr-Coulomb,
 // Drucker-Prager" times the pressure-dependent kernels the same way (c = 50
 // MPa, phi = 30, psi = 10 degrees, cohesion hardening 1 GPa; Drucker-Prager
 // the outer cone): spectral decomposition and multi-surface return per
@@ -561,6 +563,8 @@ main(int argc, char **argv)
                 }
               const DeviceArray<double> u(host_u, "u");
               DeviceArray<double>       f_int(n_dofs, "f_int");
+              // The tangent operator of every configuration must agree with the first of its formulation.
+              std::map<ElementFormulation, std::vector<double>> tangent_references;
               for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
                     {
                       std::unique_ptr<MechanicsOperator> op_pointer;
@@ -581,17 +585,39 @@ main(int argc, char **argv)
                       op.use_tangent(true);
                       const double tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
                       const double tangent_s       = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+                      std::vector<double> &reference = tangent_references[settings.element_formulation];
+                      const auto           result    = dst.to_host();
+                      if (reference.empty())
+                        reference = result;
+                      const double rel = relative_difference(result, reference);
+                      if (!(rel < 1e-10))
+                        status = 2;
+                      std::string single_column;
+                      if (single_precision)
+                        {
+                          const double s_float =
+                            median_seconds(repeats, [&] { op.apply(src_float.data(), dst_float.data()); });
+                          const double rel_float = relative_difference(dst_float.to_host(), reference);
+                          if (!(rel_float < 1e-5))
+                            status = 2;
+                          char column[128];
+                          std::snprintf(column, sizeof(column), " single %.4g ms (%.3g GDoF/s, rel. diff %.1e) |",
+                                        s_float * 1e3, n_dofs / s_float / 1e9, rel_float);
+                          single_column = column;
+                        }
                       op.release_plasticity_state();
                       const double plastic = statistics.n_plastic_points / (8. * plastic_mesh.n_cells());
                       char         line[512];
                       std::snprintf(line, sizeof(line),
                                     "| %d | %zu | %s | %s | %s | %s plastic %.1f%% | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
-                                    "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s) |",
+                                    "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s, "
+                                    "rel. diff %.1e) |",
                                     n, n_dofs, strategy.c_str(), kernel.c_str(),
                                     threads_column(settings, op).c_str(), criterion.c_str(),
                                     100. * plastic, update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3,
-                                    n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent_s * 1e3, n_dofs / tangent_s / 1e9);
-                      std::cout << line << std::endl;
+                                    n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent_s * 1e3,
+                                    n_dofs / tangent_s / 1e9, rel);
+                      std::cout << line << single_column << std::endl;
                     }
             }
 
