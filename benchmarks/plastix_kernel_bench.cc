@@ -150,6 +150,50 @@ namespace
     return std::sqrt(diff / norm);
   }
 
+  /** Time and result of one operator application, checked against a reference. */
+  struct CheckedApplication
+  {
+    double seconds             = 0;
+    double relative_difference = 0;
+  };
+
+  /**
+   * Time @p op's application to @p src in double precision and compare the
+   * result with @p reference (which the first configuration sets, empty
+   * until then); @p status becomes 2 if they differ by 1e-10 or more.
+   */
+  CheckedApplication
+  time_checked_double(const MechanicsOperator &op, const DeviceArray<double> &src, DeviceArray<double> &dst,
+                      std::vector<double> &reference, const int repeats, int &status)
+  {
+    CheckedApplication checked;
+    checked.seconds   = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+    const auto result = dst.to_host();
+    if (reference.empty())
+      reference = result;
+    checked.relative_difference = relative_difference(result, reference);
+    if (!(checked.relative_difference < 1e-10))
+      status = 2;
+    return checked;
+  }
+
+  /**
+   * Time @p op's application to float vectors (the multigrid levels' form)
+   * and compare it with the double-precision @p reference; @p status becomes
+   * 2 if they differ by 1e-5 or more.
+   */
+  CheckedApplication
+  time_checked_single(const MechanicsOperator &op, const DeviceArray<float> &src, DeviceArray<float> &dst,
+                      const std::vector<double> &reference, const int repeats, int &status)
+  {
+    CheckedApplication checked;
+    checked.seconds             = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
+    checked.relative_difference = relative_difference(dst.to_host(), reference);
+    if (!(checked.relative_difference < 1e-5))
+      status = 2;
+    return checked;
+  }
+
   /**
    * The transfer between the lexicographic box meshes of n_c and 2 n_c cells
    * per direction (unit cube, DoFs on x = 0 constrained on both levels):
@@ -491,22 +535,12 @@ main(int argc, char **argv)
                   std::cout << line << std::endl;
                 };
                 std::vector<double> &reference = references[settings.element_formulation];
-                const double s      = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
-                const auto   result = dst.to_host();
-                if (reference.empty())
-                  reference = result;
-                const double rel = relative_difference(result, reference);
-                if (!(rel < 1e-10))
-                  status = 2;
-                report("double", s, rel, op.bytes_per_apply());
+                const auto checked = time_checked_double(op, src, dst, reference, repeats, status);
+                report("double", checked.seconds, checked.relative_difference, op.bytes_per_apply());
                 if (single_precision)
                   {
-                    const double s_float =
-                      median_seconds(repeats, [&] { op.apply(src_float.data(), dst_float.data()); });
-                    const double rel_float = relative_difference(dst_float.to_host(), reference);
-                    if (!(rel_float < 1e-5))
-                      status = 2;
-                    report("single", s_float, rel_float, op.bytes_per_apply(sizeof(float)));
+                    const auto single = time_checked_single(op, src_float, dst_float, reference, repeats, status);
+                    report("single", single.seconds, single.relative_difference, op.bytes_per_apply(sizeof(float)));
                   }
                 if (settings.strategy == Strategy::assembled)
                   report_assembly(n, n_dofs, kernel, op, src, dst, reference, mesh.constrained_dofs, repeats, status);
@@ -584,25 +618,17 @@ main(int argc, char **argv)
                       const double force_s  = median_seconds(repeats, [&] { state.internal_force(f_int.data()); });
                       op.use_tangent(true);
                       const double tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
-                      const double tangent_s       = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
                       std::vector<double> &reference = tangent_references[settings.element_formulation];
-                      const auto           result    = dst.to_host();
-                      if (reference.empty())
-                        reference = result;
-                      const double rel = relative_difference(result, reference);
-                      if (!(rel < 1e-10))
-                        status = 2;
-                      std::string single_column;
+                      const auto tangent = time_checked_double(op, src, dst, reference, repeats, status);
+                      const double tangent_s = tangent.seconds, rel = tangent.relative_difference;
+                      std::string  single_column;
                       if (single_precision)
                         {
-                          const double s_float =
-                            median_seconds(repeats, [&] { op.apply(src_float.data(), dst_float.data()); });
-                          const double rel_float = relative_difference(dst_float.to_host(), reference);
-                          if (!(rel_float < 1e-5))
-                            status = 2;
-                          char column[128];
+                          const auto single = time_checked_single(op, src_float, dst_float, reference, repeats, status);
+                          char       column[128];
                           std::snprintf(column, sizeof(column), " single %.4g ms (%.3g GDoF/s, rel. diff %.1e) |",
-                                        s_float * 1e3, n_dofs / s_float / 1e9, rel_float);
+                                        single.seconds * 1e3, n_dofs / single.seconds / 1e9,
+                                        single.relative_difference);
                           single_column = column;
                         }
                       op.release_plasticity_state();
