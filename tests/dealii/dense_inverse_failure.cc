@@ -33,6 +33,7 @@
 
 #include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
+#include <plastix/backend/device_array.h>
 #include <plastix/core/collective_failure.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
@@ -174,19 +175,18 @@ main(int argc, char **argv)
     std::string message;
     {
       plastix::LinearSolver solver(data);
-      void                 *held_back       = nullptr;
-      std::size_t           held_back_bytes = 0;
+      plastix::backend::DeviceArray<char> held_back;
       if (last && on_gpu)
         try
           {
-            held_back_bytes = plastix::backend::device_memory_available() - std::size_t(24) * 1048576;
-            held_back       = plastix::backend::allocate(held_back_bytes, "memory held back by the test");
+            held_back.resize(plastix::backend::device_memory_available() - std::size_t(24) * 1048576,
+                             "memory held back by the test");
           }
         catch (const std::exception &error)
           {
             std::cout << "the last rank could not hold back its GPU's memory: " << error.what() << std::endl;
           }
-      AssertThrow(Utilities::MPI::min(!last || !on_gpu || held_back != nullptr ? 1 : 0, env.comm) == 1,
+      AssertThrow(Utilities::MPI::min(!last || !on_gpu || held_back.size() > 0 ? 1 : 0, env.comm) == 1,
                   ExcMessage("the last rank could not hold back its GPU's memory"));
       try
         {
@@ -204,9 +204,8 @@ main(int argc, char **argv)
           message = error.what();
           own     = true;
         }
-      if (last && on_gpu)
-        plastix::backend::deallocate(held_back, held_back_bytes);
-      else if (last)
+      held_back.release();
+      if (last && !on_gpu)
         limit_address_space(RLIM_INFINITY);
     }
     // deal.II's ExcOutOfMemory for the dense level-0 matrix (LAPACKFullMatrix),
