@@ -1,13 +1,13 @@
 #!/bin/bash
-# The limit-load table of doc/validation.md, section 7: prm/slotted_plate.prm
-# (a plate with a central slot pulled by a prescribed end displacement,
-# elastic-perfectly plastic) as a thin plate (as the file has it) and in plane
-# strain (u_z = 0 on both faces), with full integration and with B-bar, under
-# refinement. One row per run: cells, DoFs, the end reaction over the
-# net-section limit load P_L (sigma_y A_net thin, 2/sqrt(3) sigma_y A_net in
-# plane strain), the slope of the reaction over the last three load steps
-# over the elastic slope (first step), Newton / linear iterations and the
-# Newton time. Usage:
+# The limit-load table of doc/validation.md ("Limit loads on a plateau"):
+# prm/slotted_plate.prm (a plate with a central slot pulled by a prescribed
+# end displacement, elastic-perfectly plastic) as a thin plate (as the file
+# has it) and in plane strain (u_z = 0 on both faces), with full integration
+# and with B-bar, under refinement. One row per run: cells, DoFs, the end
+# reaction over the net-section limit load P_L (sigma_y A_net thin, 2/sqrt(3)
+# sigma_y A_net in plane strain), the slope of the reaction over the last
+# three load steps over the elastic slope (first step), Newton / linear
+# iterations and the Newton time. Usage:
 #
 #   scripts/limit-load-runs.sh [refinement ...]     (default: 0 1 2)
 #

@@ -1,5 +1,6 @@
 // Common Kokkos definitions of the backend translation units. Only files in
-// source/backend include this (and with it Kokkos); see DESIGN.md sec. 2.
+// source/backend include this (and with it Kokkos); see doc/design.md,
+// "The Kokkos firewall".
 #ifndef PLASTIX_SOURCE_BACKEND_KOKKOS_COMMON_H
 #define PLASTIX_SOURCE_BACKEND_KOKKOS_COMMON_H
 

@@ -688,16 +688,13 @@ namespace plastix
         throw std::invalid_argument("dbd structured runs one thread per node: thread mapping 'node' does not apply "
                                     "(cell or shuffle choose the threads of its element-by-element cells)");
       // Measured (doc/benchmarks.md): on GPUs eight threads per cell pay
-      // off for ebe colored (each colour is a small, sparse launch; H200)
-      // and, with geometry on the fly, the shuffle lanes for ebe atomic
-      // (1.3-1.7x, "Eight shuffle lanes per cell", H100) and for the
-      // element-by-element cells of dbd structured (1.6x, doc/solvers.md,
-      // "the plastic cells of dbd structured on shuffle lanes", H200);
+      // off for ebe colored (each colour is a small, sparse launch) and,
+      // with geometry on the fly, the shuffle lanes for ebe atomic and for
+      // the element-by-element cells of dbd structured (doc/solvers.md);
       // otherwise one thread per cell. On CPUs the lanes' host form (one
       // thread holding a cell's eight lanes) is the faster quadrature kernel
-      // for the EbE strategies, stored geometry included: 1.2-3.3x one
-      // thread per cell with Kokkos Serial and OpenMP ("The shuffle lanes as
-      // the CPU default"); the element-matrix kernel runs one thread per
+      // for the EbE strategies, stored geometry included, with Kokkos Serial
+      // and OpenMP alike; the element-matrix kernel runs one thread per
       // cell either way.
       if (d.settings.thread_mapping == ThreadMapping::automatic)
         {

@@ -272,12 +272,14 @@ namespace plastix
       using TeamMember = TeamPolicy::member_type;
 
       /**
-       * Element by element with eight threads per cell (the seed's EbE_Node):
-       * the team gathers the values (and, if needed, vertex coordinates) of
-       * its cells into scratch memory; thread q of a cell evaluates Gauss
-       * point q (quadrature kernels); thread a forms the three rows of vertex
-       * a and adds them to dst. Written with team loops, so the same code
-       * runs with one thread per team on CPUs.
+       * Element by element with eight threads per cell (EbE_Node of U. Kiran's
+       * thesis, "Development of GPU-based Strategies for Finite Element
+       * Simulation of Elastoplastic Problems"): the team gathers the values
+       * (and, if needed, vertex coordinates) of its cells into scratch
+       * memory; thread q of a cell evaluates Gauss point q (quadrature
+       * kernels); thread a forms the three rows of vertex a and adds them to
+       * dst. Written with team loops, so the same code runs with one thread
+       * per team on CPUs.
        */
       template <typename CellOperator, bool masked, bool atomic>
       struct TeamElementByElementApply

@@ -42,9 +42,8 @@ namespace plastix
          * whether it is plastic. With @p any_pressure_dependent false (no
          * Mohr-Coulomb or Drucker-Prager material in the state) only the J2
          * return is compiled: the principal-space returns and their 6x6
-         * tangent raise the kernel's register use and cost a J2-only state
-         * about a quarter of its stress-update time on a GPU
-         * (doc/benchmarks.md).
+         * tangent raise the kernel's register use and measurably slow a
+         * J2-only state's stress update on a GPU (doc/benchmarks.md).
          */
         template <bool any_pressure_dependent>
         KOKKOS_INLINE_FUNCTION bool

@@ -1,6 +1,7 @@
 // Strategy::dbd_structured: DoF by DoF on a lattice of equal axis-parallel
-// boxes (the seed's fixed-grid "structured indexing"), shared by the backend
-// translation units (Kokkos).
+// boxes (the "structured indexing" of J. Martinez-Frutos and D. Herrero-Perez,
+// "Efficient matrix-free GPU implementation of Fixed Grid Finite Element
+// Analysis"), shared by the backend translation units (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_STRUCTURED_GRID_H
 #define PLASTIX_SOURCE_BACKEND_STRUCTURED_GRID_H
 

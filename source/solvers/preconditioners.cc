@@ -147,9 +147,9 @@ namespace plastix
      * Estimated seconds of the dense inverse's set-up for @p n level-0 DoFs
      * (assembly, gathering, factorisation, inversion), the price against
      * which CoarseSolverType::automatic weighs the coarse cg's solves: on a
-     * GPU 3.5 ns per entry of the n x n matrix and cuSOLVER's start (0.55 to
-     * 1.7 s measured for 12,288 to 24,000 DoFs on an H200, doc/solvers.md);
-     * on the host n^3 flops at 1 GFlop/s (LAPACK's Cholesky and inverse).
+     * GPU 3.5 ns per entry of the n x n matrix and 0.2 s for cuSOLVER's
+     * start (set-up times measured on GPUs: doc/solvers.md); on the host
+     * n^3 flops at 1 GFlop/s (LAPACK's Cholesky and inverse).
      */
     double
     dense_inverse_setup_estimate(const dealii::types::global_dof_index n)

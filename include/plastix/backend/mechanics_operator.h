@@ -118,7 +118,9 @@ namespace plastix
       /**
        * Eight threads per cell (one per vertex and one per Gauss point) that
        * share the cell's gathered values through team scratch memory (the
-       * seed's EbE_Node mapping; good on GPUs).
+       * EbE_Node mapping of U. Kiran's thesis, "Development of GPU-based
+       * Strategies for Finite Element Simulation of Elastoplastic Problems";
+       * good on GPUs).
        */
       node,
       /**
@@ -217,7 +219,7 @@ namespace plastix
        * Cells per tile of Strategy::ebe_tiled (1 to 128; a tile also ends
        * early where its nodes would not fit into 48 KiB of team scratch
        * memory). 128 is an 8x4x4 block of a structured mesh, the fastest
-       * measured on an H100 (doc/benchmarks.md).
+       * measured on a GPU (doc/benchmarks.md).
        */
       unsigned int cells_per_tile = 128;
     };

@@ -3,9 +3,10 @@
 // iteration never copies a vector to the host.
 //
 // This header includes no Belos (Trilinos) header: Belos brings Trilinos'
-// Kokkos 3.x through Teuchos, which the firewall (DESIGN.md sec. 2) keeps out
-// of deal.II-side units except through source/solvers/belos_solver.cc, the one
-// unit that instantiates the Belos templates.
+// Kokkos 3.x through Teuchos, which the firewall (doc/design.md, "The Kokkos
+// firewall") keeps out of deal.II-side units except through
+// source/solvers/belos_solver.cc, the one unit that instantiates the Belos
+// templates.
 #ifndef PLASTIX_SOLVERS_BELOS_SOLVER_H
 #define PLASTIX_SOLVERS_BELOS_SOLVER_H
 

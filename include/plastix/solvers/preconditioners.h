@@ -143,10 +143,10 @@ namespace plastix
     dealii::types::global_dof_index direct_solver_limit = 5000;
     /**
      * CoarseSolverType::automatic on a GPU picks dense_inverse from this many
-     * level-0 DoFs (and direct below): cuSOLVER's set-up costs about 0.2 s
-     * once (0.22 s with 567 level-0 DoFs on an H100), which the host round
-     * trips that direct needs in every V-cycle repay only over many V-cycles
-     * when level 0 is small (2.5 ms per V-cycle at 4,455 DoFs; doc/solvers.md).
+     * level-0 DoFs (and direct below): cuSOLVER's set-up has a fixed cost
+     * (0.2 s in the estimate of coarse_solver), paid once, which the host
+     * round trips that direct needs in every V-cycle repay only over many
+     * V-cycles when level 0 is small (doc/solvers.md).
      */
     dealii::types::global_dof_index dense_inverse_minimum = 2000;
     /**

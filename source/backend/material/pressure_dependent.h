@@ -1,9 +1,11 @@
 // Pressure-dependent plasticity at one Gauss point: Mohr-Coulomb and
 // Drucker-Prager with linear cohesion hardening and an initial (in-situ)
 // stress, returned in principal-stress space (de Souza Neto, Peric & Owen,
-// Computational Methods for Plasticity, boxes 8.4-8.8; the seed's digest,
-// ../shared/notes/seed-001-digest.md sec. 1.2), with the consistent tangent
-// of the isotropic return assembled from its principal-space Jacobian.
+// Computational Methods for Plasticity, boxes 8.4-8.8; as in N. R. Vilas
+// Boas, "A CUDA accelerated numerical integration of an elastoplastic
+// problem with the Finite Element Method", MSc thesis, UNICAMP, 2020,
+// sec. 2.7), with the consistent tangent of the isotropic return assembled
+// from its principal-space Jacobian.
 // Stresses are positive in tension. Backend-internal (Kokkos).
 //
 // The return works on the trial stress sigma_tr = sigma_0 + C (eps - eps_p_n)
