@@ -8,8 +8,11 @@
 //      sigma_y + H alpha with the updated alpha and back stress), normality
 //      (the correction is deviatoric and along the trial relative stress,
 //      which stays the direction of the returned one), an independent
-//      closed-form return, and the uniaxial closed form (the seed's cube:
-//      600 MPa at eps_z = 0.0052727..., tangent modulus E H / (E + H));
+//      closed-form return, and the uniaxial closed form (the single-element
+//      cube of U. Kiran, "Development of GPU-based Strategies for Finite
+//      Element Simulation of Elastoplastic Problems", PhD thesis, IIT
+//      Guwahati, 2023: 600 MPa at eps_z = 0.0052727..., tangent modulus
+//      E H / (E + H));
 //  (c) the consistent tangent equals a central finite difference of the
 //      return map over the strain, for isotropic, kinematic, mixed hardening
 //      and perfect plasticity, at random plastic states;
@@ -284,8 +287,8 @@ int
 main()
 {
   std::mt19937 rng(20240611);
-  // Seed cube steel (Pa) and the other benchmark materials (MPa), with the
-  // hardening split in four ways.
+  // The steel of Kiran's cube (Pa) and the other benchmark materials (MPa),
+  // with the hardening split in four ways.
   struct Case
   {
     const char *name;

@@ -17,9 +17,12 @@
 //      stress; it is symmetric exactly when the flow is associative;
 //  (e) closed forms: hydrostatic tension to the apex (c cot phi, xi c /
 //      eta), the conventional triaxial compression test on the edge
-//      sigma_1 = sigma_2 (a linear equation for the multiplier), the seed's
-//      wellbore first-yield radius 0.146 m, and the Drucker-Prager outer cone
-//      through the Mohr-Coulomb compression meridian.
+//      sigma_1 = sigma_2 (a linear equation for the multiplier), the
+//      first-yield radius 0.146 m of the wellbore of N. R. Vilas Boas, "A CUDA
+//      accelerated numerical integration of an elastoplastic problem with the
+//      Finite Element Method", MSc thesis, UNICAMP, 2020, and the
+//      Drucker-Prager outer cone through the Mohr-Coulomb compression
+//      meridian.
 // Tangent columns as in j2_return_map: column j >= 3 is a unit engineering
 // shear strain (a tensor component 1/2).
 #include <plastix/backend/material.h>
@@ -711,7 +714,7 @@ main()
       checker.check("triaxial compression, psi " + std::to_string(int(psi)) + ": on the DP outer cone", std::abs(drucker_prager_yield(dp, 5, s)) / 5, 1e-12);
     }
   {
-    // The seed's wellbore: the elastic perturbation sigma_rr = -0.1 / r^2,
+    // Vilas Boas's wellbore: the elastic perturbation sigma_rr = -0.1 / r^2,
     // sigma_tt = +0.1 / r^2, sigma_zz = 0 [MPa] as an initial stress first
     // yields at r = sqrt(0.2 / (2 c cos phi)) = 0.146 m.
     const Material m  = mohr_coulomb(2000, 0.2, 5, 20, 20);

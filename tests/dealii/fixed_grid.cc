@@ -1,5 +1,7 @@
-// The fixed-grid method (Mesh/Geometry = fixed grid; seed 004) on the
-// seed's quarter plate with a central circular hole under uniaxial tension,
+// The fixed-grid method (Mesh/Geometry = fixed grid) on the quarter plate
+// with a central circular hole under uniaxial tension of J. Martinez-Frutos,
+// D. Herrero-Perez, "Efficient matrix-free GPU implementation of Fixed Grid
+// Finite Element Analysis", Finite Elements in Analysis and Design, 2015,
 // plane strain: E = 1 GPa, nu = 0.2, hole radius a = 0.1 in the quarter
 // [0, 1]^2, tension 1 MPa on x = 1. Checked:
 //  - the volume fractions: exact for cells inside and outside, the sampled

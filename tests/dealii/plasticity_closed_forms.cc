@@ -1,7 +1,9 @@
 // The elastoplastic driver (plastix::ElastoplasticProblem, as the plastix
 // application runs it) against closed-form solutions, read from its CSV, its
 // run summary, its standard output and its VTU files:
-//  - cube: the seed's single-element uniaxial cube (200/400/600 MPa, linear
+//  - cube: the single-element uniaxial cube of U. Kiran, "Development of
+//    GPU-based Strategies for Finite Element Simulation of Elastoplastic
+//    Problems", PhD thesis, IIT Guwahati, 2023 (200/400/600 MPa, linear
 //    isotropic hardening) and a 4 x 4 x 4 cube with the same conditions
 //    (uniform stress state): nodal displacements eps * x;
 //  - sphere (H = 0): outer displacement vs the elastic Lame solution and the

@@ -1,13 +1,15 @@
-// The wellbore benchmark (issue 11, doc/validation.md section 11): a
+// The wellbore benchmark of N. R. Vilas Boas, "A CUDA accelerated numerical
+// integration of an elastoplastic problem with the Finite Element Method",
+// MSc thesis, UNICAMP, 2020 (issue 11, doc/validation.md section 11): a
 // cylindrical cavity in plane strain on the application's wellbore mesh
 // (quarter annulus r = 0.1 .. 4, graded radially, one cell thick, u_z = 0 on
 // both faces, symmetry planes x = 0 and y = 0), against closed forms. Units
-// m and MPa; E = 2000, nu = 0.2, c = 5, phi = 20 degrees (the seed's rock).
+// m and MPa; E = 2000, nu = 0.2, c = 5, phi = 20 degrees (the thesis's rock).
 //
 // 1. Elastic (Lame): inner pressure 10, outer pressure 2 on the finite
 //    annulus; L2 and H1-seminorm errors of u on three uniformly refined
 //    meshes: observed orders >= 1.8 (L2) and >= 0.9 (H1), Q1's 2 and 1.
-// 2. Expanding cavity, the seed's setting (loads as changes from the
+// 2. Expanding cavity, the thesis's setting (loads as changes from the
 //    in-situ state, stresses starting at zero): wall pressure 10, associative
 //    Mohr-Coulomb, perfectly plastic. Closed form (statically determined,
 //    sigma_z intermediate): plastic radius
@@ -77,7 +79,7 @@ namespace
   /** A cylindrical cavity in an associative Mohr-Coulomb medium (compression positive inside). */
   struct Cavity
   {
-    /** In-situ pressure p0 (0: the seed's setting) and final wall pressure p (compression positive). */
+    /** In-situ pressure p0 (0: the thesis's setting) and final wall pressure p (compression positive). */
     double p0, p;
     double N, sigma_c, R, boundary_stress;
     bool   expanding;
