@@ -1,4 +1,5 @@
-// A Kokkos Tools connector for measurements (doc/solvers.md, "where a V-cycle goes"): per kernel
+// A Kokkos Tools connector for measurements (doc/solvers.md, "GPU: where the Newton stage goes" and
+// "GPU: two GPUs and weak scaling"): per kernel
 // name the number of launches and, with KTIMER_SYNC=1, the time of each kernel between device
 // synchronisations around it and the host time before it. Loaded by Kokkos at run time:
 //   KOKKOS_TOOLS_LIBS=<build>/libplastix_kernel_counter.so KTIMER_SYNC=1 plastix-bench ...

@@ -19,7 +19,8 @@
 // them with the stiffness factor Delta = 1e-6 (the fixed grid without
 // removal). Nodes are numbered lexicographically (the fastest order for dbd
 // structured, measured faster than deal.II's cell-wise numbering on a GPU,
-// doc/benchmarks.md), cells along a Morton curve.
+// doc/benchmarks.md, "GPU: the elastic operator on lattices (uniform meshes)"),
+// cells along a Morton curve.
 //
 // For every size, outside treatment and strategy: DoFs, set-up time of the
 // operator, device memory, the median time of one operator application

@@ -1,9 +1,10 @@
 #!/bin/bash
-# Time to solution on the GPU (doc/solvers.md, "GPU"): whole runs of the
-# application (mesh to summary, VTU off) on the stock problems with every
-# preconditioner, the multigrid coarse solvers, iterations under refinement
-# and ranks on the host sharing one GPU. Prints one table row per run,
-# parsed from the run's summary line; logs go to the output directory.
+# Time to solution on the GPU (doc/solvers.md, "Measurements": the "GPU: ..."
+# parts): whole runs of the application (mesh to summary, VTU off) on the
+# stock problems with every preconditioner, the multigrid coarse solvers,
+# iterations under refinement and ranks on the host sharing one GPU. Prints
+# one table row per run, parsed from the run's summary line; logs go to the
+# output directory.
 # Usage: scripts/gpu-time-to-solution.sh <plastix binary> <part> [output dir]
 #   part: C3, C5 or L3 (cube C3, C5, L-bracket refined 3 times: every preconditioner)
 #         solvers (all three)

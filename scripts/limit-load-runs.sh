@@ -1,5 +1,5 @@
 #!/bin/bash
-# The limit-load table of doc/validation.md ("Limit loads on a plateau"):
+# The limit-load table of doc/validation.md ("Limit loads on a plateau: slotted plate"):
 # prm/slotted_plate.prm (a plate with a central slot pulled by a prescribed
 # end displacement, elastic-perfectly plastic) as a thin plate (as the file
 # has it) and in plane strain (u_z = 0 on both faces), with full integration

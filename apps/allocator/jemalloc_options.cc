@@ -5,7 +5,7 @@
 // deal.II's mesh refinement and DoF distribution, and the operator's set-up,
 // grow arrays of hundreds of MiB to GiB. With 4 KiB pages each fresh page
 // costs a page fault; on the development machine (a virtual machine) these
-// took half the set-up (doc/solvers.md, session S). "thp:always" makes
+// took half the set-up (doc/solvers.md, "Set-up"). "thp:always" makes
 // jemalloc ask the kernel for 2 MiB pages through madvise, which kernels in
 // transparent-huge-page mode "madvise" or "always" grant (in mode "never" it
 // does nothing): C5's serial mesh took 15k page faults instead of glibc's

@@ -282,7 +282,8 @@ namespace plastix
             // A row: its deg(i) blocks of three entries over 8 vector lanes
             // (27 blocks of an interior node: 4 per lane), 16 rows per team.
             // Of 4, 8, 16 and 32 lanes, 8 measured fastest on a GPU
-            // (doc/benchmarks.md).
+            // (doc/benchmarks.md, "GPU: the matrix assembled on the device
+            // against cuSPARSE").
             using Policy                = TeamPolicy;
             constexpr int lanes         = 8;
             constexpr int rows_per_team = 16;

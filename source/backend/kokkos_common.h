@@ -30,7 +30,7 @@ namespace plastix
        * until the kernel that used that memory last has finished
        * (CudaLaunchMechanism::ConstantMemory): the host could not queue the
        * launches of a V-cycle ahead of the device (doc/solvers.md,
-       * "light-weight kernel launches"). Host back-ends ignore it.
+       * "GPU: where a V-cycle goes"). Host back-ends ignore it.
        */
       using LaunchProperty = Kokkos::Experimental::WorkItemProperty::HintLightWeight_t;
       using RangePolicy =

@@ -687,10 +687,12 @@ namespace plastix
       if (settings.strategy == Strategy::dbd_structured && settings.thread_mapping == ThreadMapping::node)
         throw std::invalid_argument("dbd structured runs one thread per node: thread mapping 'node' does not apply "
                                     "(cell or shuffle choose the threads of its element-by-element cells)");
-      // Measured (doc/benchmarks.md): on GPUs eight threads per cell pay
-      // off for ebe colored (each colour is a small, sparse launch) and,
-      // with geometry on the fly, the shuffle lanes for ebe atomic and for
-      // the element-by-element cells of dbd structured (doc/solvers.md);
+      // Measured (doc/benchmarks.md, "GPU: the elastic operator on general
+      // meshes (distorted, curved, file meshes)" and "GPU: plastic kernels
+      // (J2)"; doc/design.md, "Designs tried and not kept"): on GPUs eight
+      // threads per cell pay off for ebe colored (each colour is a small,
+      // sparse launch) and, with geometry on the fly, the shuffle lanes for
+      // ebe atomic and for the element-by-element cells of dbd structured;
       // otherwise one thread per cell. On CPUs the lanes' host form (one
       // thread holding a cell's eight lanes) is the faster quadrature kernel
       // for the EbE strategies, stored geometry included, with Kokkos Serial

@@ -43,7 +43,8 @@ namespace plastix
          * Mohr-Coulomb or Drucker-Prager material in the state) only the J2
          * return is compiled: the principal-space returns and their 6x6
          * tangent raise the kernel's register use and measurably slow a
-         * J2-only state's stress update on a GPU (doc/benchmarks.md).
+         * J2-only state's stress update on a GPU (doc/design.md, "Designs
+         * tried and not kept").
          */
         template <bool any_pressure_dependent>
         KOKKOS_INLINE_FUNCTION bool

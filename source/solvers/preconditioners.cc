@@ -148,7 +148,8 @@ namespace plastix
      * (assembly, gathering, factorisation, inversion), the price against
      * which CoarseSolverType::automatic weighs the coarse cg's solves: on a
      * GPU 3.5 ns per entry of the n x n matrix and 0.2 s for cuSOLVER's
-     * start (set-up times measured on GPUs: doc/solvers.md); on the host
+     * start (set-up times measured on GPUs: doc/solvers.md, "Multigrid
+     * settings"); on the host
      * n^3 flops at 1 GFlop/s (LAPACK's Cholesky and inverse).
      */
     double

@@ -410,7 +410,7 @@ main()
     }
 
   {
-    std::printf("(b) uniaxial closed form (seed cube: 600 MPa, E 200 GPa, nu 0.3, sigma_y 450 MPa, H 66 GPa)\n");
+    std::printf("(b) uniaxial closed form (Kiran's cube: 600 MPa, E 200 GPa, nu 0.3, sigma_y 450 MPa, H 66 GPa)\n");
     // Mixed hardening too: monotonic uniaxial stress gives sigma = sigma_y + (H + H_kin) eps_p.
     for (const double hk : {0., 20e9})
       {
@@ -425,8 +425,8 @@ main()
           {
             std::printf("  eps_z = %.10f (closed form 0.003 + 150/66000 = %.10f), eps_x = %.10f\n", ez,
                         0.003 + 150. / 66000., ex);
-            checker.check("  eps_z of the seed table 0.0052727", std::abs(ez - (0.003 + 150. / 66000.)), 1e-15);
-            checker.check("  eps_x of the seed table -0.0020363636", std::abs(ex - (-0.0009 - 0.5 * 150. / 66000.)), 1e-15);
+            checker.check("  eps_z of Kiran's table 0.0052727", std::abs(ez - (0.003 + 150. / 66000.)), 1e-15);
+            checker.check("  eps_x of Kiran's table -0.0020363636", std::abs(ex - (-0.0009 - 0.5 * 150. / 66000.)), 1e-15);
           }
         const Result r    = plastix_map(m, z, 0, z, eps);
         const V6     want = {0, 0, sigma, 0, 0, 0};

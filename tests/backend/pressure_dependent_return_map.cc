@@ -513,7 +513,7 @@ main()
     Material    m;
   };
   const std::vector<Case> cases = {
-    {"MC associative, perfect (seed: E 2000, nu 0.2, c 5, phi 20)", mohr_coulomb(2000, 0.2, 5, 20, 20)},
+    {"MC associative, perfect (Vilas Boas: E 2000, nu 0.2, c 5, phi 20)", mohr_coulomb(2000, 0.2, 5, 20, 20)},
     {"MC non-associative psi 5, perfect", mohr_coulomb(2000, 0.2, 5, 30, 5)},
     {"MC non-associative psi 0, perfect", mohr_coulomb(2000, 0.3, 5, 30, 0)},
     {"MC associative, cohesion hardening H 300", mohr_coulomb(2000, 0.2, 5, 25, 25, 300)},

@@ -302,7 +302,8 @@ main(int argc, char **argv)
       // factors) stays robust. The geometric multigrid rediscretizes its
       // levels with the coarse cells' own factors, which does not capture a
       // stiffness contrast of 1e6: it converges, slowly (1938 and 3392
-      // iterations here; 48 with a contrast of 1e3, 15 with 10; doc/solvers.md).
+      // iterations here; 48 with a contrast of 1e3, 15 with 10; doc/solvers.md,
+      // "Stiffness factors").
       checker.check_true("AMG with the factors needs fewer than a quarter of Jacobi's iterations",
                          4 * iterations[plastix::PreconditionerType::amg] < iterations[plastix::PreconditionerType::jacobi]);
     }

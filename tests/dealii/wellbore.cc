@@ -448,7 +448,7 @@ main(int argc, char **argv)
     const std::vector<unsigned int> subdivisions{48, 24, 1};
     const double                    growth = 1.08;
 
-    env.pout << "2. expanding cavity, the seed's setting (wall pressure 10, stresses from zero)" << std::endl;
+    env.pout << "2. expanding cavity, the thesis's setting (wall pressure 10, stresses from zero)" << std::endl;
     {
       const Cavity        cavity(0., 10.);
       double              sr, st, u;

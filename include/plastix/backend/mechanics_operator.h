@@ -219,7 +219,8 @@ namespace plastix
        * Cells per tile of Strategy::ebe_tiled (1 to 128; a tile also ends
        * early where its nodes would not fit into 48 KiB of team scratch
        * memory). 128 is an 8x4x4 block of a structured mesh, the fastest
-       * measured on a GPU (doc/benchmarks.md).
+       * measured on a GPU (doc/benchmarks.md, "GPU: the elastic operator on
+       * lattices (uniform meshes)").
        */
       unsigned int cells_per_tile = 128;
     };

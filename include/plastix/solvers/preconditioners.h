@@ -183,10 +183,12 @@ namespace plastix
    *   matrix-free diagonal (MGSmootherRelaxation), pre and post, so the
    *   V-cycle is symmetric;
    * - transfers: MGTransferDevice (prolongation from the Q1 embedding and
-   *   its transpose, matrix-free cell by cell);
+   *   its exact transpose, matrix-free: one thread per fine node and per
+   *   coarse node, no atomics);
    * - precision (MultigridData::level_precision): double, or a V-cycle in
-   *   single precision throughout (levels, smoothers, transfers, coarse
-   *   solver) whose input and output are converted at the finest level;
+   *   single precision (levels, smoothers, transfers) whose input and output
+   *   are converted at the finest level; the coarse solver always works in
+   *   double precision (the level-0 vectors are converted);
    * - coarse level 0 (CoarseSolverType): on the device a Chebyshev
    *   polynomial, CG, or the explicit inverse of the assembled level-0
    *   matrix (one dense matrix-vector product), or on the host (one round
