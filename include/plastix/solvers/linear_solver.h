@@ -70,7 +70,7 @@ namespace plastix
     /**
      * Degree of the Chebyshev-Jacobi smoother of the multigrid levels. 3: the
      * shortest linear solves of most stock runs on a GPU and on the host
-     * (doc/solvers.md, "GPU: the smoother degree"); problems that need many
+     * (doc/solvers.md, "Multigrid settings"); problems that need many
      * iterations per Newton step can gain from 4.
      */
     unsigned int multigrid_smoother_degree = 3;
