@@ -7,6 +7,7 @@
 #include "elastic_problem.h"
 
 #include "driver_tools.h"
+#include "monitor.h"
 
 #include <cmath>
 #include <filesystem>
@@ -99,6 +100,24 @@ namespace plastix
     summary.max_displacement = internal::max_nodal_displacement(solution);
     if (!std::isfinite(summary.max_displacement) || !std::isfinite(summary.final_residual))
       throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
+    // The monitor's rows: the problem is linear and every load and
+    // prescribed displacement follows the load factor, so the solution at
+    // load factor lambda is lambda times the one at 1.
+    Monitor monitor(d, parameters.monitor);
+    monitor.report_distant_points();
+    {
+      DeviceVector internal_force;
+      if (monitor.needs_internal_force())
+        d.op.compute_internal_force(solution, internal_force);
+      const auto         u_host = d.to_host(solution);
+      const auto        &lambdas = parameters.load_stepping.load_factors;
+      for (unsigned int step = 1; step <= lambdas.size(); ++step)
+        monitor.record(step, lambdas[step - 1], 0, statistics.iterations, 0, u_host, internal_force, lambdas[step - 1]);
+    }
+    output.write_text(parameters.output.base_name + ".csv", monitor.csv());
+    if (parameters.monitor.write_plot)
+      if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+        monitor.plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
     if (parameters.output.write_vtu)
       summary.output_file = (std::filesystem::path(parameters.output.directory) /
                              d.write_vtu(output, solution, elastic_cell_fields(d, solution),

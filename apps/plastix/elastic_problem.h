@@ -1,5 +1,5 @@
 // The drivers of the plastix application: static linear elasticity and
-// incremental J2 elastoplasticity.
+// incremental elastoplasticity.
 #ifndef PLASTIX_APP_ELASTIC_PROBLEM_H
 #define PLASTIX_APP_ELASTIC_PROBLEM_H
 
@@ -14,7 +14,9 @@ namespace plastix
    * Static linear elasticity on a mesh from the parameters: Dirichlet
    * constraints, tractions and body force, solved with the plastix device
    * operator and a deal.II Krylov solver, written as VTU/PVTU with
-   * displacement, cell stress and von Mises stress.
+   * displacement, cell stress and von Mises stress, and the monitor's CSV
+   * (and plot) with one row per load factor of 'Load stepping': the linear
+   * solution scaled, with the reactions of the monitored boundary ids.
    */
   class ElasticProblem
   {
@@ -31,7 +33,7 @@ namespace plastix
   };
 
   /**
-   * Small-strain J2 elastoplasticity: the loads and prescribed displacements
+   * Small-strain elastoplasticity (von Mises, Mohr-Coulomb, Drucker-Prager): the loads and prescribed displacements
    * of the parameters scaled by the load factors of 'Load stepping'; at every
    * step Newton-Raphson with the consistent tangent (matrix-free on the
    * device), inexact linear solves, and automatic halving of steps that do

@@ -1,8 +1,6 @@
-// Incremental J2 elastoplasticity: load steps, Newton-Raphson with the
+// Incremental elastoplasticity: load steps, Newton-Raphson with the
 // consistent tangent, step cutting, per-step output.
 #include <deal.II/base/data_out_base.h>
-#include <deal.II/dofs/dof_tools.h>
-#include <deal.II/grid/grid_tools.h>
 
 #include <plastix/core/runtime.h>
 #include <plastix/material/plasticity.h>
@@ -14,7 +12,7 @@
 #include "checkpoint.h"
 #include "discretization.h"
 #include "elastic_problem.h"
-#include "plot.h"
+#include "monitor.h"
 
 #include "driver_tools.h"
 
@@ -22,7 +20,6 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
-#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -36,174 +33,6 @@ namespace plastix
 
   namespace
   {
-    /** Displacements of monitored points and reactions of boundary ids, one CSV row per load step. */
-    class Monitor
-    {
-    public:
-      Monitor(const Discretization &d, const MonitorParameters &p)
-        : d(d)
-        , parameters(p)
-      {
-        // The nearest vertex of each point (one pass over the cells for
-        // all points); its owner records the DoFs.
-        const std::size_t                                         n_points = p.points.size();
-        std::vector<double>                                       best(n_points, std::numeric_limits<double>::max());
-        std::vector<std::vector<dealii::types::global_dof_index>> best_dofs(
-          n_points, std::vector<dealii::types::global_dof_index>(3, 0));
-        const dealii::IndexSet &owned = d.dof_handler.locally_owned_dofs();
-        if (n_points > 0)
-          for (const auto &cell : d.dof_handler.active_cell_iterators())
-            if (cell->is_locally_owned())
-              for (const auto v : cell->vertex_indices())
-                {
-                  const dealii::Point<3> &vertex = cell->vertex(v);
-                  for (std::size_t i = 0; i < n_points; ++i)
-                    {
-                      const double distance = vertex.distance(p.points[i].location);
-                      if (distance < best[i] && owned.is_element(cell->vertex_dof_index(v, 0)))
-                        {
-                          best[i] = distance;
-                          for (unsigned int c = 0; c < 3; ++c)
-                            best_dofs[i][c] = cell->vertex_dof_index(v, c);
-                        }
-                    }
-                }
-        for (std::size_t i = 0; i < n_points; ++i)
-          {
-            struct
-            {
-              double distance;
-              int    rank;
-            } local{best[i], static_cast<int>(dealii::Utilities::MPI::this_mpi_process(d.communicator))}, global;
-            MPI_Allreduce(&local, &global, 1, MPI_DOUBLE_INT, MPI_MINLOC, d.communicator);
-            point_dofs.push_back(global.rank == local.rank ? best_dofs[i] : std::vector<dealii::types::global_dof_index>());
-            point_distance.push_back(global.distance);
-          }
-        for (const auto id : p.reaction_ids)
-          {
-            dealii::IndexSet dofs = dealii::DoFTools::extract_boundary_dofs(d.dof_handler, dealii::ComponentMask(), {id});
-            dofs = dofs & d.dof_handler.locally_owned_dofs();
-            reaction_dofs.push_back(dofs);
-          }
-        for (const auto &name : p.csv_columns())
-          header += (header.empty() ? "" : ",") + name;
-      }
-
-      /** Continue the rows of a checkpoint. */
-      void
-      restore(const LoadSteppingState &state)
-      {
-        rows = state.monitor_rows;
-        load_factors.clear();
-        columns.clear();
-        for (const auto &[lambda, values] : state.monitor_values)
-          {
-            load_factors.push_back(lambda);
-            columns.push_back(values);
-          }
-      }
-
-      /** The rows so far, for a checkpoint. */
-      void
-      save(LoadSteppingState &state) const
-      {
-        state.monitor_rows = rows;
-        state.monitor_values.clear();
-        for (std::size_t i = 0; i < rows.size(); ++i)
-          state.monitor_values.emplace_back(load_factors[i], columns[i]);
-      }
-
-      /** Append the row of a converged step. */
-      void
-      record(const unsigned int                                        step,
-             const double                                              load_factor,
-             const unsigned int                                        newton_iterations,
-             const unsigned int                                        linear_iterations,
-             const unsigned long long                                  plastic_points,
-             const dealii::LinearAlgebra::distributed::Vector<double> &u,
-             const DeviceVector                                       &internal_force)
-      {
-        std::vector<double> values;
-        for (const auto &dofs : point_dofs)
-          for (unsigned int c = 0; c < 3; ++c)
-            values.push_back(dofs.empty() ? 0. : u(dofs[c]));
-        if (!reaction_dofs.empty())
-          {
-            dealii::LinearAlgebra::distributed::Vector<double> f(internal_force.get_partitioner());
-            internal_force.copy_to_host(f);
-            for (const auto &dofs : reaction_dofs)
-              {
-                double r[3] = {0, 0, 0};
-                for (const auto i : dofs)
-                  r[i % 3] += f(i);
-                values.insert(values.end(), r, r + 3);
-              }
-          }
-        MPI_Allreduce(MPI_IN_PLACE, values.data(), values.size(), MPI_DOUBLE, MPI_SUM, d.communicator);
-        std::ostringstream row;
-        row << std::setprecision(15) << step << ',' << load_factor << ',' << newton_iterations << ','
-            << linear_iterations << ',' << plastic_points;
-        for (const double v : values)
-          row << ',' << v;
-        rows.push_back(row.str());
-        load_factors.push_back(load_factor);
-        columns.push_back(values);
-      }
-
-      std::string
-      csv() const
-      {
-        std::string text = header + "\n";
-        for (const auto &row : rows)
-          text += row + "\n";
-        return text;
-      }
-
-      /**
-       * Write the gnuplot script of the load curve into @p directory (which
-       * holds @p csv_file) and run gnuplot there (rank 0); says on stdout if
-       * no PNG could be drawn.
-       */
-      void
-      plot(const std::string &directory, const std::string &base_name, const std::string &csv_file) const
-      {
-        if (rows.empty())
-          return;
-        CsvPlot plot;
-        plot.columns  = dealii::Utilities::split_string_list(header, ',');
-        plot.csv_file = csv_file;
-        plot.png_file = base_name + ".png";
-        plot.x_column = parameters.plot_x_column;
-        if (plot.x_column.empty())
-          {
-            if (plot.columns.size() <= 5)
-              return; // nothing monitored, nothing to plot
-            plot.x_column = plot.columns[5];
-          }
-        plot.y_column = parameters.plot_y_column;
-        plot.x_label  = monitor_column_label(plot.x_column, parameters.length_unit, parameters.force_unit);
-        plot.y_label  = monitor_column_label(plot.y_column, parameters.length_unit, parameters.force_unit);
-        plot.title    = "plastix " + base_name + ": " + plot.y_column + " vs " + plot.x_column;
-        const PlotResult result = write_plot(directory, base_name + ".gnuplot", plot);
-        if (!result.written)
-          std::cout << "plot: " << plot.png_file << " not drawn (" << result.reason << "); 'gnuplot " << base_name
-                    << ".gnuplot' in the output directory draws it" << std::endl;
-      }
-
-      /** Distance of each monitored point to the vertex that stands for it. */
-      std::vector<double> point_distance;
-
-    private:
-      const Discretization                                      &d;
-      const MonitorParameters                                   &parameters;
-      std::vector<std::vector<dealii::types::global_dof_index>> point_dofs;
-      std::vector<dealii::IndexSet>                             reaction_dofs;
-      std::string                                               header;
-      std::vector<std::string>                                  rows;
-      std::vector<double>                                       load_factors;
-      std::vector<std::vector<double>>                          columns;
-    };
-
     CellFields
     plastic_cell_fields(const PlasticityState &state)
     {
@@ -356,15 +185,8 @@ namespace plastix
       }
     if (restart)
       timer.stop("restart");
-    // The bounding box, not GridTools::diameter: that compares all pairs of
-    // boundary vertices, which takes minutes on meshes of millions of cells.
-    const auto   box       = dealii::GridTools::compute_bounding_box(*d.triangulation);
-    const double mesh_size = box.get_boundary_points().first.distance(box.get_boundary_points().second);
-    if (root && !restart)
-      for (std::size_t i = 0; i < monitor->point_distance.size(); ++i)
-        if (monitor->point_distance[i] > 1e-8 * mesh_size)
-          std::cout << "  monitor point '" << parameters.monitor.points[i].name << "' is "
-                    << monitor->point_distance[i] << " away from the nearest vertex, which is recorded" << std::endl;
+    if (!restart)
+      monitor->report_distant_points();
 
     const std::string checkpoint = checkpoint_directory(parameters.output.directory);
     LoadStepping      stepping(parameters.load_stepping, {start.step, start.target_index, start.lambda});

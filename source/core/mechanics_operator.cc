@@ -646,6 +646,19 @@ namespace plastix
   }
 
   void
+  MechanicsOperator::compute_internal_force(const DeviceVector &u, DeviceVector &force) const
+  {
+    if (has_plasticity())
+      throw std::logic_error("plastix::MechanicsOperator::compute_internal_force: the operator has a plasticity "
+                             "state; PlasticityState::update() computes the internal force");
+    if (force.get_partitioner() != partitioner)
+      force.reinit(partitioner, true);
+    u.update_ghost_values();
+    device_operator->apply_unconstrained(u.device_data(), force.device_data());
+    complete_owned_rows(force);
+  }
+
+  void
   MechanicsOperator::set_constrained_zero(DeviceVector &u) const
   {
     ops::set_entries(constrained_owned_dofs.size(), constrained_owned_dofs.data(), 0., u.device_data());

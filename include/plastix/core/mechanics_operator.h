@@ -310,6 +310,18 @@ namespace plastix
     void
     condense(DeviceVector &force) const;
 
+    /**
+     * The internal force f = C^T A u of the elastic operator on every DoF,
+     * Dirichlet rows included: there it holds the reaction (for the DoFs of a
+     * boundary, their sum is the force that the supports exert). @p u must
+     * satisfy the constraints (set_constrained_values()); the rows of
+     * hanging-node DoFs are condensed as condense() does. Throws
+     * std::logic_error while a plasticity state exists: its
+     * PlasticityState::update() gives the internal force then.
+     */
+    void
+    compute_internal_force(const DeviceVector &u, DeviceVector &force) const;
+
     /** Global number of hanging-node constraint lines (0 on a conforming mesh). */
     dealii::types::global_dof_index
     n_hanging_node_constraints() const;

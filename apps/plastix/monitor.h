@@ -1,0 +1,96 @@
+// The monitor of a run: displacements of chosen points and reactions of
+// boundary ids, one CSV row per load step, and the plot of two columns.
+#ifndef PLASTIX_APP_MONITOR_H
+#define PLASTIX_APP_MONITOR_H
+
+#include <deal.II/base/index_set.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/core/device_vector.h>
+
+#include "checkpoint.h"
+#include "discretization.h"
+#include "parameters.h"
+
+#include <string>
+#include <vector>
+
+namespace plastix
+{
+  /**
+   * Displacements of the monitored points (the nearest mesh vertex of each)
+   * and the summed reactions of boundary ids, one CSV row per load step
+   * (the columns of MonitorParameters::csv_columns()), and the gnuplot plot
+   * of two of its columns. Elastic and elastoplastic runs write the same
+   * columns.
+   */
+  class Monitor
+  {
+  public:
+    /** Find the vertex of each point and the DoFs of each reaction id (collective). */
+    Monitor(const Discretization &d, const MonitorParameters &parameters);
+
+    /** Continue the rows of a checkpoint. */
+    void
+    restore(const LoadSteppingState &state);
+
+    /** The rows so far, for a checkpoint. */
+    void
+    save(LoadSteppingState &state) const;
+
+    /**
+     * Append the row of a converged step (collective): the displacements of
+     * @p u (ghosted) at the monitored points, and the sums of
+     * @p internal_force over the DoFs of each reaction id, both multiplied by
+     * @p scale.
+     */
+    void
+    record(unsigned int                                              step,
+           double                                                    load_factor,
+           unsigned int                                              newton_iterations,
+           unsigned int                                              linear_iterations,
+           unsigned long long                                        plastic_points,
+           const dealii::LinearAlgebra::distributed::Vector<double> &u,
+           const DeviceVector                                       &internal_force,
+           double                                                    scale = 1.);
+
+    /** Whether the rows need an internal force (reactions are monitored). */
+    bool
+    needs_internal_force() const;
+
+    /** The CSV text: header and rows. */
+    std::string
+    csv() const;
+
+    /**
+     * Write the gnuplot script of the load curve into @p directory (which
+     * holds @p csv_file) and run gnuplot there (rank 0); says on stdout if
+     * no PNG could be drawn.
+     */
+    void
+    plot(const std::string &directory, const std::string &base_name, const std::string &csv_file) const;
+
+    /**
+     * On rank 0, say for each monitored point that lies further than a
+     * relative 1e-8 of the mesh's bounding-box diagonal from the vertex
+     * that stands for it how far it is.
+     */
+    void
+    report_distant_points() const;
+
+  private:
+    const Discretization                                      &d;
+    const MonitorParameters                                   &parameters;
+    /** The DoFs of each point's vertex on the rank that owns it (empty elsewhere). */
+    std::vector<std::vector<dealii::types::global_dof_index>> point_dofs;
+    /** Distance of each monitored point to the vertex that stands for it. */
+    std::vector<double>                                       point_distance;
+    std::vector<dealii::IndexSet>                             reaction_dofs;
+    std::string                                               header;
+    std::vector<std::string>                                  rows;
+    std::vector<double>                                       load_factors;
+    std::vector<std::vector<double>>                          columns;
+  };
+} // namespace plastix
+
+#endif
