@@ -23,6 +23,11 @@ namespace plastix
           std::chrono::steady_clock::now().time_since_epoch().count() ^ (static_cast<long long>(getpid()) << 32);
         staging_ = (fs::path(directory_) / (".plastix-staging-" + std::to_string(stamp))).string();
         std::error_code ec;
+        fs::path target = fs::absolute(directory_, ec).lexically_normal();
+        if (target.filename().empty())
+          target = target.parent_path(); // "out/" names "out"
+        for (fs::path p = target; !p.empty() && p != p.parent_path() && !fs::exists(p, ec); p = p.parent_path())
+          created_directories.push_back(p.string());
         fs::create_directories(directory_, ec);
         if (!ec)
           fs::create_directories(staging_, ec);
@@ -42,6 +47,11 @@ namespace plastix
       {
         std::error_code ec;
         fs::remove_all(staging_, ec);
+        // fs::remove() leaves a directory that is not empty.
+        if (!committed)
+          for (const auto &created : created_directories)
+            if (!fs::remove(created, ec))
+              break;
       }
   }
 
@@ -91,6 +101,7 @@ namespace plastix
     error = dealii::Utilities::MPI::broadcast(communicator, error, 0);
     if (!error.empty())
       throw std::runtime_error(error);
+    committed = true;
   }
 
   const std::string &

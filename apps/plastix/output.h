@@ -15,7 +15,9 @@ namespace plastix
    * and moves them into <directory> on commit(). If the object is destroyed
    * without commit() (an error ended the run), the staging folder and its
    * contents are removed, so the output directory only ever holds complete
-   * files.
+   * files; an output directory (and parents) that the object created is
+   * removed too if nothing was ever committed to it, so a run that fails
+   * leaves no trace.
    */
   class StagedOutput
   {
@@ -65,6 +67,10 @@ namespace plastix
     std::string directory_;
     std::string staging_;
     MPI_Comm    communicator;
+    /** The directories the constructor created, innermost first (rank 0). */
+    std::vector<std::string> created_directories;
+    /** Whether commit() has moved files into the directory. */
+    bool committed = false;
   };
 } // namespace plastix
 

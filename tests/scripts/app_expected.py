@@ -10,6 +10,7 @@ The .expected file: '#' comments, then 'key = value' lines, then an optional
   ranks = 1 2                    run on each of these numbers of MPI ranks
   exit = 0                       the exit status (default 0)
   files = a.csv a.png            files that must be in the output directory
+  output = none                  the run leaves no output directory behind (failed runs)
   summary = 3 load steps         text the summary line must contain (repeatable)
   stdout = some text             text the output must contain (repeatable)
   csv tolerance = 1e-9           |run - expected| <= tolerance * max |expected| of the column
@@ -86,6 +87,8 @@ def main():
             for text in keys.get("stdout", []):
                 check(text in output, label + "output contains '%s'" % text)
             out = os.path.join(work, directory)
+            if "none" in keys.get("output", []):
+                check(not os.path.exists(out), label + "no output directory '%s' left" % directory)
             for name in " ".join(keys.get("files", [])).split():
                 check(os.path.isfile(os.path.join(out, name)), label + "%s/%s written" % (directory, name))
             if os.path.isdir(out):
