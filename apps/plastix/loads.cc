@@ -7,6 +7,9 @@
 #include "input_checks.h"
 #include "loads.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <set>
 
 namespace plastix
@@ -29,16 +32,51 @@ namespace plastix
     if (dof_handler.get_triangulation().has_hanging_nodes())
       dealii::DoFTools::make_hanging_node_constraints(dof_handler, constraints);
     const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
-    for (const auto &c : boundary.dirichlet)
+    // The value and condition of every prescribed DoF: where two conditions
+    // meet (an edge or corner of two faces) they must agree, whatever their
+    // order in the list.
+    std::map<dealii::types::global_dof_index, std::pair<double, std::size_t>> prescribed;
+    // The first disagreement (condition a, condition b, component), encoded so
+    // that the ranks agree on the smallest: (a * n + b) * 3 + component.
+    const std::size_t n_conditions = boundary.dirichlet.size();
+    unsigned long long conflict = std::numeric_limits<unsigned long long>::max();
+    for (std::size_t k = 0; k < n_conditions; ++k)
       {
+        const auto &c = boundary.dirichlet[k];
         check_id_on_mesh(ids, c.boundary_id, "Boundary conditions/Dirichlet", "boundary id");
         const dealii::ComponentMask mask(std::vector<bool>(c.components.begin(), c.components.end()));
         dealii::Vector<double>      values(3);
         for (unsigned int d = 0; d < 3; ++d)
           values[d] = c.values[d];
+        std::map<dealii::types::global_dof_index, double> boundary_values;
         dealii::VectorTools::interpolate_boundary_values(dof_handler, c.boundary_id,
                                                          dealii::Functions::ConstantFunction<3>(values),
-                                                         constraints, mask);
+                                                         boundary_values, mask);
+        for (const auto &[dof, value] : boundary_values)
+          {
+            const auto [it, first] = prescribed.emplace(dof, std::make_pair(value, k));
+            const double other     = it->second.first;
+            if (!first && std::abs(other - value) > 1e-12 * std::max(std::abs(other), std::abs(value)))
+              conflict = std::min<unsigned long long>(conflict, (it->second.second * n_conditions + k) * 3 + dof % 3);
+            // As deal.II's interpolate_boundary_values() into constraints:
+            // a hanging-node line stays (close() gives it the value).
+            if (first && constraints.can_store_line(dof) && !constraints.is_constrained(dof))
+              {
+                constraints.add_line(dof);
+                constraints.set_inhomogeneity(dof, value);
+              }
+          }
+      }
+    conflict = dealii::Utilities::MPI::min(conflict, dof_handler.get_communicator());
+    if (conflict != std::numeric_limits<unsigned long long>::max())
+      {
+        const auto &a = boundary.dirichlet[conflict / 3 / n_conditions];
+        const auto &b = boundary.dirichlet[conflict / 3 % n_conditions];
+        throw InputError("Boundary conditions/Dirichlet",
+                         "ids " + std::to_string(a.boundary_id) + " and " + std::to_string(b.boundary_id) +
+                           " prescribe different values of u_" + std::string(1, "xyz"[conflict % 3]) +
+                           " on the nodes they share (an edge or a corner); give them the same value or "
+                           "leave the component out of one of them");
       }
     constraints.close();
   }
