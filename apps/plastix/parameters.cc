@@ -8,6 +8,7 @@
 #include <plastix/core/mechanics_operator.h>
 
 #include "mesh_generation.h"
+#include "parameter_warnings.h"
 #include "parameters.h"
 
 #include <algorithm>
@@ -244,8 +245,8 @@ namespace plastix
     prm.add_parameter(
       "Geometry", geometry,
       "box: a brick [Lower corner, Upper corner]; cantilever: the same brick, meant long "
-      "in x (clamp id 0, load id 1); L-shaped: the brick without the quarter x > mid, "
-      "y > mid. These get boundary ids 0..5 on the faces x-, x+, y-, y+, z-, z+ of their "
+      "in x (clamp id 0, load id 1); L-shaped: the brick without the quarter x < mid, "
+      "y < mid (mid: the middle of the box; Subdivisions even in x and y). These get boundary ids 0..5 on the faces x-, x+, y-, y+, z-, z+ of their "
       "bounding box and 6 elsewhere. Voxel benchmark geometries (coarse voxels, refine "
       "with 'Global refinements'; ids as for box unless stated): L-bracket: 1 x 1 profile "
       "in x-y without x > 0.4, y > 0.4, thickness 0.2 in z, coarse voxel 0.05, id 7 = "
@@ -467,7 +468,9 @@ namespace plastix
       prm.add_parameter("Young's modulus", m.young_modulus, "Young's modulus E (> 0)");
       prm.add_parameter("Poisson's ratio", m.poisson_ratio, "Poisson's ratio nu, -1 < nu < 0.5");
       prm.add_parameter("Yield stress", m.yield_stress,
-                        "Initial von Mises yield stress (elastoplastic problems; 0 = elastic)",
+                        "Initial von Mises yield stress (elastoplastic problems). 0 makes a material "
+                        "elastic (for example one material id of several); an elastoplastic run "
+                        "needs at least one material that can yield",
                         dealii::Patterns::Double(0.));
       prm.add_parameter("Isotropic hardening", m.isotropic_hardening,
                         "Linear isotropic hardening modulus H (slope of the yield stress "
@@ -862,8 +865,8 @@ namespace plastix
                       "with MPI and copied back; the host waits for the device twice per "
                       "exchange) or shared memory (ranks of one node read each other's buffers: "
                       "on GPUs one GPU reads the other's memory peer to peer through CUDA IPC, "
-                      "ordered by interprocess events, and only a small MPI message goes through "
-                      "the host; on CPUs shared host memory; ranks on other nodes through MPI; an "
+                      "ordered by flags that the GPUs' streams write and wait for, with no MPI "
+                      "message and no host wait per exchange; on CPUs shared host memory; ranks on other nodes through MPI; an "
                       "error if two ranks of a node cannot map each other's memory). auto: shared "
                       "memory between the ranks of a node that can map each other's GPU memory, "
                       "mpi otherwise and on CPUs");
@@ -990,9 +993,13 @@ namespace plastix
                       "preconditioning), or belos cg, belos gmres, belos minres (Trilinos Belos "
                       "PseudoBlockCG / PseudoBlockGmres / MINRES). All iterate on device vectors; "
                       "cg and minres need a symmetric positive definite preconditioner (all of "
-                      "the choices below are)");
+                      "the choices below are). Or direct: a sparse LU factorization (Trilinos Amesos "
+                      "KLU) of the matrix assembled on the device, on the host, for small problems "
+                      "(up to some 10^5 DoFs); it takes Operator/Strategy = assembled (auto chooses "
+                      "it), needs a mesh without hanging nodes and ignores the Preconditioner");
     prm.add_parameter("Preconditioner", preconditioner,
-                      "auto (multigrid when 'Mesh/Global refinements' >= 1, else chebyshev; chebyshev for a "
+                      "auto (multigrid when 'Mesh/Global refinements' >= 1 and the mesh is refined "
+                      "uniformly, else chebyshev: also on locally or adaptively refined meshes and for a "
                       "fixed grid that keeps its outside cells); "
                       "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
                       "polynomial around Jacobi, eigenvalues estimated by CG); multigrid "
@@ -1059,7 +1066,7 @@ namespace plastix
                       "Krylov solver and the Newton iteration in double precision: a "
                       "mixed-precision V-cycle that moves half the bytes; the same iterations as "
                       "double on the stock problems and a faster Newton stage on a GPU, "
-                      "doc/solvers.md). single needs Type = cg or belos cg: GMRES and MINRES "
+                      "doc/solvers.md, \"Multigrid settings\"). single needs Type = cg or belos cg: GMRES and MINRES "
                       "assume a preconditioner that is linear to working precision, and with a "
                       "single-precision V-cycle GMRES reported convergence at a true residual "
                       "far above its tolerance. auto: single under cg and belos cg, double "
@@ -1132,8 +1139,10 @@ namespace plastix
   {
     prm.enter_subsection("Problem");
     prm.add_parameter("Type", type,
-                      "elastic: one linear solve at load factor 1; elastoplastic: J2 plasticity "
-                      "with Newton iterations over the load steps of 'Load stepping'");
+                      "elastic: linear elasticity, one linear solve at load factor 1 (the monitor's CSV "
+                      "row of each load factor of 'Load stepping' scales it); elastoplastic: von "
+                      "Mises (J2), Mohr-Coulomb or Drucker-Prager plasticity (Materials/Yield "
+                      "criterion) with Newton iterations over the load steps of 'Load stepping'");
     prm.leave_subsection();
   }
 
@@ -1196,7 +1205,7 @@ namespace plastix
                       dealii::Patterns::Integer(1, 1000));
     prm.add_parameter("Residual tolerance", residual_tolerance,
                       "Converged when |f_ext - f_int| (unconstrained DoFs) <= tolerance * "
-                      "max(|f_ext|, |reaction forces|) ...",
+                      "max(|f_ext|, |reaction forces|, the largest of these so far in the run) ...",
                       dealii::Patterns::Double(0., 1.));
     prm.add_parameter("Displacement tolerance", displacement_tolerance,
                       "... and the last correction |du| <= tolerance * |u|",
@@ -1313,6 +1322,7 @@ namespace plastix
     op.declare(prm);
     solver.declare(prm);
     output.declare(prm);
+    declare_renamed_entries(prm);
   }
 
   void
@@ -1362,12 +1372,20 @@ namespace plastix
     check_finite_numbers(prm);
     file_text = text;
     check();
+    warnings = parameter_warnings(*this, entries_set_in(text));
   }
 
   void
   Parameters::check()
   {
     mesh.check();
+    // The direct solver factorizes the matrix that the assembled strategy
+    // builds on the device: auto takes it.
+    if (solver.type == SolverType::direct && op.strategy.automatic)
+      {
+        op.strategy           = backend::Strategy::assembled;
+        op.strategy_automatic = true;
+      }
     op.resolve_cell_kernel(problem.type, mesh);
     op.resolve_strategy(problem.type, mesh);
     op.resolve_element_formulation(problem.type);
@@ -1401,6 +1419,19 @@ namespace plastix
     else if (!initial_stress.is_zero())
       throw InputError("Initial stress/Stress",
                        "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
+    if (solver.type == SolverType::direct)
+      {
+        if (!(op.strategy == backend::Strategy::assembled))
+          throw InputError("Linear solver/Type",
+                           "direct factorizes the matrix assembled on the device: set Operator/Strategy = "
+                           "assembled or auto, not " + backend::to_string(op.strategy.value));
+        if (mesh.local_refinements > 0 || mesh.adaptive.enabled())
+          throw InputError("Linear solver/Type",
+                           "direct needs a mesh without hanging nodes, but " +
+                             std::string(mesh.local_refinements > 0 ? "'Mesh/Local refinements'" :
+                                                                      "'Mesh/Adaptive refinement'") +
+                             " makes them: use an iterative Type");
+      }
     const std::string mapping_name = backend::to_string(op.thread_mapping);
     if (op.strategy == backend::Strategy::ebe_tiled && several_threads_per_cell(op.thread_mapping))
       throw InputError("Operator/Thread mapping",
@@ -1442,7 +1473,8 @@ namespace plastix
                        "multigrid needs a uniformly refined mesh, but 'Mesh/Adaptive refinement' makes hanging "
                        "nodes: use auto, chebyshev, jacobi or amg");
     // Kept outside cells (factor Delta) next to the body: a stiffness contrast
-    // that the rediscretized multigrid levels cannot follow (doc/solvers.md).
+    // that the rediscretized multigrid levels cannot follow (doc/solvers.md,
+    // "Stiffness factors").
     if (mesh.geometry == GeometryType::fixed_grid && mesh.fixed_grid.keep_outside_cells &&
         solver.preconditioner == PreconditionerType::automatic)
       solver.preconditioner = PreconditionerType::chebyshev;

@@ -107,7 +107,7 @@ namespace plastix
   {
     /** One linear solve. */
     elastic,
-    /** J2 plasticity with Newton-Raphson over load steps. */
+    /** Plasticity (von Mises, Mohr-Coulomb, Drucker-Prager) with Newton-Raphson over load steps. */
     elastoplastic
   };
 
@@ -250,7 +250,7 @@ namespace plastix
     std::string local_refinement_region;
     /** Refinement and coarsening between load steps. */
     AdaptiveRefinementParameters adaptive;
-    /** Random displacement of interior vertices, as a fraction of the shortest adjacent edge (deal.II distort_random). */
+    /** Random displacement of interior vertices, as a fraction of the shortest adjacent edge (plastix's own, a function of the vertex position, so that every rank moves a vertex alike). */
     double distortion = 0.;
     /** Mesh file (gmsh .msh or Abaqus .inp) for geometry = file. */
     std::string file;
@@ -440,12 +440,15 @@ namespace plastix
     void
     resolve_cell_kernel(ProblemType problem_type, const MeshParameters &mesh);
     /**
-     * Strategy = auto (after resolve_cell_kernel()): ebe tiled for elastic
-     * runs with the element-matrix kernel on meshes of congruent cells (one
-     * matrix read from scratch memory: 1.4-1.5x ebe atomic on an H100,
-     * doc/benchmarks.md), ebe atomic otherwise (ebe tiled is slower with
-     * the quadrature kernels and with a matrix per cell) and whenever the
-     * thread mapping is node.
+     * Strategy = auto (after resolve_cell_kernel()): dbd structured on
+     * lattice meshes (equal axis-parallel boxes, no hanging nodes) unless the
+     * thread mapping is node; otherwise ebe tiled for elastic runs with the
+     * element-matrix kernel on meshes of congruent cells (one matrix read
+     * from scratch memory, measured faster than ebe atomic: doc/benchmarks.md),
+     * ebe atomic otherwise (ebe tiled is slower with the quadrature kernels
+     * and with a matrix per cell) and whenever the thread mapping needs
+     * several threads per cell. Parameters::check() makes it assembled
+     * first when the linear solver is direct.
      */
     void
     resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
@@ -526,7 +529,7 @@ namespace plastix
     double final_load_factor = 1.;
     /** Number of equal load steps up to the final factor. */
     unsigned int n_steps = 1;
-    /** Explicit increasing list of load factors (overrides the two entries above). */
+    /** Explicit list of load factors, unloading allowed (overrides the two entries above). */
     std::string load_factors_text;
     /**
      * Stop cleanly after this many converged load steps of this run (0: run
@@ -602,6 +605,12 @@ namespace plastix
 
     /** The text of the parameter file read by read() (a checkpoint keeps it). */
     std::string file_text;
+
+    /**
+     * What read() found worth a warning (parameter_warnings()): one line each,
+     * for the application to print once.
+     */
+    std::vector<std::string> warnings;
 
     /** Declare every subsection in @p prm (values are bound to the members). */
     void

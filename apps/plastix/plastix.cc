@@ -1,4 +1,4 @@
-// plastix: static linear elasticity or incremental J2 elastoplasticity driven
+// plastix: static linear elasticity or incremental elastoplasticity driven
 // by a .prm file, on the device backend (CUDA GPU or CPU) with deal.II meshes,
 // solvers and output.
 //
@@ -35,8 +35,8 @@ namespace
     "                                   (<Output/Directory>/checkpoint), on any number of ranks\n"
     "       plastix --print-parameters  print a documented parameter file with every default\n"
     "       plastix --help              show this text\n"
-    "Runs static linear elasticity or J2 elastoplasticity (Problem/Type) with the plastix\n"
-    "matrix-free device operator.\n"
+    "Runs static linear elasticity or elastoplasticity (Problem/Type; von Mises, Mohr-Coulomb\n"
+    "or Drucker-Prager: Materials/Yield criterion) with the plastix matrix-free device operator.\n"
     "Exit status: 0 ok, 1 bad input, 2 solver did not converge, 3 device or memory error,\n"
     "4 other error, 5 interrupted (SIGINT/SIGTERM).\n";
 
@@ -132,6 +132,9 @@ main(int argc, char **argv)
     {
       return report(comm, "error in input", error.what(), 1, true);
     }
+  if (root && !restart)
+    for (const std::string &warning : parameters.warnings)
+      std::cerr << "plastix: warning: " << warning << std::endl;
 
   try
     {

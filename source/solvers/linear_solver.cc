@@ -7,6 +7,7 @@
 #include <deal.II/lac/solver_gmres.h>
 
 #include <plastix/solvers/belos_solver.h>
+#include <plastix/solvers/direct_solver.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/preconditioners.h>
 
@@ -24,7 +25,14 @@ namespace plastix
   LinearSolver::LinearSolver(const LinearSolverData &data)
     : parameters(data)
     , automatic(parameters.preconditioner == PreconditionerType::automatic)
-  {}
+  {
+    // A direct solve needs no preconditioner.
+    if (parameters.type == SolverType::direct)
+      {
+        parameters.preconditioner = PreconditionerType::none;
+        automatic                 = false;
+      }
+  }
 
   LevelPrecision
   LinearSolver::level_precision(const LinearSolverData &parameters)
@@ -165,6 +173,19 @@ namespace plastix
         ++n_setups;
         chebyshev.reset();
         jacobi.reset();
+        if (parameters.type == SolverType::direct)
+          {
+            if (direct == nullptr)
+              direct = std::make_unique<DirectSolver>();
+            try
+              {
+                direct->initialize(*op);
+              }
+            catch (const std::runtime_error &error)
+              {
+                throw SolverError(name() + ": " + error.what());
+              }
+          }
         if (parameters.preconditioner == PreconditionerType::jacobi ||
             parameters.preconditioner == PreconditionerType::chebyshev)
           {
@@ -222,6 +243,21 @@ namespace plastix
       return SolverError(message.str());
     };
 
+    if (parameters.type == SolverType::direct)
+      {
+        try
+          {
+            statistics.final_residual = direct->solve(x, b);
+          }
+        catch (const std::runtime_error &error)
+          {
+            throw SolverError(name() + ": " + error.what());
+          }
+        statistics.solve_time       = timer.wall_time();
+        statistics.iterations       = 1;
+        statistics.initial_residual = b_norm;
+        return statistics;
+      }
     if (parameters.type == SolverType::belos_cg || parameters.type == SolverType::belos_gmres ||
         parameters.type == SolverType::belos_minres)
       {
@@ -314,6 +350,8 @@ namespace plastix
   std::string
   LinearSolver::name() const
   {
+    if (parameters.type == SolverType::direct)
+      return "direct (Amesos KLU)";
     std::string text = enum_name(parameters.type) + " + " + enum_name(parameters.preconditioner);
     if (multigrid)
       text += " (coarse " + std::string(multigrid->coarse_solver_switched() ? "cg, then " : "") +
@@ -335,6 +373,8 @@ namespace plastix
       return "jacobi (inverse matrix-free diagonal)";
     if (amg)
       return "amg (Trilinos ML on the assembled elastic matrix, host)";
+    if (direct)
+      return "none (direct: Amesos KLU of the assembled matrix, host)";
     return enum_name(parameters.preconditioner);
   }
 

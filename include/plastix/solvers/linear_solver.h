@@ -22,6 +22,7 @@ namespace plastix
   class MultigridPreconditioner;
   enum class LevelPrecision;
   class AmgPreconditioner;
+  class DirectSolver;
 
   /** A linear solve that did not reach its tolerance; the message says how far it got. */
   class SolverError : public std::runtime_error
@@ -37,7 +38,11 @@ namespace plastix
    */
   struct LinearSolverData
   {
-    /** Krylov method: deal.II CG or GMRES, or Trilinos Belos CG, GMRES or MINRES, on device vectors. */
+    /**
+     * Krylov method: deal.II CG or GMRES, or Trilinos Belos CG, GMRES or
+     * MINRES, on device vectors; or direct (Amesos KLU of the assembled
+     * matrix on the host, no preconditioner).
+     */
     SolverType type = SolverType::cg;
     /**
      * The preconditioner; automatic: multigrid on a mesh with levels, else
@@ -126,6 +131,14 @@ namespace plastix
 
   /**
    * Solves A x = b with the operator of the plastix device backend.
+   *
+   * SolverType::direct factorizes the operator's matrix (copied from the
+   * device by MechanicsOperator::copy_matrix(): the operator must use
+   * backend::Strategy::assembled on a mesh without hanging nodes) with
+   * Trilinos Amesos KLU on the host at every set-up that refreshes the
+   * operator-dependent parts (so the Newton tangent is factorized anew
+   * unless the preconditioner is reused); its solve is one forward and
+   * backward substitution, reported as one iteration with the true residual.
    *
    * Solvers ('Linear solver/Type'): deal.II SolverCG or SolverGMRES (right
    * preconditioning), or Trilinos Belos CG, GMRES or MINRES on
@@ -263,6 +276,8 @@ namespace plastix
     std::unique_ptr<Chebyshev>               chebyshev;
     std::unique_ptr<MultigridPreconditioner> multigrid;
     std::unique_ptr<AmgPreconditioner>       amg;
+    /** The sparse direct solver (SolverType::direct) and the matrix it factorized. */
+    std::unique_ptr<DirectSolver> direct;
     double                                   setup_time = 0;
     unsigned int                             n_setups   = 0;
   };

@@ -37,7 +37,13 @@ namespace plastix
     /** Trilinos Belos PseudoBlockGmres. */
     belos_gmres,
     /** Trilinos Belos MINRES. */
-    belos_minres
+    belos_minres,
+    /**
+     * Sparse direct solver: Trilinos Amesos KLU of the operator's matrix
+     * (MechanicsOperator::copy_matrix(), so Strategy = assembled on a mesh
+     * without hanging nodes), factorized on the host; for small problems.
+     */
+    direct
   };
 
   /** Krylov method of a Belos solve (solve_with_belos()). */
@@ -140,7 +146,8 @@ namespace plastix
               {SolverType::gmres, "gmres"},
               {SolverType::belos_cg, "belos cg"},
               {SolverType::belos_gmres, "belos gmres"},
-              {SolverType::belos_minres, "belos minres"}};
+              {SolverType::belos_minres, "belos minres"},
+              {SolverType::direct, "direct"}};
     }
   };
 

@@ -1,0 +1,108 @@
+// Warnings about a parameter file: renamed entries, entries without effect.
+#include "parameter_warnings.h"
+#include "parameters.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace plastix
+{
+  namespace
+  {
+    /** @p text without leading and trailing blanks and with every run of blanks made one blank. */
+    std::string
+    normalized(const std::string &text)
+    {
+      std::istringstream words(text);
+      std::string        result, word;
+      while (words >> word)
+        result += (result.empty() ? "" : " ") + word;
+      return result;
+    }
+
+    bool
+    starts_with(const std::string &text, const std::string &prefix)
+    {
+      return text.compare(0, prefix.size(), prefix) == 0;
+    }
+  } // namespace
+
+  const std::vector<RenamedEntry> &
+  renamed_entries()
+  {
+    static const std::vector<RenamedEntry> entries = {
+      {"Monitor", "Plot column", "Plot x column"},
+    };
+    return entries;
+  }
+
+  void
+  declare_renamed_entries(dealii::ParameterHandler &prm)
+  {
+    // Not deal.II's deprecated aliases: deal.II would print its note on
+    // every MPI rank; parameter_warnings() says it once.
+    for (const RenamedEntry &entry : renamed_entries())
+      {
+        prm.enter_subsection(entry.subsection);
+        prm.declare_alias(entry.new_name, entry.old_name, false);
+        prm.leave_subsection();
+      }
+  }
+
+  std::vector<std::string>
+  entries_set_in(const std::string &text)
+  {
+    std::vector<std::string> path, entries;
+    std::istringstream       lines(text);
+    for (std::string line; std::getline(lines, line);)
+      {
+        line = normalized(line.substr(0, line.find('#')));
+        if (starts_with(line, "subsection "))
+          path.push_back(line.substr(11));
+        else if (line == "end" && !path.empty())
+          path.pop_back();
+        else if (starts_with(line, "set ") && line.find('=') != std::string::npos)
+          {
+            std::string name = normalized(line.substr(4, line.find('=') - 4));
+            for (auto it = path.rbegin(); it != path.rend(); ++it)
+              name = *it + "/" + name;
+            entries.push_back(name);
+          }
+      }
+    return entries;
+  }
+
+  std::vector<std::string>
+  parameter_warnings(const Parameters &parameters, const std::vector<std::string> &set_entries)
+  {
+    std::vector<std::string> warnings;
+    for (const RenamedEntry &entry : renamed_entries())
+      {
+        const std::string old_path = std::string(entry.subsection) + "/" + entry.old_name;
+        if (std::find(set_entries.begin(), set_entries.end(), old_path) != set_entries.end())
+          warnings.push_back(old_path + " is the former name of " + entry.subsection + "/" + entry.new_name +
+                             "; it still works, but use the new name");
+      }
+    if (parameters.problem.type == ProblemType::elastic)
+      {
+        // What only an elastoplastic run reads.
+        const std::vector<std::string> plastic_only = {
+          "Materials/Yield stress", "Materials/Isotropic hardening", "Materials/Kinematic hardening",
+          "Materials/Yield criterion", "Materials/Cohesion", "Materials/Friction angle", "Materials/Dilation angle",
+          "Materials/Cohesion hardening", "Materials/Cone matching", "Initial stress/", "Newton/",
+          "Load stepping/Minimum increment", "Load stepping/Maximum cuts", "Load stepping/Steps per run",
+          "Output/Checkpoint interval", "Output/Checkpoint wall time", "Mesh/Adaptive refinement/"};
+        std::string unused;
+        for (const std::string &entry : set_entries)
+          for (const std::string &prefix : plastic_only)
+            if (entry == prefix || (prefix.back() == '/' && starts_with(entry, prefix)))
+              {
+                unused += (unused.empty() ? "" : ", ") + entry;
+                break;
+              }
+        if (!unused.empty())
+          warnings.push_back("entries without effect in an elastic run (Problem/Type = elastic): " + unused);
+      }
+    return warnings;
+  }
+} // namespace plastix
