@@ -2,17 +2,33 @@
 """An application test given as data: tests/app/<name>.prm is run by the
 plastix application and its output compared with tests/app/<name>.expected
 (the pattern of deal.II's and Lethe's .prm + output tests; ctest adds one
-test per .prm file, app.<name>).
+test per .prm file, app.<name>). Bad input is given the same way, as
+bad_<name>.prm: the exit status, the message on stderr, nothing left behind.
 
 The .expected file: '#' comments, then 'key = value' lines, then an optional
 'csv:' line followed by a CSV (header + rows) that the run's CSV must match:
 
   ranks = 1 2                    run on each of these numbers of MPI ranks
+  args = --help                  the command-line arguments instead of the
+                                 parameter file (empty: none); the .prm then
+                                 only describes the case
+  setup = printf x > a.raw       a shell command run in the case directory
+                                 (which holds the .prm as run.prm) before the
+                                 run, with $PLASTIX the application; it may
+                                 write run.prm itself; exit status 77 skips
+                                 the case (for example as root), another
+                                 non-zero status fails it
   exit = 0                       the exit status (default 0)
   files = a.csv a.png            files that must be in the output directory
-  output = none                  the run leaves no output directory behind (failed runs)
+  output = none                  the run leaves nothing behind (failed runs):
+                                 no output directory, and no file or folder in
+                                 the case directory that was not there before
   summary = 3 load steps         text the summary line must contain (repeatable)
-  stdout = some text             text the output must contain (repeatable)
+  stdout = some text             text stdout or stderr must contain (repeatable)
+  stdout only = some text        text stdout itself must contain (repeatable)
+  stderr = some text             text stderr itself must contain (repeatable)
+  stderr lines = 1               the number of stderr lines that begin with
+                                 'plastix: ' (an error printed once, by rank 0)
   csv tolerance = 1e-9           |run - expected| <= tolerance * max |expected| of the column
   vtu cells = 192                the cells of the VTU pieces (*.vtu) of the last record, summed over ranks
   csv:
@@ -25,6 +41,7 @@ import csv
 import io
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -55,12 +72,16 @@ def prm_value(prm_text, entry, default):
     return match.group(1) if match else default
 
 
+def all_paths(directory):
+    """The files and folders below @p directory, relative to it."""
+    for root, folders, files in os.walk(directory):
+        for name in folders + files:
+            yield os.path.relpath(os.path.join(root, name), directory)
+
+
 def main():
     app, mpiexec, prm, expected_file = (os.path.abspath(a) if i != 1 else a for i, a in enumerate(sys.argv[1:5]))
     keys, expected_rows = read_expected(expected_file)
-    prm_text = open(prm).read()
-    directory = prm_value(prm_text, "Directory", "output")
-    base = prm_value(prm_text, "Base name", "solution")
     failures = 0
 
     def check(ok, what):
@@ -74,10 +95,28 @@ def main():
         work = tempfile.mkdtemp(prefix="plastix-app-expected-")
         try:
             shutil.copy(prm, os.path.join(work, "run.prm"))
-            command = [app, "run.prm"] if ranks == "1" else [mpiexec, "-np", ranks, app, "run.prm"]
+            label = "%s rank(s): " % ranks
+            status, said = 0, ""
+            for command in keys.get("setup", []):
+                setup = subprocess.run(["bash", "-c", command], cwd=work, env=dict(env, PLASTIX=app),
+                                       capture_output=True, text=True, timeout=600)
+                status, said = setup.returncode, (setup.stdout + setup.stderr).strip()
+                if status != 0:
+                    break
+            if status == 77:
+                print("  skip  " + label + said)
+                continue
+            if status != 0:
+                check(False, label + "setup exit status %d: %s" % (status, said[-400:]))
+                continue
+            prm_text = open(os.path.join(work, "run.prm")).read()
+            directory = prm_value(prm_text, "Directory", "output")
+            base = prm_value(prm_text, "Base name", "solution")
+            before = set(all_paths(work))
+            arguments = shlex.split(keys["args"][0]) if "args" in keys else ["run.prm"]
+            command = [app] + arguments if ranks == "1" else [mpiexec, "-np", ranks, app] + arguments
             run = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True, timeout=600)
             output = run.stdout + run.stderr
-            label = "%s rank(s): " % ranks
             expected_exit = int(keys.get("exit", ["0"])[0])
             check(run.returncode == expected_exit, label + "exit status %d (expected %d)%s" % (
                 run.returncode, expected_exit, "" if run.returncode == expected_exit else ": " + output[-400:]))
@@ -86,9 +125,19 @@ def main():
                 check(bool(summary) and text in summary[-1], label + "summary contains '%s'" % text)
             for text in keys.get("stdout", []):
                 check(text in output, label + "output contains '%s'" % text)
+            for text in keys.get("stdout only", []):
+                check(text in run.stdout, label + "stdout contains '%s'" % text)
+            for text in keys.get("stderr", []):
+                check(text in run.stderr, label + "stderr contains '%s'%s" % (
+                    text, "" if text in run.stderr else ": " + run.stderr[-400:]))
+            for text in keys.get("stderr lines", []):
+                lines = sum(1 for l in run.stderr.splitlines() if l.startswith("plastix: "))
+                check(lines == int(text), label + "%d stderr line(s) begin with 'plastix: ' (expected %s)" % (lines, text))
             out = os.path.join(work, directory)
             if "none" in keys.get("output", []):
                 check(not os.path.exists(out), label + "no output directory '%s' left" % directory)
+                left = sorted(set(all_paths(work)) - before)
+                check(not left, label + "nothing new in the case directory%s" % (": " + " ".join(left) if left else ""))
             for name in " ".join(keys.get("files", [])).split():
                 check(os.path.isfile(os.path.join(out, name)), label + "%s/%s written" % (directory, name))
             if os.path.isdir(out):
