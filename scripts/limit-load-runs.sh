@@ -1,6 +1,6 @@
 #!/bin/bash
-# The limit-load table of doc/validation.md ("Limit loads on a plateau: slotted plate"):
-# prm/slotted_plate.prm (a plate with a central slot pulled by a prescribed
+# The limit-load table of doc/validation.md ("Limit loads on a plateau: stepped plate"):
+# prm/stepped_plate.prm (a thin plate pulled through narrow arms by a prescribed
 # end displacement, elastic-perfectly plastic) as a thin plate (as the file
 # has it) and in plane strain (u_z = 0 on both faces), with full integration
 # and with B-bar, under refinement. One row per run: cells, DoFs, the end
@@ -36,7 +36,7 @@ for case in thin "plane strain"; do
       rm -rf "$WORK/run" && mkdir -p "$WORK/run"
       prm="$WORK/run/run.prm"
       {
-        cat "$REPO/prm/slotted_plate.prm"
+        cat "$REPO/prm/stepped_plate.prm"
         printf 'subsection Mesh\n set Global refinements = %s\nend\n' "$r"
         printf 'subsection Operator\n set Element formulation = %s\nend\n' "$formulation"
         printf 'subsection Output\n set Directory = %s\n set Write VTU = false\nend\n' "$WORK/run/out"
@@ -50,7 +50,7 @@ for case in thin "plane strain"; do
       } >"$prm"
       if (cd "$WORK/run" && $MPIRUN "$RANKS" "$BUILD/plastix" "$prm" >log 2>&1); then
         PYTHONPATH="$REPO/scripts" python3 - "$case" "$r" "$formulation" "$WORK/run/log" \
-          "$WORK/run/out/slotted_plate.csv" <<'PYTHON' | tee -a "$OUT"
+          "$WORK/run/out/stepped_plate.csv" <<'PYTHON' | tee -a "$OUT"
 import csv, math, re, sys
 from summary_line import summaries
 case, r, formulation, log, table = sys.argv[1:6]

@@ -1,13 +1,13 @@
 // Limit loads under displacement control, a test that fails on volumetric
-// locking: prm/slotted_plate.prm (a plate with a central slot, quarter,
-// elastic-perfectly plastic, pulled by a prescribed end displacement to
-// about ten times first yield), the reaction R1_x on the ligament's
-// mid-section against the net-section limit load:
+// locking: prm/stepped_plate.prm (a thin plate pulled through narrow arms,
+// quarter, elastic-perfectly plastic, pulled by a prescribed end
+// displacement to about ten times first yield), the reaction R1_x on the
+// plate's mid-section against the arm's net-section limit load:
 //  - plane strain (u_z = 0 on both faces): P_L = 2/sqrt(3) sigma_y A_net,
 //    refinements 0 and 1;
 //  - the thin plate as the .prm has it (z free, close to plane stress):
-//    P_L = sigma_y A_net, refinement 0, and refinement 0 with the half of
-//    the ligament next to the measured face refined twice locally (hanging
+//    P_L = sigma_y A_net, refinement 0, and refinement 0 with the corner
+//    x > 33, y < 5 next to the measured face refined twice locally (hanging
 //    nodes, also on edges ending on that face: its reaction collects their
 //    forces).
 // With B-bar (the default of elastoplastic runs) the reaction must reach
@@ -33,7 +33,7 @@ main(int argc, char **argv)
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     if (argc < 2)
       throw std::invalid_argument(std::string("usage: ") + argv[0] + " <prm directory>");
-    const std::string prm_text = plastix_test::read_text(std::string(argv[1]) + "/slotted_plate.prm");
+    const std::string prm_text = plastix_test::read_text(std::string(argv[1]) + "/stepped_plate.prm");
     const std::string out_dir  = "output_plastic_limit_load_np" + std::to_string(env.n_ranks);
     const double      sigma_y = 200, net_area = 10 * 0.5;
 
@@ -49,9 +49,9 @@ main(int argc, char **argv)
     const std::vector<Case> cases = {
       {"plane strain", true, 0, "bbar"},  {"plane strain", true, 0, "full"},  {"plane strain", true, 1, "bbar"},
       {"plane strain", true, 1, "full"},  {"thin plate", false, 0, "bbar"},   {"thin plate", false, 0, "full"},
-      // Hanging nodes: the ligament's half y < 5 refined twice next to the
+      // Hanging nodes: the corner x > 33, y < 5 refined twice next to the
       // face whose reaction is measured (hanging nodes on edges that end on it).
-      {"thin plate, refined locally at the ligament", false, 0, "bbar", "(x > 33) && (y < 5)"},
+      {"thin plate, refined locally at the measured face", false, 0, "bbar", "(x > 33) && (y < 5)"},
     };
     env.pout << std::setprecision(6);
     for (const auto &c : cases)
@@ -80,7 +80,7 @@ main(int argc, char **argv)
         const plastix_test::Csv csv =
           plastix_test::read_csv(parameters.output.directory + "/" + parameters.output.base_name + ".csv");
         const auto &factors = parameters.load_stepping.load_factors;
-        // Step cuts add rows (the thin plate cuts once where the ligament yields).
+        // Step cuts add rows (the thin plate cuts once where the arm yields).
         checker.check_true("  the last load factor reached (" + std::to_string(csv.rows.size()) + " rows, " +
                              std::to_string(summary.n_cuts) + " cuts)",
                            csv.rows.size() >= factors.size() && csv.rows.back()[1] == factors.back());
@@ -97,7 +97,7 @@ main(int argc, char **argv)
         const double end_ratio = csv.rows[n - 1][reaction] / limit;
         env.pout << "  slope of the last three steps / elastic slope " << plateau / elastic << ", end reaction / P_L "
                  << end_ratio << ", " << summary.n_cells << " cells" << std::endl;
-        // (The locally refined mesh resolves the slot's corner, which yields in the first step.)
+        // (On the locally refined mesh some Gauss points yield in the first step.)
         if (c.local_region.empty())
           checker.check_true("  elastic in the first step", csv.rows[0][csv.column("plastic_points")] == 0);
         if (c.formulation == "bbar")

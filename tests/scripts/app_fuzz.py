@@ -136,7 +136,7 @@ def sset(subsection, entry, value):
     return "subsection %s\n  set %s = %s\nend\n" % (subsection, entry, value)
 
 
-# The small valid elastic problem (shared with app_bad_input.sh); the
+# The small valid elastic problem (tests/app/bad_*.prm start from it); the
 # cases append entries to it. The file's two comment lines are left out, so
 # that line numbers in messages count from the first entry.
 with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "small_elastic.prm")) as _base:
