@@ -5,6 +5,7 @@
 #include <plastix/core/interruption.h>
 
 #include "driver_tools.h"
+#include "mesh_quality.h"
 
 #include <filesystem>
 #include <fstream>
@@ -37,6 +38,16 @@ namespace plastix
       else
         d.load_mesh(mesh_file);
       summary.n_cells = d.triangulation->n_global_active_cells();
+      if (mesh_file.empty())
+        {
+          // A slab with u_z = 0 on both faces (z- id 4, z+ id 5) is plane strain.
+          bool z_fixed[2] = {false, false};
+          for (const auto &c : d.parameters.boundary.dirichlet)
+            if ((c.boundary_id == 4 || c.boundary_id == 5) && c.components[2] && c.values[2] == 0.)
+              z_fixed[c.boundary_id - 4] = true;
+          print_warning(aspect_ratio_warning(*d.triangulation, z_fixed[0] && z_fixed[1], d.communicator),
+                        d.communicator);
+        }
       timer.stop("mesh");
       if (interrupt_requested(d.communicator))
         throw Interrupted("while the mesh was built; nothing was solved");

@@ -7,6 +7,7 @@
 #include "elastic_problem.h"
 
 #include "driver_tools.h"
+#include "mesh_quality.h"
 #include "monitor.h"
 
 #include <cmath>
@@ -100,6 +101,7 @@ namespace plastix
     summary.max_displacement = internal::max_nodal_displacement(solution);
     if (!std::isfinite(summary.max_displacement) || !std::isfinite(summary.final_residual))
       throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
+    print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
     // The monitor's rows: the problem is linear and every load and
     // prescribed displacement follows the load factor, so the solution at
     // load factor lambda is lambda times the one at 1.

@@ -15,6 +15,7 @@
 #include "monitor.h"
 
 #include "driver_tools.h"
+#include "mesh_quality.h"
 
 #include <algorithm>
 #include <cmath>
@@ -384,6 +385,7 @@ namespace plastix
       summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
     if (!std::isfinite(summary.max_displacement))
       throw SolverError("the displacement is not finite");
+    print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
     if (root)
       std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;
     internal::append_summary(output, parameters.output, summary.line());

@@ -27,6 +27,7 @@ The .expected file: '#' comments, then 'key = value' lines, then an optional
   stdout = some text             text stdout or stderr must contain (repeatable)
   stdout only = some text        text stdout itself must contain (repeatable)
   stderr = some text             text stderr itself must contain (repeatable)
+  absent = some text             text neither stdout nor stderr may contain (repeatable)
   stderr lines = 1               the number of stderr lines that begin with
                                  'plastix: ' (an error printed once, by rank 0)
   csv tolerance = 1e-9           |run - expected| <= tolerance * max |expected| of the column
@@ -48,6 +49,12 @@ import sys
 import tempfile
 
 
+# The keys of an .expected file (the docstring above says what each means);
+# any other key is a mistake that would otherwise check nothing.
+KNOWN_KEYS = {"ranks", "args", "setup", "exit", "files", "output", "summary", "stdout", "stdout only", "stderr",
+              "absent", "stderr lines", "csv tolerance", "vtu cells"}
+
+
 def read_expected(path):
     keys, csv_lines, in_csv = {}, [], False
     for line in open(path):
@@ -62,6 +69,8 @@ def read_expected(path):
             in_csv = True
             continue
         key, value = (part.strip() for part in line.split("=", 1))
+        if key not in KNOWN_KEYS:
+            sys.exit("%s: unknown key '%s' (known: %s)" % (path, key, ", ".join(sorted(KNOWN_KEYS))))
         keys.setdefault(key, []).append(value)
     rows = list(csv.reader(io.StringIO("\n".join(csv_lines)))) if csv_lines else []
     return keys, rows
@@ -130,6 +139,8 @@ def main():
             for text in keys.get("stderr", []):
                 check(text in run.stderr, label + "stderr contains '%s'%s" % (
                     text, "" if text in run.stderr else ": " + run.stderr[-400:]))
+            for text in keys.get("absent", []):
+                check(text not in output, label + "output does not contain '%s'" % text)
             for text in keys.get("stderr lines", []):
                 lines = sum(1 for l in run.stderr.splitlines() if l.startswith("plastix: "))
                 check(lines == int(text), label + "%d stderr line(s) begin with 'plastix: ' (expected %s)" % (lines, text))
