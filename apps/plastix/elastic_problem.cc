@@ -6,6 +6,7 @@
 #include "discretization.h"
 #include "elastic_problem.h"
 
+#include "cell_quantities.h"
 #include "driver_tools.h"
 #include "mesh_quality.h"
 #include "monitor.h"
@@ -22,7 +23,10 @@ namespace plastix
 
   namespace
   {
-    /** Cell stress (from the cell-average strain) and von Mises stress of linear elasticity. */
+    /**
+     * Cell stress (from the cell-average strain) and von Mises stress of
+     * linear elasticity, and the quantities of 'Output/Additional quantities'.
+     */
     CellFields
     elastic_cell_fields(const Discretization &d, const DeviceVector &u)
     {
@@ -32,7 +36,8 @@ namespace plastix
       for (const char *name : names)
         fields.emplace_back(name, std::vector<double>());
       fields.emplace_back("von_mises", std::vector<double>());
-      unsigned int k = 0;
+      std::vector<double> stress;
+      unsigned int        k = 0;
       for (const auto &cell : d.triangulation->active_cell_iterators())
         {
           if (!cell->is_locally_owned())
@@ -47,9 +52,11 @@ namespace plastix
           for (unsigned int c = 0; c < 6; ++c)
             j2 += (c < 3 ? 0.5 * (s[c] - p) * (s[c] - p) : s[c] * s[c]);
           for (unsigned int c = 0; c < 6; ++c)
-            fields[c].second.push_back(s[c]);
-          fields[6].second.push_back(std::sqrt(3. * j2));
+            fields[c].values.push_back(s[c]);
+          fields[6].values.push_back(std::sqrt(3. * j2));
+          stress.insert(stress.end(), s, s + 6);
         }
+      add_additional_quantities(d.parameters.output, stress, strain, fields);
       d.add_geometry_fields(fields);
       return fields;
     }

@@ -14,6 +14,7 @@
 #include "elastic_problem.h"
 #include "monitor.h"
 
+#include "cell_quantities.h"
 #include "driver_tools.h"
 #include "mesh_quality.h"
 
@@ -34,10 +35,14 @@ namespace plastix
 
   namespace
   {
+    /**
+     * The cell averages of the Gauss-point state of @p d's operator, and the
+     * quantities of 'Output/Additional quantities' (strain of @p u).
+     */
     CellFields
-    plastic_cell_fields(const PlasticityState &state)
+    plastic_cell_fields(const Discretization &d, const DeviceVector &u)
     {
-      const std::vector<double> averages = state.cell_averages();
+      const std::vector<double> averages = d.op.plasticity().cell_averages();
       const char *names[10] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz",
                                "stress_xy", "von_mises", "equivalent_plastic_strain", "plastic_fraction",
                                "hydrostatic_stress"};
@@ -49,6 +54,12 @@ namespace plastix
             values[c] = averages[10 * c + f];
           fields.emplace_back(names[f], std::move(values));
         }
+      std::vector<double> stress(6 * (averages.size() / 10));
+      for (std::size_t c = 0; c < averages.size() / 10; ++c)
+        std::copy_n(&averages[10 * c], 6, &stress[6 * c]);
+      const std::vector<double> strain =
+        d.parameters.output.writes("strain") ? d.op.cell_average_strain(u) : std::vector<double>();
+      add_additional_quantities(d.parameters.output, stress, strain, fields);
       return fields;
     }
   } // namespace
@@ -317,7 +328,7 @@ namespace plastix
                             result.newton.plastic.n_plastic_points, u_host, newton->f_int);
             if (parameters.output.write_vtu)
               {
-                CellFields fields = plastic_cell_fields(d.op.plasticity());
+                CellFields fields = plastic_cell_fields(d, newton->u);
                 d.add_geometry_fields(fields);
                 const std::string pvtu = d.write_vtu(output, newton->u, fields, parameters.output.base_name, step);
                 pvd.emplace_back(lambda, pvtu);

@@ -1101,6 +1101,15 @@ namespace plastix
     prm.leave_subsection();
   }
 
+  bool
+  OutputParameters::writes(const std::string &quantity) const
+  {
+    for (const auto &item : split(additional_quantities, ','))
+      if (item == quantity)
+        return true;
+    return false;
+  }
+
   void
   OutputParameters::declare(dealii::ParameterHandler &prm)
   {
@@ -1111,6 +1120,14 @@ namespace plastix
                       dealii::Patterns::FileName());
     prm.add_parameter("Write VTU", write_vtu,
                       "Write displacement, stress and von Mises stress as VTU/PVTU");
+    prm.add_parameter("Additional quantities", additional_quantities,
+                      "Cell quantities the VTU output holds besides the displacement, the "
+                      "cell-average stress and the von Mises stress (and, in elastoplastic runs, the "
+                      "plastic quantities): any of strain (the cell-average strain tensor, "
+                      "strain_xx ... strain_xy), principal stresses (principal_stress_1 >= 2 >= 3 and "
+                      "their unit directions principal_direction_1..3 as vectors), pressure "
+                      "(-tr sigma / 3), separated by commas",
+                      dealii::Patterns::MultipleSelection("strain|principal stresses|pressure"));
     prm.add_parameter("Checkpoint interval", checkpoint_interval,
                       "Elastoplastic runs: write a checkpoint (mesh, displacement, Gauss-point "
                       "history, load-stepping state) into 'Directory'/checkpoint after every this "

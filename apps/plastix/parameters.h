@@ -503,9 +503,19 @@ namespace plastix
      * stepping/Steps per run' stops a run).
      */
     double checkpoint_wall_time = 600.;
+    /**
+     * Cell quantities written besides the stresses, a comma-separated
+     * selection of "strain" (the cell-average strain tensor), "principal
+     * stresses" (values and directions) and "pressure" (-tr sigma / 3).
+     */
+    std::string additional_quantities;
 
     void
     declare(dealii::ParameterHandler &prm);
+
+    /** Whether @p quantity is one of the additional quantities. */
+    bool
+    writes(const std::string &quantity) const;
   };
 
   /** Subsection "Problem". */

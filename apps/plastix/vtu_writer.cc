@@ -223,20 +223,23 @@ namespace plastix
     AssertThrow(n_points <= static_cast<unsigned int>(std::numeric_limits<std::int32_t>::max()) &&
                   connectivity.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
                 dealii::ExcMessage("VTU output: piece too large for Int32 connectivity"));
-    for (const auto &[name, values] : cell_fields)
-      AssertThrow(values.size() == written.size(),
-                  dealii::ExcMessage("VTU output: cell field '" + name + "' has " + std::to_string(values.size()) +
-                                     " values for " + std::to_string(written.size()) + " locally owned cells"));
+    for (const auto &field : cell_fields)
+      AssertThrow(field.values.size() == field.n_components * written.size(),
+                  dealii::ExcMessage("VTU output: cell field '" + field.name + "' has " +
+                                     std::to_string(field.values.size()) + " values for " +
+                                     std::to_string(written.size()) + " locally owned cells and " +
+                                     std::to_string(field.n_components) + " components"));
     // The fields of the written cells.
     CellFields fields;
-    for (const auto &[name, values] : cell_fields)
+    for (const auto &field : cell_fields)
       {
         std::vector<double> kept;
-        kept.reserve(n_cells);
-        for (std::size_t c = 0; c < values.size(); ++c)
+        kept.reserve(n_cells * field.n_components);
+        for (std::size_t c = 0; c < written.size(); ++c)
           if (written[c])
-            kept.push_back(values[c]);
-        fields.emplace_back(name, std::move(kept));
+            kept.insert(kept.end(), field.values.begin() + c * field.n_components,
+                        field.values.begin() + (c + 1) * field.n_components);
+        fields.emplace_back(field.name, std::move(kept), field.n_components);
       }
     std::vector<std::int32_t> offsets(n_cells);
     for (std::size_t c = 0; c < n_cells; ++c)
@@ -271,8 +274,8 @@ namespace plastix
       write_data_array(out, "displacement", 3, point_displacement);
       out << "      </PointData>\n"
           << "      <CellData>\n";
-      for (const auto &[name, values] : fields)
-        write_data_array(out, name, 1, values);
+      for (const auto &field : fields)
+        write_data_array(out, field.name, field.n_components, field.values);
       write_data_array(out, "material_id", 1, material_id);
       write_data_array(out, "rank", 1, ranks);
       out << "      </CellData>\n"
@@ -300,7 +303,7 @@ namespace plastix
         out << "    </PPointData>\n"
             << "    <PCellData>\n";
         for (const auto &field : cell_fields)
-          write_pdata_array(out, "Float64", field.first, 1);
+          write_pdata_array(out, "Float64", field.name, field.n_components);
         write_pdata_array(out, "Int32", "material_id", 1);
         write_pdata_array(out, "Int32", "rank", 1);
         out << "    </PCellData>\n";

@@ -14,8 +14,29 @@
 
 namespace plastix
 {
-  /** Values per locally owned cell (in the order of the locally owned active cells), by name. */
-  using CellFields = std::vector<std::pair<std::string, std::vector<double>>>;
+  /**
+   * A quantity with @p n_components values per locally owned cell (in the
+   * order of the locally owned active cells): a scalar (1) or a vector (3,
+   * e.g. a principal direction).
+   */
+  struct CellField
+  {
+    CellField(std::string name, std::vector<double> values, const unsigned int n_components = 1)
+      : name(std::move(name))
+      , values(std::move(values))
+      , n_components(n_components)
+    {}
+
+    /** The name of the DataArray. */
+    std::string name;
+    /** n_components values per cell, cell after cell. */
+    std::vector<double> values;
+    /** Values per cell. */
+    unsigned int n_components;
+  };
+
+  /** The cell quantities of an output. */
+  using CellFields = std::vector<CellField>;
 
   /**
    * Write the displacement @p displacement and the cell quantities
@@ -28,7 +49,8 @@ namespace plastix
    *   cells of the piece;
    * - <PointData>: "displacement" (Float64, 3 components) from the vertex
    *   DoFs;
-   * - <CellData>: every field of @p cell_fields (Float64), then
+   * - <CellData>: every field of @p cell_fields (Float64, with its number
+   *   of components), then
    *   "material_id" and "rank" (Int32).
    *
    * Every DataArray is binary: base64 of the zlib-compressed data behind a

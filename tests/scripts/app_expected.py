@@ -32,6 +32,10 @@ The .expected file: '#' comments, then 'key = value' lines, then an optional
                                  'plastix: ' (an error printed once, by rank 0)
   csv tolerance = 1e-9           |run - expected| <= tolerance * max |expected| of the column
   vtu cells = 192                the cells of the VTU pieces (*.vtu) of the last record, summed over ranks
+  vtu cell value = f[1] 0.5      every cell of the last record's pieces has component 1 of the cell data
+                                 array f equal to 0.5 within the csv tolerance (relative to max(|0.5|, 1)
+                                 for values of magnitude up to 1, else to |0.5|); |f[1]| compares the
+                                 absolute value (repeatable)
   csv:
   load_factor,top_uz             the columns to compare (a subset, any order)
   0.5,0.001                      one row per load step
@@ -52,7 +56,7 @@ import tempfile
 # The keys of an .expected file (the docstring above says what each means);
 # any other key is a mistake that would otherwise check nothing.
 KNOWN_KEYS = {"ranks", "args", "setup", "exit", "files", "output", "summary", "stdout", "stdout only", "stderr",
-              "absent", "stderr lines", "csv tolerance", "vtu cells"}
+              "absent", "stderr lines", "csv tolerance", "vtu cells", "vtu cell value"}
 
 
 def read_expected(path):
@@ -74,6 +78,34 @@ def read_expected(path):
         keys.setdefault(key, []).append(value)
     rows = list(csv.reader(io.StringIO("\n".join(csv_lines)))) if csv_lines else []
     return keys, rows
+
+
+def vtu_cell_arrays(path):
+    """The cell data arrays of a VTU piece written by plastix: name -> (components, values);
+    each binary DataArray is base64 of the UInt32 header {blocks, block size, last block
+    size, compressed sizes} followed by base64 of the zlib-compressed blocks."""
+    import base64
+    import struct
+    import zlib
+    text = open(path).read()
+    cell_data = text[text.find("<CellData"):text.find("</CellData>")]
+    arrays = {}
+    for match in re.finditer(r'<DataArray type="(\w+)" Name="([^"]*)"(?: NumberOfComponents="(\d+)")?'
+                             r' format="binary">\s*([^<\s]*)\s*</DataArray>', cell_data):
+        kind, name, components, data = match.group(1), match.group(2), int(match.group(3) or 1), match.group(4)
+        if not data:  # a piece without cells
+            arrays[name] = (components, ())
+            continue
+        n_blocks = struct.unpack("<I", base64.b64decode(data[:8])[:4])[0]
+        header_length = 4 * ((4 * (3 + n_blocks) + 2) // 3)
+        header = struct.unpack("<%dI" % (3 + n_blocks), base64.b64decode(data[:header_length])[:4 * (3 + n_blocks)])
+        compressed, raw, at = base64.b64decode(data[header_length:]), b"", 0
+        for size in header[3:]:
+            raw += zlib.decompress(compressed[at:at + size])
+            at += size
+        code = {"Float64": "d", "Int32": "i"}[kind]
+        arrays[name] = (components, struct.unpack("<%d%s" % (len(raw) // struct.calcsize(code), code), raw))
+    return arrays
 
 
 def prm_value(prm_text, entry, default):
@@ -163,6 +195,24 @@ def main():
                         match = re.search(r'NumberOfCells="(\d+)"', open(os.path.join(out, piece), errors="replace").read())
                         cells += int(match.group(1)) if match else 0
                 check(bool(records) and cells == int(text), label + "VTU cells %d (expected %s)" % (cells, text))
+            for text in keys.get("vtu cell value", []):
+                target, value = text.split()
+                absolute = target.startswith("|")
+                name, component = re.match(r"\|?([\w]+)\[(\d+)\]\|?", target).groups()
+                records = sorted(n for n in os.listdir(out) if n.endswith(".pvtu")) if os.path.isdir(out) else []
+                stem = records[-1][:-len(".pvtu")] if records else None
+                found, worst = [], 0.
+                for piece in (n for n in os.listdir(out) if stem and n.startswith(stem + ".") and n.endswith(".vtu")):
+                    arrays = vtu_cell_arrays(os.path.join(out, piece))
+                    if name in arrays:
+                        components, values = arrays[name]
+                        found += [abs(v) if absolute else v for v in values[int(component)::components]]
+                expected = float(value)
+                scale = abs(expected) if abs(expected) > 1 else 1.
+                worst = max((abs(v - expected) / scale for v in found), default=float("inf"))
+                tolerance = float(keys.get("csv tolerance", ["1e-9"])[0])
+                check(bool(found) and worst <= tolerance, label + "VTU cell data %s = %s in %d cells (largest "
+                      "difference %.2e, tolerance %.0e)" % (target, value, len(found), worst, tolerance))
             if expected_rows:
                 tolerance = float(keys.get("csv tolerance", ["1e-9"])[0])
                 produced = os.path.join(out, base + ".csv")
