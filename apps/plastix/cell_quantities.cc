@@ -1,15 +1,90 @@
 // Strain, principal stresses and pressure per cell for the VTU output.
 #include <deal.II/base/symmetric_tensor.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/lac/la_parallel_vector.h>
 
 #include "cell_quantities.h"
 
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <memory>
+
 namespace plastix
 {
+  namespace
+  {
+    /**
+     * The nodal stresses of add_additional_quantities(): per vertex DoF triple
+     * the volume-weighted sums of the normal (xx, yy, zz) and shear (yz, xz,
+     * xy) cell stresses and, in the x entry of a third vector, the volume.
+     */
+    PointFields
+    nodal_stresses(const dealii::DoFHandler<3> &dof_handler, const std::vector<double> &stress)
+    {
+      using Vector = dealii::LinearAlgebra::distributed::Vector<double>;
+      dealii::IndexSet relevant;
+      dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+      auto sums = std::make_shared<std::array<Vector, 3>>();
+      for (auto &v : *sums)
+        v.reinit(dof_handler.locally_owned_dofs(), relevant, dof_handler.get_communicator());
+      std::size_t c = 0;
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        if (cell->is_locally_owned())
+          {
+            const double  volume = cell->measure();
+            const double *s      = &stress[6 * c++];
+            for (const auto v : cell->vertex_indices())
+              {
+                for (unsigned int d = 0; d < 3; ++d)
+                  {
+                    (*sums)[0](cell->vertex_dof_index(v, d)) += volume * s[d];
+                    (*sums)[1](cell->vertex_dof_index(v, d)) += volume * s[3 + d];
+                  }
+                (*sums)[2](cell->vertex_dof_index(v, 0)) += volume;
+              }
+          }
+      for (auto &v : *sums)
+        {
+          v.compress(dealii::VectorOperation::add);
+          v.update_ghost_values();
+        }
+      // The average of vertex_dof's cells, in our order xx, yy, zz, yz, xz, xy.
+      const auto average = [sums](const dealii::types::global_dof_index dof, double *s) {
+        const double volume = (*sums)[2](dof);
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            s[d]     = (*sums)[0](dof + d) / volume;
+            s[3 + d] = (*sums)[1](dof + d) / volume;
+          }
+      };
+      PointFields fields;
+      fields.push_back({"nodal_stress", 6, [average](const dealii::types::global_dof_index dof, double *out) {
+                          double s[6];
+                          average(dof, s);
+                          const double vtk_order[6] = {s[0], s[1], s[2], s[5], s[3], s[4]};
+                          std::copy_n(vtk_order, 6, out);
+                        }});
+      fields.push_back({"nodal_von_mises", 1, [average](const dealii::types::global_dof_index dof, double *out) {
+                          double s[6];
+                          average(dof, s);
+                          const double p = (s[0] + s[1] + s[2]) / 3.;
+                          double       j2 = 0;
+                          for (unsigned int k = 0; k < 6; ++k)
+                            j2 += k < 3 ? 0.5 * (s[k] - p) * (s[k] - p) : s[k] * s[k];
+                          out[0] = std::sqrt(3. * j2);
+                        }});
+      return fields;
+    }
+  } // namespace
+
   void
-  add_additional_quantities(const OutputParameters    &output,
-                            const std::vector<double> &stress,
-                            const std::vector<double> &strain,
-                            CellFields                &fields)
+  add_additional_quantities(const OutputParameters      &output,
+                            const dealii::DoFHandler<3> &dof_handler,
+                            const std::vector<double>   &stress,
+                            const std::vector<double>   &strain,
+                            CellFields                  &fields,
+                            PointFields                 &point_fields)
   {
     const std::size_t n_cells = stress.size() / 6;
     if (output.writes("strain"))
@@ -55,6 +130,9 @@ namespace plastix
         for (unsigned int i = 0; i < 3; ++i)
           fields.emplace_back("principal_direction_" + std::to_string(i + 1), std::move(directions[i]), 3);
       }
+    if (output.writes("nodal stresses"))
+      for (auto &field : nodal_stresses(dof_handler, stress))
+        point_fields.push_back(std::move(field));
     if (output.writes("pressure"))
       {
         std::vector<double> values(n_cells);

@@ -3,6 +3,8 @@
 #ifndef PLASTIX_APP_CELL_QUANTITIES_H
 #define PLASTIX_APP_CELL_QUANTITIES_H
 
+#include <deal.II/dofs/dof_handler.h>
+
 #include "parameters.h"
 #include "vtu_writer.h"
 
@@ -19,13 +21,22 @@ namespace plastix
    *   "principal_stress_3" and the unit eigenvectors
    *   "principal_direction_1..3" (3 components) of @p stress (6 values per
    *   cell, in the same order);
-   * - pressure: "pressure" = -(sigma_xx + sigma_yy + sigma_zz) / 3.
+   * - pressure: "pressure" = -(sigma_xx + sigma_yy + sigma_zz) / 3;
+   * - nodal stresses: the point data "nodal_stress" (6 components in VTK's
+   *   order of a symmetric tensor: xx, yy, zz, xy, yz, xz) and
+   *   "nodal_von_mises", the cell-average stresses of the cells around each
+   *   vertex averaged with their volumes as weights (the L2 projection onto
+   *   the Q1 space with a lumped mass matrix), over all ranks' cells.
+   * @p dof_handler is the displacement's (locally owned cells in the order of
+   * its active cells); collective over its communicator.
    */
   void
-  add_additional_quantities(const OutputParameters    &output,
-                            const std::vector<double> &stress,
-                            const std::vector<double> &strain,
-                            CellFields                &fields);
+  add_additional_quantities(const OutputParameters      &output,
+                            const dealii::DoFHandler<3> &dof_handler,
+                            const std::vector<double>   &stress,
+                            const std::vector<double>   &strain,
+                            CellFields                  &fields,
+                            PointFields                 &point_fields);
 } // namespace plastix
 
 #endif

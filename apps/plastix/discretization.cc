@@ -265,7 +265,8 @@ namespace plastix
                             const DeviceVector &u,
                             const CellFields   &cell_fields,
                             const std::string  &base_name,
-                            const unsigned int  counter) const
+                            const unsigned int  counter,
+                            const PointFields  &point_fields) const
   {
     // Own writer: deal.II 9.4's DataOut writes cell data as point data of per-cell patches.
     // A fixed grid's kept outside cells (volume fraction 0) are left out of the output.
@@ -273,6 +274,6 @@ namespace plastix
     if (fixed_grid && parameters.mesh.fixed_grid.keep_outside_cells)
       write_cell = [this](const dealii::DoFHandler<3>::active_cell_iterator &cell) { return (*fixed_grid)(cell) > 0; };
     return write_vtu_with_cell_data(output.staged_directory(), dof_handler, to_host(u), cell_fields, base_name,
-                                    counter, communicator, write_cell);
+                                    counter, communicator, write_cell, point_fields);
   }
 } // namespace plastix

@@ -169,7 +169,8 @@ namespace plastix
               const DeviceVector &u,
               const CellFields   &cell_fields,
               const std::string  &base_name,
-              unsigned int        counter) const;
+              unsigned int        counter,
+              const PointFields  &point_fields = {}) const;
 
     const Parameters                          &parameters;
     MPI_Comm                                   communicator;

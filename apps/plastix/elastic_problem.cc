@@ -25,10 +25,11 @@ namespace plastix
   {
     /**
      * Cell stress (from the cell-average strain) and von Mises stress of
-     * linear elasticity, and the quantities of 'Output/Additional quantities'.
+     * linear elasticity, and the quantities of 'Output/Additional quantities'
+     * (nodal ones into @p point_fields).
      */
     CellFields
-    elastic_cell_fields(const Discretization &d, const DeviceVector &u)
+    elastic_cell_fields(const Discretization &d, const DeviceVector &u, PointFields &point_fields)
     {
       const std::vector<double> strain = d.op.cell_average_strain(u);
       const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
@@ -56,7 +57,7 @@ namespace plastix
           fields[6].values.push_back(std::sqrt(3. * j2));
           stress.insert(stress.end(), s, s + 6);
         }
-      add_additional_quantities(d.parameters.output, stress, strain, fields);
+      add_additional_quantities(d.parameters.output, d.dof_handler, stress, strain, fields, point_fields);
       d.add_geometry_fields(fields);
       return fields;
     }
@@ -128,10 +129,13 @@ namespace plastix
       if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
         monitor.plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
     if (parameters.output.write_vtu)
-      summary.output_file = (std::filesystem::path(parameters.output.directory) /
-                             d.write_vtu(output, solution, elastic_cell_fields(d, solution),
-                                         parameters.output.base_name, 0))
-                              .string();
+      {
+        PointFields       point_fields;
+        const CellFields  cell_fields = elastic_cell_fields(d, solution, point_fields);
+        summary.output_file           = (std::filesystem::path(parameters.output.directory) /
+                               d.write_vtu(output, solution, cell_fields, parameters.output.base_name, 0, point_fields))
+                                .string();
+      }
     timer.stop("output");
     internal::append_summary(output, parameters.output, summary.line());
     output.commit();

@@ -37,10 +37,11 @@ namespace plastix
   {
     /**
      * The cell averages of the Gauss-point state of @p d's operator, and the
-     * quantities of 'Output/Additional quantities' (strain of @p u).
+     * quantities of 'Output/Additional quantities' (strain of @p u; nodal ones
+     * into @p point_fields).
      */
     CellFields
-    plastic_cell_fields(const Discretization &d, const DeviceVector &u)
+    plastic_cell_fields(const Discretization &d, const DeviceVector &u, PointFields &point_fields)
     {
       const std::vector<double> averages = d.op.plasticity().cell_averages();
       const char *names[10] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz",
@@ -59,7 +60,7 @@ namespace plastix
         std::copy_n(&averages[10 * c], 6, &stress[6 * c]);
       const std::vector<double> strain =
         d.parameters.output.writes("strain") ? d.op.cell_average_strain(u) : std::vector<double>();
-      add_additional_quantities(d.parameters.output, stress, strain, fields);
+      add_additional_quantities(d.parameters.output, d.dof_handler, stress, strain, fields, point_fields);
       return fields;
     }
   } // namespace
@@ -328,9 +329,11 @@ namespace plastix
                             result.newton.plastic.n_plastic_points, u_host, newton->f_int);
             if (parameters.output.write_vtu)
               {
-                CellFields fields = plastic_cell_fields(d, newton->u);
+                PointFields point_fields;
+                CellFields  fields = plastic_cell_fields(d, newton->u, point_fields);
                 d.add_geometry_fields(fields);
-                const std::string pvtu = d.write_vtu(output, newton->u, fields, parameters.output.base_name, step);
+                const std::string pvtu =
+                  d.write_vtu(output, newton->u, fields, parameters.output.base_name, step, point_fields);
                 pvd.emplace_back(lambda, pvtu);
                 std::ostringstream pvd_text;
                 dealii::DataOutBase::write_pvd_record(pvd_text, pvd);

@@ -1126,8 +1126,11 @@ namespace plastix
                       "plastic quantities): any of strain (the cell-average strain tensor, "
                       "strain_xx ... strain_xy), principal stresses (principal_stress_1 >= 2 >= 3 and "
                       "their unit directions principal_direction_1..3 as vectors), pressure "
-                      "(-tr sigma / 3), separated by commas",
-                      dealii::Patterns::MultipleSelection("strain|principal stresses|pressure"));
+                      "(-tr sigma / 3), nodal stresses (point data nodal_stress, a symmetric tensor in "
+                      "VTK's order xx, yy, zz, xy, yz, xz, and nodal_von_mises: the cell-average "
+                      "stresses around each vertex averaged with the cells' volumes as weights), "
+                      "separated by commas",
+                      dealii::Patterns::MultipleSelection("strain|principal stresses|pressure|nodal stresses"));
     prm.add_parameter("Checkpoint interval", checkpoint_interval,
                       "Elastoplastic runs: write a checkpoint (mesh, displacement, Gauss-point "
                       "history, load-stepping state) into 'Directory'/checkpoint after every this "

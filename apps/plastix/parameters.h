@@ -506,7 +506,8 @@ namespace plastix
     /**
      * Cell quantities written besides the stresses, a comma-separated
      * selection of "strain" (the cell-average strain tensor), "principal
-     * stresses" (values and directions) and "pressure" (-tr sigma / 3).
+     * stresses" (values and directions), "pressure" (-tr sigma / 3) and
+     * "nodal stresses" (volume-weighted vertex averages, point data).
      */
     std::string additional_quantities;
 

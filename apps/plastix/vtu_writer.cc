@@ -179,7 +179,8 @@ namespace plastix
                            const std::string                                        &base_name,
                            const unsigned int                                        counter,
                            MPI_Comm                                                  communicator,
-                           const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell)
+                           const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell,
+                           const PointFields &point_fields)
   {
     const unsigned int rank    = dealii::Utilities::MPI::this_mpi_process(communicator);
     const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
@@ -191,6 +192,7 @@ namespace plastix
     std::vector<unsigned int> point_of_vertex(dof_handler.get_triangulation().n_vertices(), invalid);
     std::vector<double>       points;
     std::vector<double>       point_displacement;
+    std::vector<std::vector<double>> point_values(point_fields.size());
     std::vector<std::int32_t> connectivity;
     std::vector<std::int32_t> material_id;
     unsigned int              n_points = 0;
@@ -213,6 +215,13 @@ namespace plastix
                   {
                     points.push_back(x[d]);
                     point_displacement.push_back(displacement(cell->vertex_dof_index(vtk_vertex, d)));
+                  }
+                for (std::size_t f = 0; f < point_fields.size(); ++f)
+                  {
+                    std::vector<double> &values = point_values[f];
+                    values.resize(values.size() + point_fields[f].n_components);
+                    point_fields[f].values(cell->vertex_dof_index(vtk_vertex, 0),
+                                           values.data() + values.size() - point_fields[f].n_components);
                   }
               }
             connectivity.push_back(static_cast<std::int32_t>(point));
@@ -272,6 +281,8 @@ namespace plastix
       out << "      </Cells>\n"
           << "      <PointData Vectors=\"displacement\">\n";
       write_data_array(out, "displacement", 3, point_displacement);
+      for (std::size_t f = 0; f < point_fields.size(); ++f)
+        write_data_array(out, point_fields[f].name, point_fields[f].n_components, point_values[f]);
       out << "      </PointData>\n"
           << "      <CellData>\n";
       for (const auto &field : fields)
@@ -300,6 +311,8 @@ namespace plastix
         out << "    </PPoints>\n"
             << "    <PPointData Vectors=\"displacement\">\n";
         write_pdata_array(out, "Float64", "displacement", 3);
+        for (const auto &field : point_fields)
+          write_pdata_array(out, "Float64", field.name, field.n_components);
         out << "    </PPointData>\n"
             << "    <PCellData>\n";
         for (const auto &field : cell_fields)

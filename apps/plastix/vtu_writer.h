@@ -38,6 +38,23 @@ namespace plastix
   /** The cell quantities of an output. */
   using CellFields = std::vector<CellField>;
 
+  /** A quantity with @p n_components values per mesh vertex (point data). */
+  struct PointField
+  {
+    /** The name of the DataArray. */
+    std::string name;
+    /** Values per vertex. */
+    unsigned int n_components;
+    /**
+     * values(vertex_dof, out) writes the n_components values of the vertex
+     * whose x-displacement DoF is vertex_dof (a locally relevant DoF) to out.
+     */
+    std::function<void(dealii::types::global_dof_index, double *)> values;
+  };
+
+  /** The point quantities of an output besides the displacement. */
+  using PointFields = std::vector<PointField>;
+
   /**
    * Write the displacement @p displacement and the cell quantities
    * @p cell_fields of the locally owned cells of @p dof_handler (an
@@ -48,7 +65,7 @@ namespace plastix
    *   points are the distinct vertices of these cells, shared between the
    *   cells of the piece;
    * - <PointData>: "displacement" (Float64, 3 components) from the vertex
-   *   DoFs;
+   *   DoFs, then every field of @p point_fields;
    * - <CellData>: every field of @p cell_fields (Float64, with its number
    *   of components), then
    *   "material_id" and "rank" (Int32).
@@ -76,6 +93,7 @@ namespace plastix
    * @param write_cell Which locally owned cells to write (empty: all); the
    *   fields keep one value per locally owned cell, those of skipped cells
    *   are left out with them (the fixed grid's outside cells).
+   * @param point_fields Quantities per vertex besides the displacement.
    * @return The name of the PVTU record (without @p directory).
    */
   std::string
@@ -86,7 +104,8 @@ namespace plastix
                            const std::string                                        &base_name,
                            unsigned int                                              counter,
                            MPI_Comm                                                  communicator,
-                           const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell = {});
+                           const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell = {},
+                           const PointFields &point_fields = {});
 } // namespace plastix
 
 #endif

@@ -36,6 +36,7 @@ The .expected file: '#' comments, then 'key = value' lines, then an optional
                                  array f equal to 0.5 within the csv tolerance (relative to max(|0.5|, 1)
                                  for values of magnitude up to 1, else to |0.5|); |f[1]| compares the
                                  absolute value (repeatable)
+  vtu point value = f[0] 0.5     the same for the point data array f at every point
   csv:
   load_factor,top_uz             the columns to compare (a subset, any order)
   0.5,0.001                      one row per load step
@@ -56,7 +57,7 @@ import tempfile
 # The keys of an .expected file (the docstring above says what each means);
 # any other key is a mistake that would otherwise check nothing.
 KNOWN_KEYS = {"ranks", "args", "setup", "exit", "files", "output", "summary", "stdout", "stdout only", "stderr",
-              "absent", "stderr lines", "csv tolerance", "vtu cells", "vtu cell value"}
+              "absent", "stderr lines", "csv tolerance", "vtu cells", "vtu cell value", "vtu point value"}
 
 
 def read_expected(path):
@@ -80,15 +81,16 @@ def read_expected(path):
     return keys, rows
 
 
-def vtu_cell_arrays(path):
-    """The cell data arrays of a VTU piece written by plastix: name -> (components, values);
+def vtu_arrays(path, section):
+    """The data arrays of @section (CellData or PointData) of a VTU piece written by plastix:
+    name -> (components, values);
     each binary DataArray is base64 of the UInt32 header {blocks, block size, last block
     size, compressed sizes} followed by base64 of the zlib-compressed blocks."""
     import base64
     import struct
     import zlib
     text = open(path).read()
-    cell_data = text[text.find("<CellData"):text.find("</CellData>")]
+    cell_data = text[text.find("<" + section):text.find("</" + section + ">")]
     arrays = {}
     for match in re.finditer(r'<DataArray type="(\w+)" Name="([^"]*)"(?: NumberOfComponents="(\d+)")?'
                              r' format="binary">\s*([^<\s]*)\s*</DataArray>', cell_data):
@@ -195,24 +197,25 @@ def main():
                         match = re.search(r'NumberOfCells="(\d+)"', open(os.path.join(out, piece), errors="replace").read())
                         cells += int(match.group(1)) if match else 0
                 check(bool(records) and cells == int(text), label + "VTU cells %d (expected %s)" % (cells, text))
-            for text in keys.get("vtu cell value", []):
-                target, value = text.split()
-                absolute = target.startswith("|")
-                name, component = re.match(r"\|?([\w]+)\[(\d+)\]\|?", target).groups()
-                records = sorted(n for n in os.listdir(out) if n.endswith(".pvtu")) if os.path.isdir(out) else []
-                stem = records[-1][:-len(".pvtu")] if records else None
-                found, worst = [], 0.
-                for piece in (n for n in os.listdir(out) if stem and n.startswith(stem + ".") and n.endswith(".vtu")):
-                    arrays = vtu_cell_arrays(os.path.join(out, piece))
-                    if name in arrays:
-                        components, values = arrays[name]
-                        found += [abs(v) if absolute else v for v in values[int(component)::components]]
-                expected = float(value)
-                scale = abs(expected) if abs(expected) > 1 else 1.
-                worst = max((abs(v - expected) / scale for v in found), default=float("inf"))
-                tolerance = float(keys.get("csv tolerance", ["1e-9"])[0])
-                check(bool(found) and worst <= tolerance, label + "VTU cell data %s = %s in %d cells (largest "
-                      "difference %.2e, tolerance %.0e)" % (target, value, len(found), worst, tolerance))
+            for key, section in (("vtu cell value", "CellData"), ("vtu point value", "PointData")):
+                for text in keys.get(key, []):
+                    target, value = text.split()
+                    absolute = target.startswith("|")
+                    name, component = re.match(r"\|?([\w]+)\[(\d+)\]\|?", target).groups()
+                    records = sorted(n for n in os.listdir(out) if n.endswith(".pvtu")) if os.path.isdir(out) else []
+                    stem = records[-1][:-len(".pvtu")] if records else None
+                    found, worst = [], 0.
+                    for piece in (n for n in os.listdir(out) if stem and n.startswith(stem + ".") and n.endswith(".vtu")):
+                        arrays = vtu_arrays(os.path.join(out, piece), section)
+                        if name in arrays:
+                            components, values = arrays[name]
+                            found += [abs(v) if absolute else v for v in values[int(component)::components]]
+                    expected = float(value)
+                    scale = abs(expected) if abs(expected) > 1 else 1.
+                    worst = max((abs(v - expected) / scale for v in found), default=float("inf"))
+                    tolerance = float(keys.get("csv tolerance", ["1e-9"])[0])
+                    check(bool(found) and worst <= tolerance, label + "VTU %s %s = %s in %d entries (largest "
+                          "difference %.2e, tolerance %.0e)" % (section, target, value, len(found), worst, tolerance))
             if expected_rows:
                 tolerance = float(keys.get("csv tolerance", ["1e-9"])[0])
                 produced = os.path.join(out, base + ".csv")
