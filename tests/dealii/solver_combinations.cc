@@ -6,7 +6,7 @@
 //   - distorted: the problem of solve_vs_assembled (5 x 3 x 3 coarse cells of
 //     [0, 2.5] x [0, 1.5] x [0, 1] refined once, interior vertices moved by
 //     25 % of the shortest edge, two materials, inhomogeneous Dirichlet
-//     values on x = 0 (xyz) and y = 0 (z), traction, pressure, body force);
+//     values on x = 0 (x and y) and y = 0 (z), traction, pressure, body force);
 //   - cantilever: prm/default.prm's beam on a 10 x 1 x 1 coarse mesh refined
 //     twice.
 // Solvers: cg, gmres (deal.II), belos cg, belos gmres, belos minres;
@@ -104,7 +104,7 @@ namespace
     p.materials.default_material.young_modulus = 200e9;
     p.materials.default_material.poisson_ratio = 0.3;
     p.materials.per_material_id_text           = "3: E=70e9, nu=0.35";
-    p.boundary.dirichlet_text                  = "0: xyz = 0.001, -0.002, 0.0005; 2: z = 0.0003";
+    p.boundary.dirichlet_text                  = "0: xy = 0.001, -0.002; 2: z = 0.0003";
     p.boundary.traction_text                   = "1: 1e8, -2e8, 3e8";
     p.boundary.pressure_text                   = "3: 5e7";
     p.boundary.body_force                      = Point<3>(1e8, -5e7, 2e8);
