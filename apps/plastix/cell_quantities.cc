@@ -68,15 +68,21 @@ namespace plastix
       fields.push_back({"nodal_von_mises", 1, [average](const dealii::types::global_dof_index dof, double *out) {
                           double s[6];
                           average(dof, s);
-                          const double p = (s[0] + s[1] + s[2]) / 3.;
-                          double       j2 = 0;
-                          for (unsigned int k = 0; k < 6; ++k)
-                            j2 += k < 3 ? 0.5 * (s[k] - p) * (s[k] - p) : s[k] * s[k];
-                          out[0] = std::sqrt(3. * j2);
+                          out[0] = von_mises_stress(s);
                         }});
       return fields;
     }
   } // namespace
+
+  double
+  von_mises_stress(const double *s)
+  {
+    const double p  = (s[0] + s[1] + s[2]) / 3.;
+    double       j2 = 0;
+    for (unsigned int k = 0; k < 6; ++k)
+      j2 += k < 3 ? 0.5 * (s[k] - p) * (s[k] - p) : s[k] * s[k];
+    return std::sqrt(3. * j2);
+  }
 
   void
   add_additional_quantities(const OutputParameters      &output,

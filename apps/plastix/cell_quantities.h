@@ -30,6 +30,10 @@ namespace plastix
    * @p dof_handler is the displacement's (locally owned cells in the order of
    * its active cells); collective over its communicator.
    */
+  /** The von Mises stress sqrt(3 J2) of @p s (xx, yy, zz, yz, xz, xy). */
+  double
+  von_mises_stress(const double *s);
+
   void
   add_additional_quantities(const OutputParameters      &output,
                             const dealii::DoFHandler<3> &dof_handler,

@@ -46,15 +46,12 @@ namespace plastix
           const auto   &m  = d.materials.at(cell->material_id());
           const double *e  = &strain[6 * k++];
           const double  tr = e[0] + e[1] + e[2];
-          double        s[6], j2 = 0;
+          double        s[6];
           for (unsigned int c = 0; c < 6; ++c)
             s[c] = 2. * m.mu * e[c] + (c < 3 ? m.lambda * tr : 0.);
-          const double p = (s[0] + s[1] + s[2]) / 3.;
-          for (unsigned int c = 0; c < 6; ++c)
-            j2 += (c < 3 ? 0.5 * (s[c] - p) * (s[c] - p) : s[c] * s[c]);
           for (unsigned int c = 0; c < 6; ++c)
             fields[c].values.push_back(s[c]);
-          fields[6].values.push_back(std::sqrt(3. * j2));
+          fields[6].values.push_back(von_mises_stress(s));
           stress.insert(stress.end(), s, s + 6);
         }
       add_additional_quantities(d.parameters.output, d.dof_handler, stress, strain, fields, point_fields);
