@@ -918,69 +918,65 @@ namespace plastix
   void
   OperatorParameters::resolve_cell_kernel(const ProblemType problem_type, const MeshParameters &mesh)
   {
-    if (!cell_kernel.automatic)
+    if (cell_kernel.is_resolved())
       return;
-    cell_kernel_automatic = true;
     using backend::CellKernel;
     // dbd structured (auto on lattices) computes the lattice's matrices itself; the cell kernel serves its
     // plastic cells and the diagonal, where the geometry on the fly needs no stored data.
     const bool structured = strategy == backend::Strategy::dbd_structured ||
-                            (strategy.automatic && lattice_mesh(mesh) && structured_takes(thread_mapping));
+                            (!strategy.is_resolved() && lattice_mesh(mesh) && structured_takes(thread_mapping));
     if (structured)
-      cell_kernel = CellKernel::geometry_on_the_fly;
+      cell_kernel.resolve(CellKernel::geometry_on_the_fly);
     else if (problem_type == ProblemType::elastic && congruent_cells(mesh))
-      cell_kernel = CellKernel::element_matrix;
+      cell_kernel.resolve(CellKernel::element_matrix);
     else
-      cell_kernel =
-        backend::device_memory_is_separate() ? CellKernel::geometry_on_the_fly : CellKernel::stored_geometry;
+      cell_kernel.resolve(backend::device_memory_is_separate() ? CellKernel::geometry_on_the_fly :
+                                                                 CellKernel::stored_geometry);
   }
 
 
   void
   OperatorParameters::resolve_strategy(const ProblemType problem_type, const MeshParameters &mesh)
   {
-    if (!strategy.automatic)
+    if (strategy.is_resolved())
       return;
-    strategy_automatic = true;
     if (lattice_mesh(mesh) && structured_takes(thread_mapping))
-      strategy = backend::Strategy::dbd_structured;
+      strategy.resolve(backend::Strategy::dbd_structured);
     else
-      strategy = problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
-                     congruent_cells(mesh) && !several_threads_per_cell(thread_mapping) ?
-                   backend::Strategy::ebe_tiled :
-                   backend::Strategy::ebe_atomic;
+      strategy.resolve(problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
+                           congruent_cells(mesh) && !several_threads_per_cell(thread_mapping) ?
+                         backend::Strategy::ebe_tiled :
+                         backend::Strategy::ebe_atomic);
   }
 
   void
   OperatorParameters::resolve_element_formulation(const ProblemType problem_type)
   {
-    if (!element_formulation.automatic)
+    if (element_formulation.is_resolved())
       return;
-    element_formulation_automatic = true;
-    element_formulation =
-      problem_type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar : backend::ElementFormulation::full;
+    element_formulation.resolve(problem_type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar :
+                                                                             backend::ElementFormulation::full);
   }
 
   MechanicsOperator::AdditionalData
   OperatorParameters::get_additional_data() const
   {
-    return {strategy.automatic ? backend::Strategy::ebe_atomic : strategy.value,
-            cell_kernel.automatic ? backend::CellKernel::stored_geometry : cell_kernel.value,
+    return {strategy.is_resolved() ? strategy.value : backend::Strategy::ebe_atomic,
+            cell_kernel.is_resolved() ? cell_kernel.value : backend::CellKernel::stored_geometry,
             thread_mapping,
-            element_formulation.automatic ? backend::ElementFormulation::full : element_formulation.value};
+            element_formulation.is_resolved() ? element_formulation.value : backend::ElementFormulation::full};
   }
 
   std::string
   OperatorParameters::description(const backend::ThreadMapping resolved_mapping) const
   {
-    std::string text = strategy.name() + (strategy_automatic ? " (auto)" : "") + " / " + cell_kernel.name() +
-                       (cell_kernel_automatic ? " (auto)" : "");
+    std::string text = strategy.description() + " / " + cell_kernel.description();
     if (resolved_mapping == backend::ThreadMapping::node ||
         backend::cells_on_shuffle_lanes(resolved_mapping, cell_kernel.value))
       text += std::string(resolved_mapping == backend::ThreadMapping::shuffle ? " / shuffle lanes" : " / node threads") +
               (thread_mapping == backend::ThreadMapping::automatic ? " (auto)" : "");
-    if (!element_formulation.automatic && element_formulation.value == backend::ElementFormulation::bbar)
-      text += " / B-bar" + std::string(element_formulation_automatic ? " (auto)" : "");
+    if (element_formulation == backend::ElementFormulation::bbar)
+      text += " / B-bar" + std::string(element_formulation.automatic ? " (auto)" : "");
     return text;
   }
 
@@ -1401,11 +1397,8 @@ namespace plastix
     mesh.check();
     // The direct solver factorizes the matrix that the assembled strategy
     // builds on the device: auto takes it.
-    if (solver.type == SolverType::direct && op.strategy.automatic)
-      {
-        op.strategy           = backend::Strategy::assembled;
-        op.strategy_automatic = true;
-      }
+    if (solver.type == SolverType::direct)
+      op.strategy.resolve(backend::Strategy::assembled);
     op.resolve_cell_kernel(problem.type, mesh);
     op.resolve_strategy(problem.type, mesh);
     op.resolve_element_formulation(problem.type);

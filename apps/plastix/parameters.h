@@ -411,20 +411,14 @@ namespace plastix
   /** Subsection "Operator". */
   struct OperatorParameters
   {
-    /** Scatter strategy; Parameters::check() replaces auto by resolve_strategy()'s choice. */
+    /** Scatter strategy; Parameters::check() resolves auto (resolve_strategy()). */
     AutoOr<backend::Strategy> strategy;
-    /** Cell kernel; Parameters::check() replaces auto by resolve_cell_kernel()'s choice. */
+    /** Cell kernel; Parameters::check() resolves auto (resolve_cell_kernel()). */
     AutoOr<backend::CellKernel> cell_kernel;
     /** Threads per cell (automatic: resolved by the backend). */
     backend::ThreadMapping thread_mapping = backend::ThreadMapping::automatic;
-    /** Cell kernel was auto (cell_kernel holds what it chose). */
-    bool cell_kernel_automatic = false;
-    /** Strategy was auto (strategy holds what it chose). */
-    bool strategy_automatic = false;
-    /** Element formulation; Parameters::check() replaces auto by resolve_element_formulation()'s choice. */
+    /** Element formulation; Parameters::check() resolves auto (resolve_element_formulation()). */
     AutoOr<backend::ElementFormulation> element_formulation;
-    /** Element formulation was auto (element_formulation holds what it chose). */
-    bool element_formulation_automatic = false;
     /** How the ranks exchange ghost values (plastix::Runtime). */
     GhostExchange ghost_exchange = GhostExchange::automatic;
 

@@ -151,8 +151,7 @@ namespace host_reference
     Problem(const plastix::Parameters &parameters, const DoFHandler<3> &dof_handler)
       : parameters(parameters)
       , dof_handler(dof_handler)
-      , bbar(!parameters.op.element_formulation.automatic &&
-             parameters.op.element_formulation.value == plastix::backend::ElementFormulation::bbar)
+      , bbar(parameters.op.element_formulation == plastix::backend::ElementFormulation::bbar)
       , communicator(dof_handler.get_communicator())
       , mapping(1)
       , quadrature(2)

@@ -73,7 +73,9 @@ namespace plastix
   /**
    * A choice that may be left to plastix ("auto" in the .prm): automatic,
    * or the given value. Bound to the .prm like an enum (the names of @p
-   * Enum plus "auto").
+   * Enum plus "auto"). The one owner of both what the .prm said and what
+   * was chosen: resolve() records plastix's choice for auto and keeps the
+   * fact that it was automatic (for the run summary's "(auto)").
    */
   template <typename Enum>
   struct AutoOr
@@ -87,23 +89,49 @@ namespace plastix
       , value(value)
     {}
 
-    /** Whether the .prm said auto. */
+    /** Whether the .prm said auto (still true after resolve()). */
     bool automatic = true;
-    /** The value (meaningless while automatic). */
+    /** The given value, or the one resolve() chose; meaningless while unresolved. */
     Enum value{};
 
-    /** "auto" or the name of the value. */
+    /** Whether the value is known: given, or chosen by resolve(). */
+    bool
+    is_resolved() const
+    {
+      return !automatic || resolved;
+    }
+
+    /** Record plastix's choice @p chosen for auto; a given value stays as it is. */
+    void
+    resolve(const Enum chosen)
+    {
+      if (!automatic)
+        return;
+      value    = chosen;
+      resolved = true;
+    }
+
+    /** "auto" or the name of the given value: the text of the .prm. */
     std::string
     name() const
     {
       return automatic ? std::string("auto") : enum_name(value);
     }
 
-    /** Whether this is the (not automatic) value @p other. */
+    /** The name of the value, followed by " (auto)" where plastix chose it; "auto" while unresolved. */
+    std::string
+    description() const
+    {
+      if (!is_resolved())
+        return "auto";
+      return enum_name(value) + (automatic ? " (auto)" : "");
+    }
+
+    /** Whether the value is known and equal to @p other. */
     bool
     operator==(const Enum other) const
     {
-      return !automatic && value == other;
+      return is_resolved() && value == other;
     }
 
     /** Negation of operator==. */
@@ -112,6 +140,10 @@ namespace plastix
     {
       return !(*this == other);
     }
+
+  private:
+    /** Whether resolve() chose the value of an automatic choice. */
+    bool resolved = false;
   };
 
   namespace internal
