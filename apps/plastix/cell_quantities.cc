@@ -1,7 +1,13 @@
-// Strain, principal stresses and pressure per cell for the VTU output.
+// Strain, plastic strain, principal stresses and pressure per cell, and nodal
+// stresses, for the VTU output.
+#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/symmetric_tensor.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_q.h>
 #include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/material/plasticity.h>
 
 #include "cell_quantities.h"
 
@@ -146,5 +152,43 @@ namespace plastix
           values[c] = -(stress[6 * c] + stress[6 * c + 1] + stress[6 * c + 2]) / 3.;
         fields.emplace_back("pressure", std::move(values));
       }
+  }
+
+  void
+  add_plastic_strain(const dealii::DoFHandler<3> &dof_handler,
+                     const std::vector<double>   &history,
+                     CellFields                  &fields)
+  {
+    constexpr unsigned int values_per_cell = backend::PlasticityState::history_values_per_cell;
+    const std::size_t      n_cells         = history.size() / values_per_cell;
+    std::vector<double>    averages[6];
+    for (auto &a : averages)
+      a.assign(n_cells, 0.);
+    // The backend's Gauss points are QGauss(2)'s, in the same order; the
+    // plastic strain is the history's first six fields (value field * 8 + q).
+    const dealii::MappingQ<3> mapping(1);
+    dealii::FEValues<3>       fe_values(mapping, dof_handler.get_fe(), dealii::QGauss<3>(2), dealii::update_JxW_values);
+    std::size_t               c = 0;
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      {
+        if (!cell->is_locally_owned())
+          continue;
+        fe_values.reinit(cell);
+        double volume = 0;
+        for (unsigned int q = 0; q < 8; ++q)
+          {
+            volume += fe_values.JxW(q);
+            for (unsigned int k = 0; k < 6; ++k)
+              averages[k][c] += fe_values.JxW(q) * history[c * values_per_cell + k * 8 + q];
+          }
+        for (unsigned int k = 0; k < 6; ++k)
+          averages[k][c] /= volume;
+        ++c;
+      }
+    AssertThrow(c == n_cells, dealii::ExcMessage("plastic strain history of the wrong size"));
+    const char *names[6] = {"plastic_strain_xx", "plastic_strain_yy", "plastic_strain_zz",
+                            "plastic_strain_yz", "plastic_strain_xz", "plastic_strain_xy"};
+    for (unsigned int k = 0; k < 6; ++k)
+      fields.emplace_back(names[k], std::move(averages[k]));
   }
 } // namespace plastix

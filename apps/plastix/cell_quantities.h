@@ -12,6 +12,10 @@
 
 namespace plastix
 {
+  /** The von Mises stress sqrt(3 J2) of @p s (xx, yy, zz, yz, xz, xy). */
+  double
+  von_mises_stress(const double *s);
+
   /**
    * Append to @p fields the quantities that @p output selects in
    * 'Output/Additional quantities', for the locally owned cells:
@@ -30,10 +34,6 @@ namespace plastix
    * @p dof_handler is the displacement's (locally owned cells in the order of
    * its active cells); collective over its communicator.
    */
-  /** The von Mises stress sqrt(3 J2) of @p s (xx, yy, zz, yz, xz, xy). */
-  double
-  von_mises_stress(const double *s);
-
   void
   add_additional_quantities(const OutputParameters      &output,
                             const dealii::DoFHandler<3> &dof_handler,
@@ -41,6 +41,18 @@ namespace plastix
                             const std::vector<double>   &strain,
                             CellFields                  &fields,
                             PointFields                 &point_fields);
+
+  /**
+   * Append to @p fields the cell-average plastic strain tensor
+   * "plastic_strain_xx" ... "plastic_strain_xy" (tensor components, order
+   * xx, yy, zz, yz, xz, xy): the Gauss-point plastic strains of @p history
+   * (PlasticityState::committed_history(): the locally owned cells in the
+   * order of @p dof_handler's active cells) averaged with the weights JxW.
+   */
+  void
+  add_plastic_strain(const dealii::DoFHandler<3> &dof_handler,
+                     const std::vector<double>   &history,
+                     CellFields                  &fields);
 } // namespace plastix
 
 #endif

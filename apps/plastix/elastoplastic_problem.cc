@@ -61,6 +61,8 @@ namespace plastix
       const std::vector<double> strain =
         d.parameters.output.writes("strain") ? d.op.cell_average_strain(u) : std::vector<double>();
       add_additional_quantities(d.parameters.output, d.dof_handler, stress, strain, fields, point_fields);
+      if (d.parameters.output.writes("plastic strain"))
+        add_plastic_strain(d.dof_handler, d.op.plasticity().committed_history(), fields);
       return fields;
     }
   } // namespace

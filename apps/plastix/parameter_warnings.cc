@@ -102,6 +102,9 @@ namespace plastix
               }
         if (!unused.empty())
           warnings.push_back("entries without effect in an elastic run (Problem/Type = elastic): " + unused);
+        if (parameters.output.writes("plastic strain"))
+          warnings.push_back("Output/Additional quantities: an elastic run has no plastic strain; it is not "
+                             "written");
       }
     return warnings;
   }

@@ -1120,13 +1120,15 @@ namespace plastix
                       "Cell quantities the VTU output holds besides the displacement, the "
                       "cell-average stress and the von Mises stress (and, in elastoplastic runs, the "
                       "plastic quantities): any of strain (the cell-average strain tensor, "
-                      "strain_xx ... strain_xy), principal stresses (principal_stress_1 >= 2 >= 3 and "
+                      "strain_xx ... strain_xy), plastic strain (elastoplastic runs: the cell-average "
+                      "plastic strain tensor, plastic_strain_xx ... plastic_strain_xy), principal "
+                      "stresses (principal_stress_1 >= 2 >= 3 and "
                       "their unit directions principal_direction_1..3 as vectors), pressure "
                       "(-tr sigma / 3), nodal stresses (point data nodal_stress, a symmetric tensor in "
                       "VTK's order xx, yy, zz, xy, yz, xz, and nodal_von_mises: the cell-average "
                       "stresses around each vertex averaged with the cells' volumes as weights), "
                       "separated by commas",
-                      dealii::Patterns::MultipleSelection("strain|principal stresses|pressure|nodal stresses"));
+                      dealii::Patterns::MultipleSelection("strain|plastic strain|principal stresses|pressure|nodal stresses"));
     prm.add_parameter("Checkpoint interval", checkpoint_interval,
                       "Elastoplastic runs: write a checkpoint (mesh, displacement, Gauss-point "
                       "history, load-stepping state) into 'Directory'/checkpoint after every this "
