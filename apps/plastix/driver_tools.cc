@@ -29,6 +29,19 @@ namespace plastix
       return std::sqrt(dealii::Utilities::MPI::max(max_sq, u.get_mpi_communicator()));
     }
 
+    std::array<double, 3>
+    max_displacement_components(const DeviceVector &u)
+    {
+      dealii::LinearAlgebra::distributed::Vector<double> host(u.get_partitioner());
+      u.copy_to_host(host);
+      std::array<double, 3> largest{{0., 0., 0.}};
+      for (unsigned int i = 0; i < host.locally_owned_size(); ++i)
+        largest[i % 3] = std::max(largest[i % 3], std::abs(host.local_element(i)));
+      for (auto &value : largest)
+        value = dealii::Utilities::MPI::max(value, u.get_mpi_communicator());
+      return largest;
+    }
+
     void
     set_up_mesh_dofs_operator(Discretization &d, StageTimer &timer, RunSummary &summary, const std::string &mesh_file)
     {

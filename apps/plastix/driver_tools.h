@@ -9,6 +9,7 @@
 #include "parameters.h"
 #include "run_summary.h"
 
+#include <array>
 #include <string>
 
 namespace plastix
@@ -18,6 +19,10 @@ namespace plastix
     /** Largest nodal displacement magnitude (vertex DoFs are consecutive triples). */
     double
     max_nodal_displacement(const DeviceVector &u);
+
+    /** Largest |u_x|, |u_y|, |u_z| over the nodes of all ranks. */
+    std::array<double, 3>
+    max_displacement_components(const DeviceVector &u);
 
     /**
      * The stages every run starts with, timed by @p timer into @p summary:

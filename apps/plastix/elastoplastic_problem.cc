@@ -402,6 +402,8 @@ namespace plastix
     if (!std::isfinite(summary.max_displacement))
       throw SolverError("the displacement is not finite");
     print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
+    print_warning(thin_direction_warning(*d.triangulation, internal::max_displacement_components(newton->u), communicator),
+                  communicator);
     if (root)
       std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;
     internal::append_summary(output, parameters.output, summary.line());

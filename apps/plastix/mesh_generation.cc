@@ -8,9 +8,11 @@
 #include <deal.II/grid/manifold_lib.h>
 
 #include "mesh_generation.h"
+#include "mesh_quality.h"
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -230,6 +232,71 @@ namespace plastix
             }
     }
 
+    /**
+     * The names of the Abaqus surfaces (*Surface, name=...) in @p file that
+     * hold no digit: deal.II's reader takes a surface's boundary id from the
+     * digits of its name (SS3, SURF-3), so these all get id 0.
+     */
+    std::vector<std::string>
+    abaqus_surfaces_without_id(const std::string &file)
+    {
+      std::vector<std::string> names;
+      std::ifstream            in(file);
+      for (std::string line; std::getline(in, line);)
+        {
+          std::string upper(line);
+          std::transform(upper.begin(), upper.end(), upper.begin(),
+                         [](const unsigned char c) { return static_cast<char>(std::toupper(c)); });
+          const auto name = upper.find("NAME=");
+          if (upper.rfind("*SURFACE", 0) != 0 || name == std::string::npos)
+            continue;
+          const auto        end   = line.find(',', name + 5);
+          const std::string given = line.substr(name + 5, end == std::string::npos ? std::string::npos : end - name - 5);
+          if (std::none_of(given.begin(), given.end(), [](const unsigned char c) { return std::isdigit(c) != 0; }))
+            names.push_back(given);
+        }
+      return names;
+    }
+
+    /**
+     * Warn (rank 0) about what a mesh file leaves on boundary id 0 without
+     * saying so: boundary faces of a gmsh file without a physical tag, Abaqus
+     * surfaces whose names hold no id.
+     */
+    void
+    warn_about_boundary_ids(const MeshParameters &p, const dealii::Triangulation<3> &triangulation)
+    {
+      const bool abaqus = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".inp";
+      std::string message;
+      if (abaqus)
+        {
+          const auto names = abaqus_surfaces_without_id(p.file);
+          for (const auto &name : names)
+            message += (message.empty() ? "" : ", ") + name;
+          if (!message.empty())
+            message = "the Abaqus surface" + std::string(names.size() > 1 ? "s " : " ") + message + " of '" + p.file +
+                      "' hold no number in their names, from which deal.II takes the boundary id (SS3, SURF-3): " +
+                      "their faces get boundary id 0; put the id in the name";
+        }
+      else
+        {
+          // gmsh's physical tags are positive: id 0 is a face no tagged quadrilateral covers.
+          unsigned long long n_boundary = 0, n_untagged = 0;
+          for (const auto &cell : triangulation.cell_iterators_on_level(0))
+            for (const auto f : cell->face_indices())
+              if (cell->face(f)->at_boundary())
+                {
+                  ++n_boundary;
+                  n_untagged += cell->face(f)->boundary_id() == 0;
+                }
+          if (n_untagged > 0)
+            message = std::to_string(n_untagged) + " of " + std::to_string(n_boundary) + " boundary faces of '" +
+                      p.file + "' carry no physical tag and get boundary id 0 (traction-free unless a condition " +
+                      "names id 0)";
+        }
+      print_warning(message, triangulation.get_communicator());
+    }
+
     void
     read_mesh_file(const MeshParameters &p, dealii::Triangulation<3> &triangulation)
     {
@@ -286,6 +353,7 @@ namespace plastix
       if (n_bad > 0)
         throw InputError("Mesh/File", "'" + p.file + "': " + std::to_string(n_bad) +
                                         " hexahedra are tangled or flat (a non-positive Jacobian at a corner)");
+      warn_about_boundary_ids(p, triangulation);
     }
   } // namespace
 

@@ -1,4 +1,5 @@
-// Warnings about stretched cells and large displacements.
+// Warnings about stretched cells, bending across one layer of cells and large
+// displacements.
 #include <deal.II/base/geometry_info.h>
 
 #include "mesh_quality.h"
@@ -82,6 +83,64 @@ namespace plastix
             << "): a small-strain analysis does not hold there; check that the loads and Young's modulus are "
                "in one system of units (e.g. E = 200e9 Pa with lengths in m, or 200e3 MPa with mm)";
     return message.str();
+  }
+
+  std::string
+  thin_direction_warning(const dealii::Triangulation<3> &triangulation,
+                         const std::array<double, 3>    &max_displacement_components,
+                         MPI_Comm                        communicator)
+  {
+    // The body's bounding box and the smallest extent of a cell along each axis.
+    double lower[3], upper[3], thinnest_cell[3];
+    std::fill_n(lower, 3, std::numeric_limits<double>::max());
+    std::fill_n(upper, 3, std::numeric_limits<double>::lowest());
+    std::fill_n(thinnest_cell, 3, std::numeric_limits<double>::max());
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          double cell_lower[3], cell_upper[3];
+          std::fill_n(cell_lower, 3, std::numeric_limits<double>::max());
+          std::fill_n(cell_upper, 3, std::numeric_limits<double>::lowest());
+          for (const auto v : cell->vertex_indices())
+            for (unsigned int d = 0; d < 3; ++d)
+              {
+                cell_lower[d] = std::min(cell_lower[d], cell->vertex(v)[d]);
+                cell_upper[d] = std::max(cell_upper[d], cell->vertex(v)[d]);
+              }
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              lower[d]         = std::min(lower[d], cell_lower[d]);
+              upper[d]         = std::max(upper[d], cell_upper[d]);
+              thinnest_cell[d] = std::min(thinnest_cell[d], cell_upper[d] - cell_lower[d]);
+            }
+        }
+    double extent[3], largest_extent = 0;
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        extent[d] = dealii::Utilities::MPI::max(upper[d], communicator) -
+                    dealii::Utilities::MPI::min(lower[d], communicator);
+        thinnest_cell[d] = dealii::Utilities::MPI::min(thinnest_cell[d], communicator);
+        largest_extent   = std::max(largest_extent, extent[d]);
+      }
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        const double other = std::max(max_displacement_components[(d + 1) % 3], max_displacement_components[(d + 2) % 3]);
+        const bool thin      = extent[d] < 0.25 * largest_extent;
+        const bool one_layer = thinnest_cell[d] > 0.5 * extent[d];
+        const bool bends     = max_displacement_components[d] > 0 && max_displacement_components[d] >= 0.5 * other;
+        if (thin && one_layer && bends)
+          {
+            const char         axis = "xyz"[d];
+            std::ostringstream message;
+            message.precision(3);
+            message << "the body is " << extent[d] << " thick in " << axis << " (" << 100 * extent[d] / largest_extent
+                    << " % of its largest extent) with one cell through it and bends across it (max |u_" << axis
+                    << "| " << max_displacement_components[d] << "): trilinear cells one layer thick are much too "
+                    << "stiff in bending; use at least 2, better 4, cells through the thickness (Mesh/Subdivisions)";
+            return message.str();
+          }
+      }
+    return "";
   }
 
   void

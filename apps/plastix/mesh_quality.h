@@ -1,11 +1,13 @@
 // Warnings about a mesh and a result that a small-strain Q1 analysis cannot
-// be trusted with: stretched cells and displacements of the body's size.
+// be trusted with: stretched cells, bending across one layer of cells and
+// displacements of the body's size.
 #ifndef PLASTIX_APP_MESH_QUALITY_H
 #define PLASTIX_APP_MESH_QUALITY_H
 
 #include <deal.II/base/mpi.h>
 #include <deal.II/grid/tria.h>
 
+#include <array>
 #include <string>
 
 namespace plastix
@@ -37,6 +39,23 @@ namespace plastix
    */
   std::string
   deformation_warning(double max_displacement, const dealii::Triangulation<3> &triangulation, MPI_Comm communicator);
+
+  /**
+   * A warning if the body bends across a thin direction with fewer than two
+   * cells through it: for each axis d, the body (its bounding box) is thin
+   * in d if its extent there is below a quarter of its largest extent; it
+   * has fewer than two cells through d if every cell spans more than half of
+   * that extent; it bends across d if the largest |u_d| of
+   * @p max_displacement_components is at least half the largest of the other
+   * two components. Trilinear cells one layer thick lock in bending (a
+   * cantilever one cell thick is about a third too stiff). Axis-aligned
+   * thin parts only: a thin part along another direction is not detected.
+   * Empty otherwise. Collective over @p communicator.
+   */
+  std::string
+  thin_direction_warning(const dealii::Triangulation<3> &triangulation,
+                         const std::array<double, 3>    &max_displacement_components,
+                         MPI_Comm                        communicator);
 
   /** Print "plastix: warning: <message>" on standard error of rank 0 unless @p message is empty. */
   void

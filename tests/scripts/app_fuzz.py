@@ -12,7 +12,8 @@ The contract of the application that every case checks:
     give 1 (2 where a valid but impossible load is legitimate). Exit 4, a
     crash (a signal, 134, 139, ...) or a hang (the time limit) always fails.
   - on a non-zero exit, stderr has exactly one line starting with
-    'plastix: ' (1 rank; at least one with 2 ranks) that names the offending
+    'plastix: ' other than warnings ('plastix: warning: ...') (1 rank; at
+    least one with 2 ranks) that names the offending
     .prm entry, and nothing is left in the working directory but the inputs
     and empty directories: no output file, no '.plastix-staging-*' folder;
     except that a run that stopped with exit 2 (no convergence) or 5 (a
@@ -1217,7 +1218,9 @@ class Runner:
 
     def check(self, case, result, status, stdout, stderr, directory, before, timeout):
         why = result.reasons
-        error_lines = [l for l in stderr.splitlines() if l.startswith("plastix: ")]
+        # Warnings ('plastix: warning: ...', e.g. about the mesh) may precede the error.
+        error_lines = [l for l in stderr.splitlines()
+                       if l.startswith("plastix: ") and not l.startswith("plastix: warning: ")]
         result.stderr_line = error_lines[0] if error_lines else (stderr.strip().splitlines() or [""])[-1]
         if status == "timeout":
             result.status = "timeout"
