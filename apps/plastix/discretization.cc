@@ -241,11 +241,18 @@ namespace plastix
   Discretization::assemble_external_force()
   {
     dealii::LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
-    plastix::assemble_external_force(dof_handler, parameters.boundary, force);
+    plastix::assemble_external_force(dof_handler, parameters.boundary, force, LoadGroup::scaled);
     op.initialize_dof_vector(external_force);
     external_force.copy_from_host(force);
+    op.initialize_dof_vector(constant_force);
+    if (parameters.boundary.has_constant_loads())
+      {
+        plastix::assemble_external_force(dof_handler, parameters.boundary, force, LoadGroup::constant);
+        constant_force.copy_from_host(force);
+      }
     // The loads of hanging-node DoFs belong to the DoFs they follow.
     op.condense(external_force);
+    op.condense(constant_force);
   }
 
   dealii::LinearAlgebra::distributed::Vector<double>

@@ -152,7 +152,11 @@ namespace plastix
     void
     initialize_solver(LinearSolver &solver, bool new_load_step = true);
 
-    /** Assemble the external force at load factor 1 (host) and copy it to the device. */
+    /**
+     * Assemble the external forces (host) and copy them to the device:
+     * external_force, the loads that follow the load factor (at factor 1),
+     * and constant_force, those of 'Boundary conditions/Constant loads'.
+     */
     void
     assemble_external_force();
 
@@ -187,8 +191,10 @@ namespace plastix
     dealii::AffineConstraints<double>               constraints;
     MaterialTable                                   materials;
     MechanicsOperator                               op;
-    /** External force at load factor 1 (device). */
+    /** External force of the loads that follow the load factor, at load factor 1 (device). */
     DeviceVector external_force;
+    /** External force of the constant loads (device; zero without them). */
+    DeviceVector constant_force;
 
   private:
     /** Join the level-DoF task of setup_dofs() (if any); rethrows what it threw. */

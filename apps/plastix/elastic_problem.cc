@@ -78,7 +78,9 @@ namespace plastix
 
     timer.start();
     d.assemble_external_force();
+    // At load factor 1: the loads that follow it and the constant ones.
     DeviceVector rhs(d.external_force), solution;
+    rhs.add(1., d.constant_force);
     d.op.initialize_dof_vector(solution);
     d.op.lift_inhomogeneities(rhs);
     timer.stop("rhs");
@@ -107,19 +109,45 @@ namespace plastix
     if (!std::isfinite(summary.max_displacement) || !std::isfinite(summary.final_residual))
       throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
     print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
-    // The monitor's rows: the problem is linear and every load and
-    // prescribed displacement follows the load factor, so the solution at
-    // load factor lambda is lambda times the one at 1.
+    print_warning(thin_direction_warning(*d.triangulation, internal::max_displacement_components(solution), communicator),
+                  communicator);
+    // The monitor's rows: the problem is linear, so the solution at load
+    // factor lambda is u_c + lambda (u - u_c), u_c the solution of the
+    // constant loads alone (zero without them).
     Monitor monitor(d, parameters.monitor);
     monitor.report_distant_points();
     {
-      DeviceVector internal_force;
-      if (monitor.needs_internal_force())
-        d.op.compute_internal_force(solution, internal_force);
-      const auto         u_host = d.to_host(solution);
-      const auto        &lambdas = parameters.load_stepping.load_factors;
-      for (unsigned int step = 1; step <= lambdas.size(); ++step)
-        monitor.record(step, lambdas[step - 1], 0, statistics.iterations, 0, u_host, internal_force, lambdas[step - 1]);
+      const auto &lambdas = parameters.load_stepping.load_factors;
+      if (!parameters.boundary.has_constant_loads())
+        {
+          DeviceVector internal_force;
+          if (monitor.needs_internal_force())
+            d.op.compute_internal_force(solution, internal_force);
+          const auto u_host = d.to_host(solution);
+          for (unsigned int step = 1; step <= lambdas.size(); ++step)
+            monitor.record(step, lambdas[step - 1], 0, statistics.iterations, 0, u_host, internal_force,
+                           lambdas[step - 1]);
+        }
+      else
+        {
+          DeviceVector constant_rhs(d.constant_force), constant_solution;
+          d.op.initialize_dof_vector(constant_solution);
+          d.op.lift_inhomogeneities(constant_rhs, 0.);
+          d.op.set_constrained_values(constant_solution, 0.);
+          solver.solve(constant_solution, constant_rhs);
+          d.op.set_constrained_values(constant_solution, 0.);
+          DeviceVector u_lambda, internal_force;
+          d.op.initialize_dof_vector(u_lambda);
+          for (unsigned int step = 1; step <= lambdas.size(); ++step)
+            {
+              const double lambda = lambdas[step - 1];
+              u_lambda.equ(1. - lambda, constant_solution);
+              u_lambda.add(lambda, solution);
+              if (monitor.needs_internal_force())
+                d.op.compute_internal_force(u_lambda, internal_force);
+              monitor.record(step, lambda, 0, statistics.iterations, 0, d.to_host(u_lambda), internal_force, 1.);
+            }
+        }
     }
     output.write_text(parameters.output.base_name + ".csv", monitor.csv());
     if (parameters.monitor.write_plot)

@@ -107,24 +107,32 @@ namespace plastix
           throw InputError("Initial stress/Stress", error.what());
         }
     LinearSolver linear_solver(parameters.solver);
-    // The internal force of the in-situ stress at u = 0, held at every load
-    // factor: the boundary loads are changes from the in-situ state.
-    DeviceVector initial_stress_force;
+    // The force held at every load factor: the internal force f_0 of the
+    // in-situ stress at u = 0 (the boundary loads are changes from the
+    // in-situ state) plus the loads of 'Constant loads'.
+    const bool   held = initial_stress || parameters.boundary.has_constant_loads();
+    DeviceVector held_force;
     const auto   make_newton = [&]() {
       auto newton = std::make_unique<NewtonRaphson>(
         d.op, d.external_force, linear_solver,
         [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
-      if (initial_stress)
-        newton->set_constant_force(initial_stress_force);
+      if (held)
+        newton->set_constant_force(held_force);
       return newton;
     };
     // f_0 = the internal force of sigma_0 alone: the committed history with
     // its plastic strains and hardening variable zeroed, at u = 0 (sigma_0
     // lies inside the yield surface, so the point is elastic); then the
     // history is put back. Again after an adaptive refinement (new DoFs).
-    const auto compute_initial_stress_force = [&]() {
-      if (!initial_stress)
+    const auto compute_held_force = [&]() {
+      if (!held)
         return;
+      d.op.initialize_dof_vector(held_force);
+      if (!initial_stress)
+        {
+          held_force.add(1., d.constant_force);
+          return;
+        }
       constexpr unsigned int    values  = backend::PlasticityState::history_values_per_cell;
       PlasticityState          &state   = d.op.plasticity();
       const std::vector<double> history = state.committed_history();
@@ -134,12 +142,12 @@ namespace plastix
       state.set_committed_history(stress_only);
       DeviceVector zero;
       d.op.initialize_dof_vector(zero);
-      d.op.initialize_dof_vector(initial_stress_force);
-      state.update(zero, initial_stress_force);
+      state.update(zero, held_force);
       state.reset_trial();
       state.set_committed_history(history);
+      held_force.add(1., d.constant_force);
     };
-    compute_initial_stress_force();
+    compute_held_force();
     auto newton  = make_newton();
     auto monitor = std::make_unique<Monitor>(d, parameters.monitor);
     // The tangent and f_int of the initial state.
@@ -183,7 +191,7 @@ namespace plastix
         newton->u.copy_from_host(u_host);
         PlasticityState &state = d.op.plasticity();
         state.set_committed_history(history);
-        compute_initial_stress_force();
+        compute_held_force();
         state.update(newton->u, newton->f_int);
         state.commit();
         newton->lambda_previous = start.lambda_previous;
@@ -242,7 +250,7 @@ namespace plastix
         }
       PlasticityState &state = d.op.enable_plasticity();
       state.set_committed_history(history);
-      compute_initial_stress_force();
+      compute_held_force();
       newton = make_newton();
       newton->u.copy_from_host(u_host);
       d.op.set_constrained_values(newton->u, at_lambda);

@@ -1,4 +1,5 @@
-// Dirichlet constraints, external forces and material tables.
+// Dirichlet constraints, external forces (surface, body and point loads) and
+// material tables.
 #include <deal.II/base/function.h>
 #include <deal.II/base/mpi.h>
 #include <deal.II/dofs/dof_tools.h>
@@ -8,9 +9,11 @@
 #include "loads.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 
 namespace plastix
 {
@@ -84,21 +87,107 @@ namespace plastix
   void
   assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
                           const BoundaryParameters                            &boundary,
-                          dealii::LinearAlgebra::distributed::Vector<double> &force)
+                          dealii::LinearAlgebra::distributed::Vector<double> &force,
+                          const LoadGroup                                     group)
   {
+    // Whether the loads of @p kind belong to the group.
+    const auto in_group = [&](const std::string &kind) {
+      return group == LoadGroup::all || boundary.is_constant(kind) == (group == LoadGroup::constant);
+    };
     const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
     std::map<dealii::types::boundary_id, dealii::Tensor<1, 3>> tractions;
     std::map<dealii::types::boundary_id, double>               pressures;
     for (const auto &t : boundary.tractions)
       {
+        const bool pressure = t.pressure != 0;
         check_id_on_mesh(ids, t.boundary_id,
-                         t.pressure != 0 ? "Boundary conditions/Pressure" : "Boundary conditions/Traction",
-                         "boundary id");
+                         pressure ? "Boundary conditions/Pressure" : "Boundary conditions/Traction", "boundary id");
+        if (!in_group(pressure ? "pressure" : "traction"))
+          continue;
         for (unsigned int d = 0; d < 3; ++d)
           tractions[t.boundary_id][d] += t.traction[d];
         pressures[t.boundary_id] += t.pressure;
       }
-    assemble_external_force(dof_handler, tractions, pressures, boundary.body_force, force);
+    const dealii::Tensor<1, 3> body_force = in_group("body force") ? dealii::Tensor<1, 3>(boundary.body_force) :
+                                                                      dealii::Tensor<1, 3>();
+    assemble_external_force(dof_handler, tractions, pressures, body_force, force);
+    add_point_loads(dof_handler, in_group("point loads") ? boundary.point_loads : std::vector<PointLoad>(), force);
+  }
+
+  void
+  add_point_loads(const dealii::DoFHandler<3>                         &dof_handler,
+                  const std::vector<PointLoad>                        &point_loads,
+                  dealii::LinearAlgebra::distributed::Vector<double> &force)
+  {
+    if (point_loads.empty())
+      return;
+    const MPI_Comm          communicator = dof_handler.get_communicator();
+    const dealii::IndexSet &owned        = dof_handler.locally_owned_dofs();
+    // The nearest vertex whose DoFs this rank owns, for every point; the
+    // bounding box of the body for the tolerance.
+    const std::size_t      n_points = point_loads.size();
+    std::vector<double>    best(n_points, std::numeric_limits<double>::max());
+    std::vector<std::array<dealii::types::global_dof_index, 3>> best_dofs(n_points);
+    std::vector<dealii::Point<3>>                nearest(n_points);
+    dealii::Point<3> lower(std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+                           std::numeric_limits<double>::max());
+    dealii::Point<3> upper = -lower;
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        for (const auto v : cell->vertex_indices())
+          {
+            const dealii::Point<3> &vertex = cell->vertex(v);
+            for (unsigned int d = 0; d < 3; ++d)
+              {
+                lower[d] = std::min(lower[d], vertex[d]);
+                upper[d] = std::max(upper[d], vertex[d]);
+              }
+            if (!owned.is_element(cell->vertex_dof_index(v, 0)))
+              continue;
+            for (std::size_t i = 0; i < n_points; ++i)
+              {
+                const double distance = vertex.distance(point_loads[i].location);
+                if (distance < best[i])
+                  {
+                    best[i]     = distance;
+                    for (unsigned int c = 0; c < 3; ++c)
+                      best_dofs[i][c] = cell->vertex_dof_index(v, c);
+                    nearest[i]  = vertex;
+                  }
+              }
+          }
+    double diagonal_squared = 0;
+    for (unsigned int d = 0; d < 3; ++d)
+      {
+        const double extent = dealii::Utilities::MPI::max(upper[d], communicator) -
+                              dealii::Utilities::MPI::min(lower[d], communicator);
+        diagonal_squared += extent * extent;
+      }
+    const double tolerance = 1e-6 * std::sqrt(diagonal_squared);
+    const int    rank      = static_cast<int>(dealii::Utilities::MPI::this_mpi_process(communicator));
+    for (std::size_t i = 0; i < n_points; ++i)
+      {
+        struct
+        {
+          double distance;
+          int    rank;
+        } local{best[i], rank}, global;
+        MPI_Allreduce(&local, &global, 1, MPI_DOUBLE_INT, MPI_MINLOC, communicator);
+        const PointLoad &load = point_loads[i];
+        if (global.distance > tolerance)
+          {
+            // Every rank throws the same message: the owner's nearest vertex.
+            dealii::Point<3> closest = global.rank == rank ? nearest[i] : dealii::Point<3>();
+            closest                  = dealii::Utilities::MPI::broadcast(communicator, closest, global.rank);
+            std::ostringstream message;
+            message << "the point (" << load.location << ") is not a vertex of the mesh; the nearest vertex is ("
+                    << closest << "), " << global.distance << " away";
+            throw InputError("Boundary conditions/Point loads", message.str());
+          }
+        if (global.rank == rank)
+          for (unsigned int c = 0; c < 3; ++c)
+            force(best_dofs[i][c]) += load.force[c];
+      }
   }
 
   MaterialTable

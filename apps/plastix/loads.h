@@ -30,16 +30,40 @@ namespace plastix
                              const BoundaryParameters          &boundary,
                              dealii::AffineConstraints<double> &constraints);
 
+  /** Which of the loads of BoundaryParameters an external force holds. */
+  enum class LoadGroup
+  {
+    /** Every load. */
+    all,
+    /** The loads that follow the load factor (not in Constant loads). */
+    scaled,
+    /** The loads of Constant loads. */
+    constant
+  };
+
   /**
-   * External force at load factor 1: surface tractions and pressures
-   * (QGauss(2) on faces) and the body force, in @p force (layout of the
+   * External force at load factor 1 of the loads of @p group: surface tractions and pressures
+   * (QGauss(2) on faces), the body force and the point loads, in @p force (layout of the
    * locally owned DoFs; ghost contributions compressed). Constrained entries
    * are left as assembled (the operator ignores them).
    */
   void
   assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
                           const BoundaryParameters                            &boundary,
-                          dealii::LinearAlgebra::distributed::Vector<double> &force);
+                          dealii::LinearAlgebra::distributed::Vector<double> &force,
+                          LoadGroup                                           group = LoadGroup::all);
+
+  /**
+   * Add the point loads of @p point_loads to @p force (layout of the locally
+   * owned DoFs): each force on the three DoFs of the mesh vertex at its
+   * location, by the rank that owns them. Throws InputError naming the
+   * nearest vertex if a location is farther than 1e-6 of the diagonal of the
+   * body's bounding box from every vertex. Collective.
+   */
+  void
+  add_point_loads(const dealii::DoFHandler<3>                         &dof_handler,
+                  const std::vector<PointLoad>                        &point_loads,
+                  dealii::LinearAlgebra::distributed::Vector<double> &force);
 
   /** The material table (Lame constants, yield data) for every material id of the mesh. */
   MaterialTable

@@ -730,7 +730,40 @@ namespace plastix
                       "Normal pressure (force per area, positive pushes into the body): 'id: p; ...'",
                       dealii::Patterns::Anything());
     prm.add_parameter("Body force", body_force, "Force per volume, 'fx, fy, fz'");
+    prm.add_parameter("Point loads", point_loads_text,
+                      "Forces at vertices of the mesh: 'x, y, z: fx, fy, fz; ...' (a force, scaled by the "
+                      "load factor like the other loads); each point must be a vertex of the mesh (within "
+                      "1e-6 of the body's size), or the run ends naming the nearest vertex",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Constant loads", constant_loads,
+                      "Kinds of load held at their full value from the first load step on, at every load "
+                      "factor (gravity under a ramped traction, a preload held while another load cycles): "
+                      "any of body force, traction, pressure, point loads, comma separated; the others and "
+                      "the prescribed displacements follow the load factor",
+                      dealii::Patterns::MultipleSelection("body force|traction|pressure|point loads"));
     prm.leave_subsection();
+  }
+
+  bool
+  BoundaryParameters::is_constant(const std::string &kind) const
+  {
+    for (const auto &item : split(constant_loads, ','))
+      if (item == kind)
+        return true;
+    return false;
+  }
+
+  bool
+  BoundaryParameters::has_constant_loads() const
+  {
+    bool tractions_given = false, pressures_given = false;
+    for (const auto &t : tractions)
+      {
+        tractions_given = tractions_given || t.pressure == 0.;
+        pressures_given = pressures_given || t.pressure != 0.;
+      }
+    return (is_constant("body force") && body_force.norm() > 0) || (is_constant("traction") && tractions_given) ||
+           (is_constant("pressure") && pressures_given) || (is_constant("point loads") && !point_loads.empty());
   }
 
   DirichletBoundaries
@@ -752,6 +785,7 @@ namespace plastix
   {
     dirichlet.clear();
     tractions.clear();
+    point_loads.clear();
     {
       const std::string entry = "Boundary conditions/Dirichlet";
       for (const auto &[id_text, rest] : parse_id_list(dirichlet_text, entry, "0: xyz = 0, 0, 0"))
@@ -803,6 +837,23 @@ namespace plastix
           c.boundary_id = parse_id(id_text, entry, "boundary id");
           c.pressure    = parse_double(rest, entry);
           tractions.push_back(c);
+        }
+    }
+    {
+      const std::string entry = "Boundary conditions/Point loads";
+      for (const std::string &item : split(point_loads_text, ';'))
+        {
+          if (trim(item).empty())
+            continue;
+          const auto colon = item.find(':');
+          if (colon == std::string::npos)
+            throw InputError(entry, "'" + trim(item) + "' is not 'x, y, z: fx, fy, fz'");
+          PointLoad load;
+          const auto location = parse_vector(item.substr(0, colon), entry);
+          for (unsigned int d = 0; d < 3; ++d)
+            load.location[d] = location[d];
+          load.force = parse_vector(item.substr(colon + 1), entry);
+          point_loads.push_back(load);
         }
     }
     for (const auto &t : tractions)

@@ -351,6 +351,15 @@ namespace plastix
     double pressure = 0.;
   };
 
+  /** A force at a vertex of the mesh. */
+  struct PointLoad
+  {
+    /** Where it acts (a vertex of the mesh). */
+    dealii::Point<3> location;
+    /** The force (at load factor 1). */
+    std::array<double, 3> force{{0., 0., 0.}};
+  };
+
   /** Subsection "Boundary conditions". */
   struct BoundaryParameters
   {
@@ -362,11 +371,22 @@ namespace plastix
     std::string pressure_text;
     /** Body force per volume. */
     dealii::Point<3> body_force{0., 0., 0.};
+    /** The entry "Point loads" as given ("x, y, z: fx, fy, fz; ..."). */
+    std::string point_loads_text;
+    /**
+     * The kinds of load held at their full value at every load factor
+     * ("body force", "traction", "pressure", "point loads", comma
+     * separated); the others and the prescribed displacements follow the
+     * load factor.
+     */
+    std::string constant_loads;
 
     /** The Dirichlet conditions parsed by check(). */
     std::vector<DirichletCondition> dirichlet;
     /** The tractions and pressures parsed by check(). */
     std::vector<TractionCondition> tractions;
+    /** The point loads parsed by check(). */
+    std::vector<PointLoad> point_loads;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -376,6 +396,12 @@ namespace plastix
     /** The boundaries and components of the Dirichlet conditions, for the preconditioners. */
     DirichletBoundaries
     dirichlet_boundaries() const;
+    /** Whether the loads of kind @p kind ("body force", "traction", ...) are held constant. */
+    bool
+    is_constant(const std::string &kind) const;
+    /** Whether any load is held constant (Constant loads names a kind that is given). */
+    bool
+    has_constant_loads() const;
   };
 
   /**

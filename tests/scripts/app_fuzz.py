@@ -583,6 +583,11 @@ def fixed_cases(rng):
         ("traction-on-clamped-face", "Boundary conditions", "Traction", "0: 0, 0, -1e6", (1,), "Boundary conditions"),
         ("pressure-two-values", "Boundary conditions", "Pressure", "1: 1e6, 2e6", (1,), "Pressure"),
         ("body-force-two-values", "Boundary conditions", "Body force", "0, -9.81", (1,), "Body force"),
+        ("point-load-no-colon", "Boundary conditions", "Point loads", "1, 1, 1", (1,), "Point loads"),
+        ("point-load-two-components", "Boundary conditions", "Point loads", "1, 1, 1: 0, -1e3", (1,), "Point loads"),
+        ("point-load-not-a-vertex", "Boundary conditions", "Point loads", "1e9, 0, 0: 0, 0, -1e3", (1,),
+         "Point loads"),
+        ("constant-loads-unknown-kind", "Boundary conditions", "Constant loads", "gravity", (1,), "Constant loads"),
     ]
     for name, sub, entry, value, expect, pattern in syntax:
         add(Case(Y + name, "entry-syntax", ELASTIC_BASE + sset(sub, entry, value), expect=expect, patterns=[pattern]))
@@ -821,7 +826,7 @@ CATALOG = {
              "Scale", "Inner radius", "Outer radius", "Cylinder length"],
     "Materials": ["Young's modulus", "Poisson's ratio", "Yield stress", "Isotropic hardening", "Kinematic hardening",
                   "Per material id"],
-    "Boundary conditions": ["Dirichlet", "Traction", "Pressure", "Body force"],
+    "Boundary conditions": ["Dirichlet", "Traction", "Pressure", "Body force", "Point loads", "Constant loads"],
     "Operator": ["Strategy", "Cell kernel", "Thread mapping"],
     "Linear solver": ["Type", "Preconditioner", "Relative tolerance", "Absolute tolerance", "Maximum iterations",
                       "Chebyshev degree", "GMRES restart", "Reuse preconditioner", "Multigrid smoother degree",
