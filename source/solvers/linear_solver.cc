@@ -12,6 +12,7 @@
 #include <plastix/solvers/preconditioners.h>
 
 #include <cmath>
+#include <iostream>
 #include <sstream>
 
 namespace plastix
@@ -84,10 +85,10 @@ namespace plastix
   void
   LinearSolver::initialize(const MechanicsOperator                 &new_op,
                            const dealii::DoFHandler<3>             &new_dof_handler,
-                           const MaterialTable                     &materials,
-                           const DirichletBoundaries               &dirichlet,
+                           const MaterialTable                     &materials_,
+                           const DirichletBoundaries               &dirichlet_,
                            const bool                               new_load_step,
-                           const MechanicsOperator::AdditionalData &level_operator_data)
+                           const MechanicsOperator::AdditionalData &level_operator_data_)
   {
     dealii::Timer timer;
     const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
@@ -104,28 +105,10 @@ namespace plastix
         amg.reset();
         if (parameters.preconditioner == PreconditionerType::multigrid)
           {
-            MultigridData data;
-            data.smoother_degree                   = parameters.multigrid_smoother_degree;
-            data.smoothing_range                   = parameters.multigrid_smoothing_range;
-            data.coarse_solver                     = parameters.multigrid_coarse_solver;
-            data.level_precision                   = level_precision(parameters);
-            data.coarse_tolerance                  = parameters.multigrid_coarse_tolerance;
-            data.direct_solver_limit               = parameters.multigrid_direct_solver_limit;
-            data.dense_inverse_minimum             = parameters.multigrid_dense_inverse_minimum;
-            data.coarse_amg.aggregation_threshold  = parameters.amg_aggregation_threshold;
-            data.coarse_amg.smoother_sweeps        = parameters.amg_smoother_sweeps;
-            data.coarse_amg.smoother_type          = parameters.amg_smoother;
-            data.coarse_amg.rigid_body_modes       = parameters.amg_rigid_body_modes;
-            data.level_operator                    = level_operator_data;
-            multigrid = std::make_unique<MultigridPreconditioner>();
-            try
-              {
-                multigrid->initialize(new_op, new_dof_handler, materials, dirichlet, data);
-              }
-            catch (const dealii::SolverControl::NoConvergence &error)
-              {
-                throw setup_failure(error);
-              }
+            materials                 = &materials_;
+            dirichlet                 = &dirichlet_;
+            this->level_operator_data = level_operator_data_;
+            build_multigrid();
           }
         else if (parameters.preconditioner == PreconditionerType::amg)
           {
@@ -134,10 +117,10 @@ namespace plastix
             data.smoother_sweeps       = parameters.amg_smoother_sweeps;
             data.smoother_type         = parameters.amg_smoother;
             data.rigid_body_modes      = parameters.amg_rigid_body_modes;
-            data.element_formulation   = level_operator_data.element_formulation;
-            data.cell_stiffness_factor = level_operator_data.cell_stiffness_factor;
+            data.element_formulation   = level_operator_data_.element_formulation;
+            data.cell_stiffness_factor = level_operator_data_.cell_stiffness_factor;
             amg                        = std::make_unique<AmgPreconditioner>();
-            amg->initialize(new_dof_handler, materials, dirichlet, data);
+            amg->initialize(new_dof_handler, materials_, dirichlet_, data);
           }
         if (!multigrid)
           refresh_operator_dependent_parts();
@@ -152,6 +135,49 @@ namespace plastix
     if (refresh)
       refresh_operator_dependent_parts();
     setup_time = refresh ? timer.wall_time() : 0.;
+  }
+
+  void
+  LinearSolver::build_multigrid()
+  {
+    MultigridData data;
+    data.smoother_degree                  = parameters.multigrid_smoother_degree;
+    data.smoothing_range                  = parameters.multigrid_smoothing_range;
+    data.coarse_solver                    = parameters.multigrid_coarse_solver;
+    data.level_precision                  = level_precision(parameters);
+    data.coarse_tolerance                 = parameters.multigrid_coarse_tolerance;
+    data.direct_solver_limit              = parameters.multigrid_direct_solver_limit;
+    data.dense_inverse_minimum            = parameters.multigrid_dense_inverse_minimum;
+    data.coarse_amg.aggregation_threshold = parameters.amg_aggregation_threshold;
+    data.coarse_amg.smoother_sweeps       = parameters.amg_smoother_sweeps;
+    data.coarse_amg.smoother_type         = parameters.amg_smoother;
+    data.coarse_amg.rigid_body_modes      = parameters.amg_rigid_body_modes;
+    data.level_operator                   = level_operator_data;
+    multigrid                             = std::make_unique<MultigridPreconditioner>();
+    try
+      {
+        multigrid->initialize(*op, *dof_handler, *materials, *dirichlet, data);
+      }
+    catch (const dealii::SolverControl::NoConvergence &error)
+      {
+        // Half set up: gone before anything (name()) looks at it.
+        multigrid.reset();
+        if (data.level_precision != LevelPrecision::single_precision)
+          throw setup_failure(error);
+        switch_to_double_levels(std::string(setup_failure(error).what()));
+      }
+  }
+
+  void
+  LinearSolver::switch_to_double_levels(const std::string &reason)
+  {
+    const MPI_Comm communicator = op->get_partitioner()->get_mpi_communicator();
+    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      std::cerr << "plastix: warning: the multigrid with single-precision levels failed (" << reason
+                << "); it is rebuilt with double-precision levels, which it keeps" << std::endl;
+    parameters.multigrid_level_precision = LevelPrecision::double_precision;
+    switched_to_double                   = true;
+    build_multigrid();
   }
 
   SolverError
@@ -215,12 +241,44 @@ namespace plastix
       }
     catch (const dealii::SolverControl::NoConvergence &error)
       {
-        throw setup_failure(error);
+        if (!multigrid || multigrid->level_precision() != LevelPrecision::single_precision)
+          throw setup_failure(error);
+        multigrid.reset();
+        switch_to_double_levels(setup_failure(error).what());
       }
   }
 
   SolverStatistics
   LinearSolver::solve(DeviceVector &x, const DeviceVector &b, const double tolerance_override)
+  {
+    if (!multigrid || multigrid->level_precision() != LevelPrecision::single_precision)
+      return solve_once(x, b, tolerance_override);
+    const DeviceVector initial(x);
+    try
+      {
+        return solve_once(x, b, tolerance_override);
+      }
+    catch (const SolverError &error)
+      {
+        dealii::Timer timer;
+        switch_to_double_levels(std::string(error.what()) + "; the solve restarts");
+        ++n_setups;
+        const double rebuild_time = timer.wall_time();
+        x                         = initial;
+        SolverStatistics statistics = solve_once(x, b, tolerance_override);
+        statistics.setup_time += rebuild_time;
+        return statistics;
+      }
+  }
+
+  bool
+  LinearSolver::switched_to_double_levels() const
+  {
+    return switched_to_double;
+  }
+
+  SolverStatistics
+  LinearSolver::solve_once(DeviceVector &x, const DeviceVector &b, const double tolerance_override)
   {
     AssertThrow(op != nullptr, dealii::ExcMessage("LinearSolver::solve before initialize"));
     SolverStatistics statistics;

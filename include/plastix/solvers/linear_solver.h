@@ -199,6 +199,12 @@ namespace plastix
      * Solve op x = b starting from x. The tolerance is max(relative |b|,
      * absolute) unless @p tolerance_override > 0. Throws SolverError if the
      * iteration does not converge within the maximum number of iterations.
+     *
+     * A multigrid with single-precision levels whose set-up or solve fails
+     * (values outside the range of float; thin or very stiff parts that make
+     * the float V-cycle stall) is rebuilt with double-precision levels,
+     * which it keeps from then on, and a failed solve restarts from the
+     * initial x; rank 0 says so on standard error ("plastix: warning: ...").
      */
     SolverStatistics
     solve(DeviceVector &x, const DeviceVector &b, double tolerance_override = 0.);
@@ -252,6 +258,10 @@ namespace plastix
     const MultigridPreconditioner *
     get_multigrid() const;
 
+    /** Whether a failed single-precision multigrid solve switched the levels to double precision. */
+    bool
+    switched_to_double_levels() const;
+
   private:
     /**
      * Build or refresh the parts that depend on the operator's current
@@ -264,12 +274,34 @@ namespace plastix
     SolverError
     setup_failure(const dealii::SolverControl::NoConvergence &error) const;
 
+    /** Build the multigrid hierarchy for the level precision of the parameters. */
+    void
+    build_multigrid();
+
+    /**
+     * Rebuild the multigrid with double-precision levels after its
+     * single-precision version failed (@p reason), keep that precision, and
+     * say so on rank 0.
+     */
+    void
+    switch_to_double_levels(const std::string &reason);
+
+    /** One solve with the current preconditioner (solve() without the fallback). */
+    SolverStatistics
+    solve_once(DeviceVector &x, const DeviceVector &b, double tolerance_override);
+
     LinearSolverData                                           parameters;
     /** Preconditioner = auto: parameters.preconditioner is what it chose. */
     bool automatic = false;
     const MechanicsOperator                                   *op = nullptr;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
     const dealii::DoFHandler<3>                               *dof_handler = nullptr;
+    /** What the multigrid hierarchy was built for (initialize()'s arguments). */
+    const MaterialTable                *materials = nullptr;
+    const DirichletBoundaries          *dirichlet = nullptr;
+    MechanicsOperator::AdditionalData   level_operator_data;
+    /** A failed single-precision solve switched the multigrid levels to double. */
+    bool switched_to_double = false;
     using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
     using Chebyshev = dealii::PreconditionChebyshev<MechanicsOperator, DeviceVector, Jacobi>;
     std::shared_ptr<Jacobi>                  jacobi;
