@@ -3,6 +3,7 @@
 #include "parameters.h"
 
 #include <algorithm>
+#include <map>
 #include <sstream>
 
 namespace plastix
@@ -76,6 +77,11 @@ namespace plastix
   parameter_warnings(const Parameters &parameters, const std::vector<std::string> &set_entries)
   {
     std::vector<std::string> warnings;
+    // ParameterHandler takes the last of several values of one entry without a word.
+    std::map<std::string, unsigned int> times_set;
+    for (const std::string &entry : set_entries)
+      if (++times_set[entry] == 2)
+        warnings.push_back(entry + " is set more than once; the last value counts");
     for (const RenamedEntry &entry : renamed_entries())
       {
         const std::string old_path = std::string(entry.subsection) + "/" + entry.old_name;
