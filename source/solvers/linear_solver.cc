@@ -105,8 +105,8 @@ namespace plastix
         amg.reset();
         if (parameters.preconditioner == PreconditionerType::multigrid)
           {
-            materials                 = &materials_;
-            dirichlet                 = &dirichlet_;
+            materials                 = materials_;
+            dirichlet                 = dirichlet_;
             this->level_operator_data = level_operator_data_;
             build_multigrid();
           }
@@ -156,7 +156,7 @@ namespace plastix
     multigrid                             = std::make_unique<MultigridPreconditioner>();
     try
       {
-        multigrid->initialize(*op, *dof_handler, *materials, *dirichlet, data);
+        multigrid->initialize(*op, *dof_handler, materials, dirichlet, data);
       }
     catch (const dealii::SolverControl::NoConvergence &error)
       {
@@ -260,14 +260,37 @@ namespace plastix
       }
     catch (const SolverError &error)
       {
-        dealii::Timer timer;
-        switch_to_double_levels(std::string(error.what()) + "; the solve restarts");
+        // Once more with double-precision levels. If that fails too, the
+        // failure is the problem's (a singular tangent, too few
+        // iterations), not the precision's: the single-precision
+        // multigrid comes back and the first error stands.
+        const AutoOr<LevelPrecision> requested = parameters.multigrid_level_precision;
+        dealii::Timer                timer;
+        parameters.multigrid_level_precision = LevelPrecision::double_precision;
+        build_multigrid();
         ++n_setups;
         const double rebuild_time = timer.wall_time();
         x                         = initial;
-        SolverStatistics statistics = solve_once(x, b, tolerance_override);
-        statistics.setup_time += rebuild_time;
-        return statistics;
+        try
+          {
+            SolverStatistics statistics = solve_once(x, b, tolerance_override);
+            statistics.setup_time += rebuild_time;
+            switched_to_double = true;
+            const MPI_Comm communicator = op->get_partitioner()->get_mpi_communicator();
+            if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+              std::cerr << "plastix: warning: the multigrid with single-precision levels failed (" << error.what()
+                        << "); the solve succeeded with double-precision levels, which the multigrid keeps"
+                        << std::endl;
+            return statistics;
+          }
+        catch (const SolverError &)
+          {
+            parameters.multigrid_level_precision = requested;
+            build_multigrid();
+            ++n_setups;
+            x = initial;
+            throw error;
+          }
       }
   }
 

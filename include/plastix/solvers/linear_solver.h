@@ -200,11 +200,15 @@ namespace plastix
      * absolute) unless @p tolerance_override > 0. Throws SolverError if the
      * iteration does not converge within the maximum number of iterations.
      *
-     * A multigrid with single-precision levels whose set-up or solve fails
-     * (values outside the range of float; thin or very stiff parts that make
-     * the float V-cycle stall) is rebuilt with double-precision levels,
-     * which it keeps from then on, and a failed solve restarts from the
-     * initial x; rank 0 says so on standard error ("plastix: warning: ...").
+     * A multigrid with single-precision levels whose set-up fails (values
+     * outside the range of float) is rebuilt with double-precision levels,
+     * which it keeps from then on. One whose solve fails (thin or very
+     * stiff parts that make the float V-cycle stall) is rebuilt in double
+     * precision and the solve restarts from the initial x: if it converges,
+     * the multigrid keeps double precision; if not, the failure is the
+     * problem's, the single-precision multigrid is restored and the first
+     * SolverError thrown. Rank 0 reports a switch on standard error
+     * ("plastix: warning: ...").
      */
     SolverStatistics
     solve(DeviceVector &x, const DeviceVector &b, double tolerance_override = 0.);
@@ -296,10 +300,10 @@ namespace plastix
     const MechanicsOperator                                   *op = nullptr;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
     const dealii::DoFHandler<3>                               *dof_handler = nullptr;
-    /** What the multigrid hierarchy was built for (initialize()'s arguments). */
-    const MaterialTable                *materials = nullptr;
-    const DirichletBoundaries          *dirichlet = nullptr;
-    MechanicsOperator::AdditionalData   level_operator_data;
+    /** What the multigrid hierarchy was built for (copies of initialize()'s arguments). */
+    MaterialTable                     materials;
+    DirichletBoundaries               dirichlet;
+    MechanicsOperator::AdditionalData level_operator_data;
     /** A failed single-precision solve switched the multigrid levels to double. */
     bool switched_to_double = false;
     using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
