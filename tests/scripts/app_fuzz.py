@@ -25,6 +25,9 @@ The contract of the application that every case checks:
   - under '<mpiexec> -np 2' the same holds, and no rank hangs.
   (--strict-leftovers: nothing may stay after any non-zero exit.)
 
+PLASTIX_FUZZ_CASES in the environment, when --cases is not given, sets the
+number of cases (scripts/test-debian13.sh runs a smaller selection).
+
 Cases (all generated deterministically from --seed; every case runs in its
 own fresh temporary directory with its inputs copied there):
   nonfinite     nan/inf/-inf/1e400 in every numeric entry of an elastic run
@@ -1298,9 +1301,10 @@ def main():
     parser.add_argument("app")
     parser.add_argument("prm_dir")
     parser.add_argument("mpiexec")
-    parser.add_argument("--cases", type=int, default=None,
-                        help="total number of cases (default: the fixed cases + 60 random mutations); "
-                             "fewer than the fixed cases runs an even selection of them")
+    cases_from_environment = os.environ.get("PLASTIX_FUZZ_CASES")
+    parser.add_argument("--cases", type=int, default=int(cases_from_environment) if cases_from_environment else None,
+                        help="total number of cases (default: $PLASTIX_FUZZ_CASES, else the fixed cases + 60 random "
+                             "mutations); fewer than the fixed cases runs an even selection of them")
     parser.add_argument("--random", type=int, default=60, help="random mutation cases (when --cases is not given)")
     parser.add_argument("--seed", type=int, default=20240613)
     parser.add_argument("--keep", default=None, help="copy the directories of failing cases here")

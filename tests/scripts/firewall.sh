@@ -114,12 +114,21 @@ def preprocess_command(entry, source=None, extra=()):
     """The compile command as a preprocessor run with -H, optionally on another source file."""
     original = entry_file(entry)
     out, skip = [], False
-    for a in arguments(entry):
+    args = arguments(entry)
+    for i, a in enumerate(args):
         if skip:
             skip = False
             continue
         if a in ("-o", "-MF", "-MT", "-MQ"):
             skip = True
+            continue
+        # A precompiled header (CMake's cmake_pch.hxx, PLASTIX_PRECOMPILE_HEADERS)
+        # only speeds the build up: each unit is checked as written, without
+        # the headers it would put in front of it.
+        if a == "-include" and i + 1 < len(args) and args[i + 1].endswith("cmake_pch.hxx"):
+            skip = True
+            continue
+        if (a.startswith("-include") and a.endswith("cmake_pch.hxx")) or a == "-Winvalid-pch":
             continue
         if a in ("-c", "-MD", "-MMD") or a.startswith("-o"):
             continue
