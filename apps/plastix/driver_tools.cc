@@ -16,30 +16,23 @@ namespace plastix
 {
   namespace internal
   {
-    double
+    DisplacementMaxima
     max_nodal_displacement(const DeviceVector &u)
     {
       dealii::LinearAlgebra::distributed::Vector<double> host(u.get_partitioner());
       u.copy_to_host(host);
-      double max_sq = 0;
+      // The squared magnitude and the three components' absolute values.
+      double local[4] = {0, 0, 0, 0}, global[4];
       for (unsigned int i = 0; i + 2 < host.locally_owned_size(); i += 3)
-        max_sq = std::max(max_sq, host.local_element(i) * host.local_element(i) +
-                                    host.local_element(i + 1) * host.local_element(i + 1) +
-                                    host.local_element(i + 2) * host.local_element(i + 2));
-      return std::sqrt(dealii::Utilities::MPI::max(max_sq, u.get_mpi_communicator()));
-    }
-
-    std::array<double, 3>
-    max_displacement_components(const DeviceVector &u)
-    {
-      dealii::LinearAlgebra::distributed::Vector<double> host(u.get_partitioner());
-      u.copy_to_host(host);
-      std::array<double, 3> largest{{0., 0., 0.}};
-      for (unsigned int i = 0; i < host.locally_owned_size(); ++i)
-        largest[i % 3] = std::max(largest[i % 3], std::abs(host.local_element(i)));
-      for (auto &value : largest)
-        value = dealii::Utilities::MPI::max(value, u.get_mpi_communicator());
-      return largest;
+        {
+          local[0] = std::max(local[0], host.local_element(i) * host.local_element(i) +
+                                          host.local_element(i + 1) * host.local_element(i + 1) +
+                                          host.local_element(i + 2) * host.local_element(i + 2));
+          for (unsigned int c = 0; c < 3; ++c)
+            local[1 + c] = std::max(local[1 + c], std::abs(host.local_element(i + c)));
+        }
+      dealii::Utilities::MPI::max(local, u.get_mpi_communicator(), global);
+      return {std::sqrt(global[0]), {{global[1], global[2], global[3]}}};
     }
 
     void

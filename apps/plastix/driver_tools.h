@@ -16,13 +16,18 @@ namespace plastix
 {
   namespace internal
   {
-    /** Largest nodal displacement magnitude (vertex DoFs are consecutive triples). */
-    double
-    max_nodal_displacement(const DeviceVector &u);
+    /** The largest nodal displacement of all ranks: its magnitude and each component's. */
+    struct DisplacementMaxima
+    {
+      /** Largest |u| of a node. */
+      double magnitude = 0;
+      /** Largest |u_x|, |u_y|, |u_z|. */
+      std::array<double, 3> components{{0., 0., 0.}};
+    };
 
-    /** Largest |u_x|, |u_y|, |u_z| over the nodes of all ranks. */
-    std::array<double, 3>
-    max_displacement_components(const DeviceVector &u);
+    /** The DisplacementMaxima of @p u (vertex DoFs are consecutive triples), from one copy to the host. */
+    DisplacementMaxima
+    max_nodal_displacement(const DeviceVector &u);
 
     /**
      * The stages every run starts with, timed by @p timer into @p summary:

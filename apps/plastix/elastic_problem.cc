@@ -105,12 +105,12 @@ namespace plastix
       throw Interrupted("during the solve; nothing was written");
 
     timer.start();
-    summary.max_displacement = internal::max_nodal_displacement(solution);
+    const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(solution);
+    summary.max_displacement                  = maxima.magnitude;
     if (!std::isfinite(summary.max_displacement) || !std::isfinite(summary.final_residual))
       throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
     print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
-    print_warning(thin_direction_warning(*d.triangulation, internal::max_displacement_components(solution), communicator),
-                  communicator);
+    print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
     // The monitor's rows: the problem is linear, so the solution at load
     // factor lambda is u_c + lambda (u - u_c), u_c the solution of the
     // constant loads alone (zero without them).

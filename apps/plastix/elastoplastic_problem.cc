@@ -404,14 +404,14 @@ namespace plastix
     // The coarse solver may have changed in the Newton steps (automatic's switch to the dense inverse).
     summary.solver = linear_solver.name() + ", " + tangent_name;
     summary.yielded_points   = d.op.plasticity().n_yielded_points();
-    summary.max_displacement = internal::max_nodal_displacement(newton->u);
+    const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(newton->u);
+    summary.max_displacement                  = maxima.magnitude;
     if (parameters.output.write_vtu && !pvd.empty())
       summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
     if (!std::isfinite(summary.max_displacement))
       throw SolverError("the displacement is not finite");
     print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
-    print_warning(thin_direction_warning(*d.triangulation, internal::max_displacement_components(newton->u), communicator),
-                  communicator);
+    print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
     if (root)
       std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;
     internal::append_summary(output, parameters.output, summary.line());

@@ -7,6 +7,7 @@
 
 #include "input_checks.h"
 #include "loads.h"
+#include "mesh_quality.h"
 
 #include <algorithm>
 #include <array>
@@ -123,25 +124,16 @@ namespace plastix
       return;
     const MPI_Comm          communicator = dof_handler.get_communicator();
     const dealii::IndexSet &owned        = dof_handler.locally_owned_dofs();
-    // The nearest vertex whose DoFs this rank owns, for every point; the
-    // bounding box of the body for the tolerance.
-    const std::size_t      n_points = point_loads.size();
-    std::vector<double>    best(n_points, std::numeric_limits<double>::max());
+    // The nearest vertex whose DoFs this rank owns, for every point.
+    const std::size_t                                           n_points = point_loads.size();
+    std::vector<double>                                         best(n_points, std::numeric_limits<double>::max());
     std::vector<std::array<dealii::types::global_dof_index, 3>> best_dofs(n_points);
-    std::vector<dealii::Point<3>>                nearest(n_points);
-    dealii::Point<3> lower(std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
-                           std::numeric_limits<double>::max());
-    dealii::Point<3> upper = -lower;
+    std::vector<dealii::Point<3>>                               nearest(n_points);
     for (const auto &cell : dof_handler.active_cell_iterators())
       if (cell->is_locally_owned())
         for (const auto v : cell->vertex_indices())
           {
             const dealii::Point<3> &vertex = cell->vertex(v);
-            for (unsigned int d = 0; d < 3; ++d)
-              {
-                lower[d] = std::min(lower[d], vertex[d]);
-                upper[d] = std::max(upper[d], vertex[d]);
-              }
             if (!owned.is_element(cell->vertex_dof_index(v, 0)))
               continue;
             for (std::size_t i = 0; i < n_points; ++i)
@@ -156,14 +148,8 @@ namespace plastix
                   }
               }
           }
-    double diagonal_squared = 0;
-    for (unsigned int d = 0; d < 3; ++d)
-      {
-        const double extent = dealii::Utilities::MPI::max(upper[d], communicator) -
-                              dealii::Utilities::MPI::min(lower[d], communicator);
-        diagonal_squared += extent * extent;
-      }
-    const double tolerance = 1e-6 * std::sqrt(diagonal_squared);
+    const auto   extent    = body_extent(dof_handler.get_triangulation(), communicator);
+    const double tolerance = 1e-6 * std::sqrt(extent[0] * extent[0] + extent[1] * extent[1] + extent[2] * extent[2]);
     const int    rank      = static_cast<int>(dealii::Utilities::MPI::this_mpi_process(communicator));
     for (std::size_t i = 0; i < n_points; ++i)
       {

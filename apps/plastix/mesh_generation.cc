@@ -259,14 +259,16 @@ namespace plastix
     }
 
     /**
-     * Warn (rank 0) about what a mesh file leaves on boundary id 0 without
-     * saying so: boundary faces of a gmsh file without a physical tag, Abaqus
-     * surfaces whose names hold no id.
+     * Warn (rank 0) about what the mesh file of @p p (Abaqus if @p abaqus,
+     * else gmsh) leaves on boundary id 0 without saying so: boundary faces of
+     * a gmsh file without a physical tag, Abaqus surfaces whose names hold no
+     * id.
      */
     void
-    warn_about_boundary_ids(const MeshParameters &p, const dealii::Triangulation<3> &triangulation)
+    warn_about_boundary_ids(const MeshParameters           &p,
+                            const bool                      abaqus,
+                            const dealii::Triangulation<3> &triangulation)
     {
-      const bool abaqus = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".inp";
       std::string message;
       if (abaqus)
         {
@@ -305,9 +307,10 @@ namespace plastix
       std::ifstream in(p.file);
       if (!in)
         throw InputError("Mesh/File", "cannot open mesh file '" + p.file + "'");
+      const bool abaqus = p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".inp";
       try
         {
-          if (p.file.size() > 4 && p.file.substr(p.file.size() - 4) == ".inp")
+          if (abaqus)
             grid_in.read_abaqus(in);
           else
             grid_in.read_msh(in);
@@ -353,7 +356,7 @@ namespace plastix
       if (n_bad > 0)
         throw InputError("Mesh/File", "'" + p.file + "': " + std::to_string(n_bad) +
                                         " hexahedra are tangled or flat (a non-positive Jacobian at a corner)");
-      warn_about_boundary_ids(p, triangulation);
+      warn_about_boundary_ids(p, abaqus, triangulation);
     }
   } // namespace
 

@@ -12,6 +12,27 @@
 
 namespace plastix
 {
+  std::array<double, 3>
+  body_extent(const dealii::Triangulation<3> &triangulation, MPI_Comm communicator)
+  {
+    double lower[3], upper[3];
+    std::fill_n(lower, 3, std::numeric_limits<double>::max());
+    std::fill_n(upper, 3, std::numeric_limits<double>::lowest());
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (cell->is_locally_owned())
+        for (const auto v : cell->vertex_indices())
+          for (unsigned int d = 0; d < 3; ++d)
+            {
+              lower[d] = std::min(lower[d], cell->vertex(v)[d]);
+              upper[d] = std::max(upper[d], cell->vertex(v)[d]);
+            }
+    std::array<double, 3> extent;
+    for (unsigned int d = 0; d < 3; ++d)
+      extent[d] =
+        dealii::Utilities::MPI::max(upper[d], communicator) - dealii::Utilities::MPI::min(lower[d], communicator);
+    return extent;
+  }
+
   std::string
   aspect_ratio_warning(const dealii::Triangulation<3> &triangulation, const bool plane_strain, MPI_Comm communicator)
   {
@@ -55,25 +76,8 @@ namespace plastix
   deformation_warning(const double max_displacement, const dealii::Triangulation<3> &triangulation,
                       MPI_Comm communicator)
   {
-    double lower[3], upper[3];
-    std::fill_n(lower, 3, std::numeric_limits<double>::max());
-    std::fill_n(upper, 3, std::numeric_limits<double>::lowest());
-    for (const auto &cell : triangulation.active_cell_iterators())
-      if (cell->is_locally_owned())
-        for (const auto v : cell->vertex_indices())
-          for (unsigned int d = 0; d < 3; ++d)
-            {
-              lower[d] = std::min(lower[d], cell->vertex(v)[d]);
-              upper[d] = std::max(upper[d], cell->vertex(v)[d]);
-            }
-    double diagonal_squared = 0;
-    for (unsigned int d = 0; d < 3; ++d)
-      {
-        const double extent = dealii::Utilities::MPI::max(upper[d], communicator) -
-                              dealii::Utilities::MPI::min(lower[d], communicator);
-        diagonal_squared += extent * extent;
-      }
-    const double size = std::sqrt(diagonal_squared);
+    const auto   extent = body_extent(triangulation, communicator);
+    const double size   = std::sqrt(extent[0] * extent[0] + extent[1] * extent[1] + extent[2] * extent[2]);
     if (!(max_displacement > 0.1 * size))
       return "";
     std::ostringstream message;
@@ -90,38 +94,25 @@ namespace plastix
                          const std::array<double, 3>    &max_displacement_components,
                          MPI_Comm                        communicator)
   {
-    // The body's bounding box and the smallest extent of a cell along each axis.
-    double lower[3], upper[3], thinnest_cell[3];
-    std::fill_n(lower, 3, std::numeric_limits<double>::max());
-    std::fill_n(upper, 3, std::numeric_limits<double>::lowest());
+    // The body's extent and the smallest extent of a cell along each axis.
+    const auto   extent         = body_extent(triangulation, communicator);
+    const double largest_extent = std::max({extent[0], extent[1], extent[2]});
+    double       thinnest_cell[3];
     std::fill_n(thinnest_cell, 3, std::numeric_limits<double>::max());
     for (const auto &cell : triangulation.active_cell_iterators())
       if (cell->is_locally_owned())
-        {
-          double cell_lower[3], cell_upper[3];
-          std::fill_n(cell_lower, 3, std::numeric_limits<double>::max());
-          std::fill_n(cell_upper, 3, std::numeric_limits<double>::lowest());
-          for (const auto v : cell->vertex_indices())
-            for (unsigned int d = 0; d < 3; ++d)
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            double cell_lower = std::numeric_limits<double>::max(), cell_upper = std::numeric_limits<double>::lowest();
+            for (const auto v : cell->vertex_indices())
               {
-                cell_lower[d] = std::min(cell_lower[d], cell->vertex(v)[d]);
-                cell_upper[d] = std::max(cell_upper[d], cell->vertex(v)[d]);
+                cell_lower = std::min(cell_lower, cell->vertex(v)[d]);
+                cell_upper = std::max(cell_upper, cell->vertex(v)[d]);
               }
-          for (unsigned int d = 0; d < 3; ++d)
-            {
-              lower[d]         = std::min(lower[d], cell_lower[d]);
-              upper[d]         = std::max(upper[d], cell_upper[d]);
-              thinnest_cell[d] = std::min(thinnest_cell[d], cell_upper[d] - cell_lower[d]);
-            }
-        }
-    double extent[3], largest_extent = 0;
+            thinnest_cell[d] = std::min(thinnest_cell[d], cell_upper - cell_lower);
+          }
     for (unsigned int d = 0; d < 3; ++d)
-      {
-        extent[d] = dealii::Utilities::MPI::max(upper[d], communicator) -
-                    dealii::Utilities::MPI::min(lower[d], communicator);
-        thinnest_cell[d] = dealii::Utilities::MPI::min(thinnest_cell[d], communicator);
-        largest_extent   = std::max(largest_extent, extent[d]);
-      }
+      thinnest_cell[d] = dealii::Utilities::MPI::min(thinnest_cell[d], communicator);
     for (unsigned int d = 0; d < 3; ++d)
       {
         const double other = std::max(max_displacement_components[(d + 1) % 3], max_displacement_components[(d + 2) % 3]);

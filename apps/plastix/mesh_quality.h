@@ -13,6 +13,14 @@
 namespace plastix
 {
   /**
+   * The extent of the body along x, y and z: the edges of the bounding box of
+   * the vertices of all ranks' locally owned cells. Collective over
+   * @p communicator.
+   */
+  std::array<double, 3>
+  body_extent(const dealii::Triangulation<3> &triangulation, MPI_Comm communicator);
+
+  /**
    * Cells whose longest edge is more than this many times their shortest are
    * counted by aspect_ratio_warning(): trilinear cells that long in one
    * direction are far too stiff in bending (shear locking).

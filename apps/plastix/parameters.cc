@@ -55,6 +55,14 @@ namespace plastix
       return parts;
     }
 
+    /** Whether the comma-separated list @p list (a MultipleSelection's value) holds @p item. */
+    bool
+    list_contains(const std::string &list, const std::string &item)
+    {
+      const auto items = split(list, ',');
+      return std::find(items.begin(), items.end(), item) != items.end();
+    }
+
     double
     parse_double(const std::string &text, const std::string &entry)
     {
@@ -747,10 +755,7 @@ namespace plastix
   bool
   BoundaryParameters::is_constant(const std::string &kind) const
   {
-    for (const auto &item : split(constant_loads, ','))
-      if (item == kind)
-        return true;
-    return false;
+    return list_contains(constant_loads, kind);
   }
 
   bool
@@ -1151,10 +1156,7 @@ namespace plastix
   bool
   OutputParameters::writes(const std::string &quantity) const
   {
-    for (const auto &item : split(additional_quantities, ','))
-      if (item == quantity)
-        return true;
-    return false;
+    return list_contains(additional_quantities, quantity);
   }
 
   void

@@ -17,6 +17,17 @@
 
 namespace plastix
 {
+  namespace
+  {
+    /** Print "plastix: warning: <message>" on standard error of rank 0 of @p op's communicator. */
+    void
+    warn_on_rank_0(const MechanicsOperator &op, const std::string &message)
+    {
+      if (dealii::Utilities::MPI::this_mpi_process(op.get_partitioner()->get_mpi_communicator()) == 0)
+        std::cerr << "plastix: warning: " << message << std::endl;
+    }
+  } // namespace
+
   bool
   LinearSolverData::is_conjugate_gradients() const
   {
@@ -85,10 +96,10 @@ namespace plastix
   void
   LinearSolver::initialize(const MechanicsOperator                 &new_op,
                            const dealii::DoFHandler<3>             &new_dof_handler,
-                           const MaterialTable                     &materials_,
-                           const DirichletBoundaries               &dirichlet_,
+                           const MaterialTable                     &materials,
+                           const DirichletBoundaries               &dirichlet,
                            const bool                               new_load_step,
-                           const MechanicsOperator::AdditionalData &level_operator_data_)
+                           const MechanicsOperator::AdditionalData &level_operator_data)
   {
     dealii::Timer timer;
     const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
@@ -105,9 +116,9 @@ namespace plastix
         amg.reset();
         if (parameters.preconditioner == PreconditionerType::multigrid)
           {
-            materials                 = materials_;
-            dirichlet                 = dirichlet_;
-            this->level_operator_data = level_operator_data_;
+            multigrid_materials           = materials;
+            multigrid_dirichlet           = dirichlet;
+            multigrid_level_operator_data = level_operator_data;
             build_multigrid();
           }
         else if (parameters.preconditioner == PreconditionerType::amg)
@@ -117,10 +128,10 @@ namespace plastix
             data.smoother_sweeps       = parameters.amg_smoother_sweeps;
             data.smoother_type         = parameters.amg_smoother;
             data.rigid_body_modes      = parameters.amg_rigid_body_modes;
-            data.element_formulation   = level_operator_data_.element_formulation;
-            data.cell_stiffness_factor = level_operator_data_.cell_stiffness_factor;
+            data.element_formulation   = level_operator_data.element_formulation;
+            data.cell_stiffness_factor = level_operator_data.cell_stiffness_factor;
             amg                        = std::make_unique<AmgPreconditioner>();
-            amg->initialize(new_dof_handler, materials_, dirichlet_, data);
+            amg->initialize(new_dof_handler, materials, dirichlet, data);
           }
         if (!multigrid)
           refresh_operator_dependent_parts();
@@ -152,11 +163,11 @@ namespace plastix
     data.coarse_amg.smoother_sweeps       = parameters.amg_smoother_sweeps;
     data.coarse_amg.smoother_type         = parameters.amg_smoother;
     data.coarse_amg.rigid_body_modes      = parameters.amg_rigid_body_modes;
-    data.level_operator                   = level_operator_data;
+    data.level_operator                   = multigrid_level_operator_data;
     multigrid                             = std::make_unique<MultigridPreconditioner>();
     try
       {
-        multigrid->initialize(*op, *dof_handler, materials, dirichlet, data);
+        multigrid->initialize(*op, *dof_handler, multigrid_materials, multigrid_dirichlet, data);
       }
     catch (const dealii::SolverControl::NoConvergence &error)
       {
@@ -171,10 +182,8 @@ namespace plastix
   void
   LinearSolver::switch_to_double_levels(const std::string &reason)
   {
-    const MPI_Comm communicator = op->get_partitioner()->get_mpi_communicator();
-    if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
-      std::cerr << "plastix: warning: the multigrid with single-precision levels failed (" << reason
-                << "); it is rebuilt with double-precision levels, which it keeps" << std::endl;
+    warn_on_rank_0(*op, "the multigrid with single-precision levels failed (" + reason +
+                          "); it is rebuilt with double-precision levels, which it keeps");
     parameters.multigrid_level_precision = LevelPrecision::double_precision;
     switched_to_double                   = true;
     build_multigrid();
@@ -276,11 +285,8 @@ namespace plastix
             SolverStatistics statistics = solve_once(x, b, tolerance_override);
             statistics.setup_time += rebuild_time;
             switched_to_double = true;
-            const MPI_Comm communicator = op->get_partitioner()->get_mpi_communicator();
-            if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
-              std::cerr << "plastix: warning: the multigrid with single-precision levels failed (" << error.what()
-                        << "); the solve succeeded with double-precision levels, which the multigrid keeps"
-                        << std::endl;
+            warn_on_rank_0(*op, "the multigrid with single-precision levels failed (" + std::string(error.what()) +
+                                  "); the solve succeeded with double-precision levels, which the multigrid keeps");
             return statistics;
           }
         catch (const SolverError &)

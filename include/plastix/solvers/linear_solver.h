@@ -301,9 +301,9 @@ namespace plastix
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
     const dealii::DoFHandler<3>                               *dof_handler = nullptr;
     /** What the multigrid hierarchy was built for (copies of initialize()'s arguments). */
-    MaterialTable                     materials;
-    DirichletBoundaries               dirichlet;
-    MechanicsOperator::AdditionalData level_operator_data;
+    MaterialTable                     multigrid_materials;
+    DirichletBoundaries               multigrid_dirichlet;
+    MechanicsOperator::AdditionalData multigrid_level_operator_data;
     /** A failed single-precision solve switched the multigrid levels to double. */
     bool switched_to_double = false;
     using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;
