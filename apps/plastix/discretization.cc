@@ -240,19 +240,33 @@ namespace plastix
   void
   Discretization::assemble_external_force()
   {
-    dealii::LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
-    plastix::assemble_external_force(dof_handler, parameters.boundary, force, LoadGroup::scaled);
-    op.initialize_dof_vector(external_force);
-    external_force.copy_from_host(force);
-    op.initialize_dof_vector(constant_force);
-    if (parameters.boundary.has_constant_loads())
+    const BoundaryParameters &boundary = parameters.boundary;
+    std::vector<std::string>  ramped, held;
+    amplified_forces.clear();
+    for (const std::string &kind : BoundaryParameters::force_kinds())
       {
-        plastix::assemble_external_force(dof_handler, parameters.boundary, force, LoadGroup::constant);
-        constant_force.copy_from_host(force);
+        const LoadAmplitude amplitude = boundary.amplitude(kind);
+        if (amplitude.follows_load_factor())
+          ramped.push_back(kind);
+        else if (amplitude.kind() == LoadAmplitude::Kind::constant)
+          held.push_back(kind);
+        else if (boundary.is_given(kind))
+          amplified_forces.push_back({kind, amplitude, DeviceVector()});
       }
+    dealii::LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
     // The loads of hanging-node DoFs belong to the DoFs they follow.
-    op.condense(external_force);
-    op.condense(constant_force);
+    const auto assemble = [&](const std::vector<std::string> &kinds, DeviceVector &result) {
+      op.initialize_dof_vector(result);
+      if (kinds.empty())
+        return;
+      plastix::assemble_external_force(dof_handler, boundary, force, kinds);
+      result.copy_from_host(force);
+      op.condense(result);
+    };
+    assemble(ramped, external_force);
+    assemble(held, constant_force);
+    for (AmplifiedForce &amplified : amplified_forces)
+      assemble({amplified.kind}, amplified.force);
   }
 
   dealii::LinearAlgebra::distributed::Vector<double>

@@ -19,6 +19,7 @@
 #include "parameters.h"
 #include "vtu_writer.h"
 
+#include <list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -155,7 +156,9 @@ namespace plastix
     /**
      * Assemble the external forces (host) and copy them to the device:
      * external_force, the loads that follow the load factor (at factor 1),
-     * and constant_force, those of 'Boundary conditions/Constant loads'.
+     * constant_force, those of 'Boundary conditions/Constant loads', and
+     * amplified_forces, one for each kind of load given with an amplitude
+     * ('Boundary conditions/Amplitudes').
      */
     void
     assemble_external_force();
@@ -195,6 +198,21 @@ namespace plastix
     DeviceVector external_force;
     /** External force of the constant loads (device; zero without them). */
     DeviceVector constant_force;
+    /** A kind of load with its own amplitude: its force at amplitude 1. */
+    struct AmplifiedForce
+    {
+      /** The kind (one of BoundaryParameters::force_kinds()). */
+      std::string kind;
+      /** Its amplitude over the load factor. */
+      LoadAmplitude amplitude;
+      /** Its external force at amplitude 1 (device). */
+      DeviceVector force;
+    };
+    /**
+     * The kinds of load given with an amplitude (a list: the Newton
+     * iteration keeps references to the forces).
+     */
+    std::list<AmplifiedForce> amplified_forces;
 
   private:
     /** Join the level-DoF task of setup_dofs() (if any); rethrows what it threw. */

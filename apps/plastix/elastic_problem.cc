@@ -58,6 +58,73 @@ namespace plastix
       d.add_geometry_fields(fields);
       return fields;
     }
+
+    /**
+     * The rows of the monitor at each of Load stepping/Load factors. The
+     * problem is linear, so the solution at load factor lambda is
+     * lambda u_r + sum_k a_k(lambda) u_k, u_k the solution of the loads
+     * with amplitude a_k alone (the constant loads, each kind given with an
+     * amplitude, the prescribed displacements if they have one) and
+     * u_r = u(1) - sum_k a_k(1) u_k that of the loads following the load
+     * factor; @p solution is u(1).
+     */
+    void
+    record_monitor_rows(Discretization         &d,
+                        LinearSolver           &solver,
+                        const DeviceVector     &solution,
+                        const SolverStatistics &statistics,
+                        Monitor                &monitor)
+    {
+      const Parameters   &parameters = d.parameters;
+      const LoadAmplitude prescribed = parameters.boundary.amplitude("dirichlet");
+      const auto &lambdas = parameters.load_stepping.load_factors;
+      std::vector<std::pair<LoadAmplitude, DeviceVector>> cases;
+      const auto solve_alone = [&](const LoadAmplitude &amplitude, const DeviceVector *force, const double scale) {
+        DeviceVector case_rhs, case_solution;
+        d.op.initialize_dof_vector(case_rhs);
+        d.op.initialize_dof_vector(case_solution);
+        if (force != nullptr)
+          case_rhs.add(1., *force);
+        d.op.lift_inhomogeneities(case_rhs, scale);
+        d.op.set_constrained_values(case_solution, scale);
+        solver.solve(case_solution, case_rhs);
+        d.op.set_constrained_values(case_solution, scale);
+        cases.emplace_back(amplitude, std::move(case_solution));
+      };
+      if (parameters.boundary.has_constant_loads())
+        solve_alone(LoadAmplitude::constant(), &d.constant_force, 0.);
+      for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
+        solve_alone(amplified.amplitude, &amplified.force, 0.);
+      if (!prescribed.follows_load_factor())
+        solve_alone(prescribed, nullptr, 1.);
+      DeviceVector internal_force;
+      if (cases.empty())
+        {
+          if (monitor.needs_internal_force())
+            d.op.compute_internal_force(solution, internal_force);
+          const auto u_host = d.to_host(solution);
+          for (unsigned int step = 1; step <= lambdas.size(); ++step)
+            monitor.record(step, lambdas[step - 1], 0, statistics.iterations, 0, u_host, internal_force,
+                           lambdas[step - 1]);
+        }
+      else
+        {
+          DeviceVector ramped(solution), u_lambda;
+          for (const auto &[amplitude, case_solution] : cases)
+            ramped.add(-amplitude(1.), case_solution);
+          d.op.initialize_dof_vector(u_lambda);
+          for (unsigned int step = 1; step <= lambdas.size(); ++step)
+            {
+              const double lambda = lambdas[step - 1];
+              u_lambda.equ(lambda, ramped);
+              for (const auto &[amplitude, case_solution] : cases)
+                u_lambda.add(amplitude(lambda), case_solution);
+              if (monitor.needs_internal_force())
+                d.op.compute_internal_force(u_lambda, internal_force);
+              monitor.record(step, lambda, 0, statistics.iterations, 0, d.to_host(u_lambda), internal_force, 1.);
+            }
+        }
+    }
   } // namespace
 
   RunSummary
@@ -78,11 +145,15 @@ namespace plastix
 
     timer.start();
     d.assemble_external_force();
-    // At load factor 1: the loads that follow it and the constant ones.
-    DeviceVector rhs(d.external_force), solution;
+    // At load factor 1: the loads that follow it, the constant ones and
+    // those with an amplitude at its value there.
+    const LoadAmplitude prescribed = parameters.boundary.amplitude("dirichlet");
+    DeviceVector        rhs(d.external_force), solution;
     rhs.add(1., d.constant_force);
+    for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
+      rhs.add(amplified.amplitude(1.), amplified.force);
     d.op.initialize_dof_vector(solution);
-    d.op.lift_inhomogeneities(rhs);
+    d.op.lift_inhomogeneities(rhs, prescribed(1.));
     timer.stop("rhs");
 
     timer.start();
@@ -92,10 +163,10 @@ namespace plastix
     timer.stop("preconditioner");
 
     timer.start();
-    d.op.set_constrained_values(solution);
+    d.op.set_constrained_values(solution, prescribed(1.));
     const SolverStatistics statistics = solver.solve(solution, rhs);
     // Exactly the prescribed values, whatever the solver's tolerance.
-    d.op.set_constrained_values(solution);
+    d.op.set_constrained_values(solution, prescribed(1.));
     summary.linear_iterations         = statistics.iterations;
     summary.final_residual            = statistics.final_residual;
     summary.relative_residual         = statistics.final_residual / std::max(rhs.l2_norm(), 1e-300);
@@ -111,44 +182,9 @@ namespace plastix
       throw SolverError("the solution is not finite (residual " + std::to_string(summary.final_residual) + ")");
     print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
     print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
-    // The monitor's rows: the problem is linear, so the solution at load
-    // factor lambda is u_c + lambda (u - u_c), u_c the solution of the
-    // constant loads alone (zero without them).
     Monitor monitor(d, parameters.monitor);
     monitor.report_distant_points();
-    {
-      const auto &lambdas = parameters.load_stepping.load_factors;
-      if (!parameters.boundary.has_constant_loads())
-        {
-          DeviceVector internal_force;
-          if (monitor.needs_internal_force())
-            d.op.compute_internal_force(solution, internal_force);
-          const auto u_host = d.to_host(solution);
-          for (unsigned int step = 1; step <= lambdas.size(); ++step)
-            monitor.record(step, lambdas[step - 1], 0, statistics.iterations, 0, u_host, internal_force,
-                           lambdas[step - 1]);
-        }
-      else
-        {
-          DeviceVector constant_rhs(d.constant_force), constant_solution;
-          d.op.initialize_dof_vector(constant_solution);
-          d.op.lift_inhomogeneities(constant_rhs, 0.);
-          d.op.set_constrained_values(constant_solution, 0.);
-          solver.solve(constant_solution, constant_rhs);
-          d.op.set_constrained_values(constant_solution, 0.);
-          DeviceVector u_lambda, internal_force;
-          d.op.initialize_dof_vector(u_lambda);
-          for (unsigned int step = 1; step <= lambdas.size(); ++step)
-            {
-              const double lambda = lambdas[step - 1];
-              u_lambda.equ(1. - lambda, constant_solution);
-              u_lambda.add(lambda, solution);
-              if (monitor.needs_internal_force())
-                d.op.compute_internal_force(u_lambda, internal_force);
-              monitor.record(step, lambda, 0, statistics.iterations, 0, d.to_host(u_lambda), internal_force, 1.);
-            }
-        }
-    }
+    record_monitor_rows(d, solver, solution, statistics, monitor);
     output.write_text(parameters.output.base_name + ".csv", monitor.csv());
     if (parameters.monitor.write_plot)
       if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)

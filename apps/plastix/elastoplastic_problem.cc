@@ -118,6 +118,11 @@ namespace plastix
         [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
       if (held)
         newton->set_constant_force(held_force);
+      for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
+        newton->add_force(amplified.force, amplified.amplitude);
+      const LoadAmplitude prescribed = parameters.boundary.amplitude("dirichlet");
+      if (!prescribed.follows_load_factor())
+        newton->set_prescribed_amplitude(prescribed);
       return newton;
     };
     // f_0 = the internal force of sigma_0 alone: the committed history with
@@ -253,7 +258,7 @@ namespace plastix
       compute_held_force();
       newton = make_newton();
       newton->u.copy_from_host(u_host);
-      d.op.set_constrained_values(newton->u, at_lambda);
+      d.op.set_constrained_values(newton->u, parameters.boundary.amplitude("dirichlet")(at_lambda));
       newton->lambda_previous = lambda_previous;
       newton->force_scale     = force_scale;
       state.update(newton->u, newton->f_int);

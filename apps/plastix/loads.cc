@@ -89,11 +89,10 @@ namespace plastix
   assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
                           const BoundaryParameters                            &boundary,
                           dealii::LinearAlgebra::distributed::Vector<double> &force,
-                          const LoadGroup                                     group)
+                          const std::vector<std::string>                     &kinds)
   {
-    // Whether the loads of @p kind belong to the group.
     const auto in_group = [&](const std::string &kind) {
-      return group == LoadGroup::all || boundary.is_constant(kind) == (group == LoadGroup::constant);
+      return std::find(kinds.begin(), kinds.end(), kind) != kinds.end();
     };
     const auto ids = boundary_ids_on_mesh(dof_handler.get_triangulation());
     std::map<dealii::types::boundary_id, dealii::Tensor<1, 3>> tractions;

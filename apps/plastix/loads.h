@@ -30,28 +30,18 @@ namespace plastix
                              const BoundaryParameters          &boundary,
                              dealii::AffineConstraints<double> &constraints);
 
-  /** Which of the loads of BoundaryParameters an external force holds. */
-  enum class LoadGroup
-  {
-    /** Every load. */
-    all,
-    /** The loads that follow the load factor (not in Constant loads). */
-    scaled,
-    /** The loads of Constant loads. */
-    constant
-  };
-
   /**
-   * External force at load factor 1 of the loads of @p group: surface tractions and pressures
-   * (QGauss(2) on faces), the body force and the point loads, in @p force (layout of the
-   * locally owned DoFs; ghost contributions compressed). Constrained entries
-   * are left as assembled (the operator ignores them).
+   * External force at load factor 1 of the loads of the kinds @p kinds (of
+   * BoundaryParameters::force_kinds()): surface tractions and pressures
+   * (QGauss(2) on faces), the body force and the point loads, in @p force
+   * (layout of the locally owned DoFs; ghost contributions compressed).
+   * Constrained entries are left as assembled (the operator ignores them).
    */
   void
   assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
                           const BoundaryParameters                            &boundary,
                           dealii::LinearAlgebra::distributed::Vector<double> &force,
-                          LoadGroup                                           group = LoadGroup::all);
+                          const std::vector<std::string> &kinds = BoundaryParameters::force_kinds());
 
   /**
    * Add the point loads of @p point_loads to @p force (layout of the locally

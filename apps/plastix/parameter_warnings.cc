@@ -89,6 +89,40 @@ namespace plastix
           warnings.push_back(old_path + " is the former name of " + entry.subsection + "/" + entry.new_name +
                              "; it still works, but use the new name");
       }
+    for (const auto &[kind, amplitude] : parameters.boundary.amplitudes)
+      {
+        const std::string entry = BoundaryParameters::amplitude_entry(kind);
+        bool              given = false;
+        if (kind == "dirichlet")
+          for (const DirichletCondition &c : parameters.boundary.dirichlet)
+            for (unsigned int d = 0; d < 3; ++d)
+              given = given || (c.components[d] && c.values[d] != 0.);
+        else
+          given = parameters.boundary.is_given(kind);
+        if (!given)
+          warnings.push_back(entry + " has no effect: " +
+                             (kind == "dirichlet" ? std::string("every prescribed displacement is zero") :
+                                                    "no " + kind + " load is given"));
+        // A path-dependent run sees the amplitude only at the load factors
+        // of its steps: a corner of a table between two of them is cut off.
+        if (parameters.problem.type != ProblemType::elastoplastic || !given)
+          continue;
+        const std::vector<double> &factors = parameters.load_stepping.load_factors;
+        std::ostringstream         cut;
+        for (const double corner : amplitude.table_load_factors())
+          for (std::size_t i = 0; i < factors.size(); ++i)
+            {
+              const double before = i == 0 ? 0. : factors[i - 1], after = factors[i];
+              if (std::min(before, after) < corner && corner < std::max(before, after))
+                {
+                  cut << (cut.str().empty() ? "" : ", ") << corner;
+                  break;
+                }
+            }
+        if (!cut.str().empty())
+          warnings.push_back(entry + ": the load steps interpolate across its table points at t = " + cut.str() +
+                             " (inside a step); add them to Load stepping/Load factors");
+      }
     if (parameters.problem.type == ProblemType::elastic)
       {
         // What only an elastoplastic run reads.

@@ -749,7 +749,57 @@ namespace plastix
                       "any of body force, traction, pressure, point loads, comma separated; the others and "
                       "the prescribed displacements follow the load factor",
                       dealii::Patterns::MultipleSelection("body force|traction|pressure|point loads"));
+    prm.enter_subsection("Amplitudes");
+    const std::vector<std::pair<std::string, std::string>> entries = {
+      {"Dirichlet", "dirichlet"}, {"Traction", "traction"}, {"Pressure", "pressure"},
+      {"Body force", "body force"}, {"Point loads", "point loads"}};
+    for (const auto &[name, kind] : entries)
+      prm.add_parameter(name, amplitude_texts[kind],
+                        "The factor of the " + (kind == "dirichlet" ? std::string("prescribed displacements") : kind + " loads") +
+                          " over the load factor t, instead of t itself: a table 't: a, t: a, ...' "
+                          "(increasing t, linear in between, the end values outside), e.g. '0: 0, 1: 1, 2: -1, "
+                          "3: 0' for one cycle, or an expression of t (deal.II FunctionParser, pi known), e.g. "
+                          "'sin(pi * t)'. Empty: t. A kind in Constant loads takes no amplitude",
+                        dealii::Patterns::Anything());
     prm.leave_subsection();
+    prm.leave_subsection();
+  }
+
+  const std::vector<std::string> &
+  BoundaryParameters::force_kinds()
+  {
+    static const std::vector<std::string> kinds = {"body force", "traction", "pressure", "point loads"};
+    return kinds;
+  }
+
+  std::string
+  BoundaryParameters::amplitude_entry(const std::string &kind)
+  {
+    std::string name = kind;
+    name[0]          = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
+    return "Boundary conditions/Amplitudes/" + name;
+  }
+
+  bool
+  BoundaryParameters::is_given(const std::string &kind) const
+  {
+    if (kind == "body force")
+      return body_force.norm() > 0;
+    if (kind == "point loads")
+      return !point_loads.empty();
+    for (const auto &t : tractions)
+      if ((t.pressure != 0.) == (kind == "pressure"))
+        return true;
+    return false;
+  }
+
+  LoadAmplitude
+  BoundaryParameters::amplitude(const std::string &kind) const
+  {
+    if (kind != "dirichlet" && is_constant(kind))
+      return LoadAmplitude::constant();
+    const auto it = amplitudes.find(kind);
+    return it != amplitudes.end() ? it->second : LoadAmplitude();
   }
 
   bool
@@ -761,14 +811,10 @@ namespace plastix
   bool
   BoundaryParameters::has_constant_loads() const
   {
-    bool tractions_given = false, pressures_given = false;
-    for (const auto &t : tractions)
-      {
-        tractions_given = tractions_given || t.pressure == 0.;
-        pressures_given = pressures_given || t.pressure != 0.;
-      }
-    return (is_constant("body force") && body_force.norm() > 0) || (is_constant("traction") && tractions_given) ||
-           (is_constant("pressure") && pressures_given) || (is_constant("point loads") && !point_loads.empty());
+    for (const std::string &kind : force_kinds())
+      if (is_constant(kind) && is_given(kind))
+        return true;
+    return false;
   }
 
   DirichletBoundaries
@@ -861,6 +907,16 @@ namespace plastix
           point_loads.push_back(load);
         }
     }
+    amplitudes.clear();
+    for (const auto &[kind, text] : amplitude_texts)
+      {
+        if (trim(text).empty())
+          continue;
+        const std::string entry = amplitude_entry(kind);
+        if (kind != "dirichlet" && is_constant(kind))
+          throw InputError(entry, "the " + kind + " loads are in Constant loads too; give them one of the two");
+        amplitudes[kind] = LoadAmplitude::parse(text, entry);
+      }
     for (const auto &t : tractions)
       for (const auto &d : dirichlet)
         if (t.boundary_id == d.boundary_id && d.components[0] && d.components[1] && d.components[2])

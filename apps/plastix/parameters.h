@@ -18,6 +18,7 @@
 #include <plastix/solvers/newton.h>
 #include <plastix/solvers/solver_types.h>
 
+#include "load_amplitude.h"
 #include "voxel_image.h"
 
 #include <array>
@@ -380,6 +381,12 @@ namespace plastix
      * load factor.
      */
     std::string constant_loads;
+    /**
+     * Subsection "Amplitudes": the amplitude of each kind of load as given,
+     * by the kind ("dirichlet", "traction", "pressure", "body force",
+     * "point loads"); empty: the load factor (LoadAmplitude::parse()).
+     */
+    std::map<std::string, std::string> amplitude_texts;
 
     /** The Dirichlet conditions parsed by check(). */
     std::vector<DirichletCondition> dirichlet;
@@ -387,6 +394,8 @@ namespace plastix
     std::vector<TractionCondition> tractions;
     /** The point loads parsed by check(). */
     std::vector<PointLoad> point_loads;
+    /** The amplitudes of amplitude_texts parsed by check(), by kind (given ones only). */
+    std::map<std::string, LoadAmplitude> amplitudes;
 
     void
     declare(dealii::ParameterHandler &prm);
@@ -402,6 +411,22 @@ namespace plastix
     /** Whether any load is held constant (Constant loads names a kind that is given). */
     bool
     has_constant_loads() const;
+    /** Whether a load of kind @p kind (one of force_kinds()) is given. */
+    bool
+    is_given(const std::string &kind) const;
+    /**
+     * The amplitude of the loads of kind @p kind (one of force_kinds() or
+     * "dirichlet"): 1 if held by Constant loads, the Amplitudes entry if
+     * given, else the load factor.
+     */
+    LoadAmplitude
+    amplitude(const std::string &kind) const;
+    /** The entry of the amplitude of @p kind: "Boundary conditions/Amplitudes/Traction" for "traction". */
+    static std::string
+    amplitude_entry(const std::string &kind);
+    /** The kinds of force: "body force", "traction", "pressure", "point loads". */
+    static const std::vector<std::string> &
+    force_kinds();
   };
 
   /**

@@ -90,11 +90,51 @@ namespace plastix
   }
 
   void
+  NewtonRaphson::add_force(const DeviceVector &force, std::function<double(double)> amplitude)
+  {
+    amplified_forces.emplace_back(&force, std::move(amplitude));
+  }
+
+  void
+  NewtonRaphson::set_prescribed_amplitude(std::function<double(double)> amplitude)
+  {
+    prescribed_amplitude = std::move(amplitude);
+  }
+
+  void
+  NewtonRaphson::external_force_at(const double load_factor, DeviceVector &force) const
+  {
+    force.equ(load_factor, external_force);
+    if (constant_force != nullptr)
+      force.add(1., *constant_force);
+    for (const auto &[f, amplitude] : amplified_forces)
+      force.add(amplitude(load_factor), *f);
+  }
+
+  double
+  NewtonRaphson::prescribed_scale(const double load_factor) const
+  {
+    return prescribed_amplitude ? prescribed_amplitude(load_factor) : load_factor;
+  }
+
+  bool
+  NewtonRaphson::reverses(const double lambda_previous, const double lambda_old, const double lambda_new) const
+  {
+    const auto turns = [&](const std::function<double(double)> &a) {
+      return (a(lambda_new) - a(lambda_old)) * (a(lambda_old) - a(lambda_previous)) < 0;
+    };
+    if ((lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0)
+      return true;
+    for (const auto &force : amplified_forces)
+      if (turns(force.second))
+        return true;
+    return prescribed_amplitude && turns(prescribed_amplitude);
+  }
+
+  void
   NewtonRaphson::set_out_of_balance(const double load_factor)
   {
-    residual.equ(load_factor, external_force);
-    if (constant_force != nullptr)
-      residual.add(1., *constant_force);
+    external_force_at(load_factor, residual);
     residual.add(-1., f_int);
   }
 
@@ -107,9 +147,7 @@ namespace plastix
     work.equ(1., f_int);
     op.set_constrained_zero(work);
     const double reaction = std::sqrt(std::max(0., f_int.norm_sqr() - work.norm_sqr()));
-    work.equ(load_factor, external_force);
-    if (constant_force != nullptr)
-      work.add(1., *constant_force);
+    external_force_at(load_factor, work);
     op.set_constrained_zero(work);
     // The largest force of the run so far keeps a scale when the load
     // returns to zero (unloading), where the current one vanishes.
@@ -154,13 +192,13 @@ namespace plastix
         // raised by the increment through the tangent (lifting). When the
         // load reverses, plastic points unload elastically: the elastic
         // operator predicts that, the softened tangent would overshoot.
-        const bool reversal = (lambda_new - lambda_old) * (lambda_old - lambda_previous) < 0;
+        const bool reversal = reverses(lambda_previous, lambda_old, lambda_new);
         if (reversal)
           op.use_tangent(false);
         {
           const AddElapsed time(result.times.residuals);
           set_out_of_balance(lambda_new);
-          op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+          op.lift_inhomogeneities(residual, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
         }
         {
           const AddElapsed time(result.times.preconditioner);
@@ -172,12 +210,12 @@ namespace plastix
           const double rhs_norm = residual.l2_norm();
           result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
         }
-        // The lifting assumed du = (lambda_new - lambda_old) g on the
+        // The lifting assumed du = (a(lambda_new) - a(lambda_old)) g on the
         // prescribed DoFs; an inexact solve only approaches that, so it is
         // set exactly (the prescribed values hold in every iteration).
-        op.set_constrained_values(du, lambda_new - lambda_old);
+        op.set_constrained_values(du, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
         u.add(1., du);
-        op.set_constrained_values(u, lambda_new);
+        op.set_constrained_values(u, prescribed_scale(lambda_new));
         if (reversal)
           {
             const AddElapsed time(result.times.preconditioner);
@@ -239,7 +277,7 @@ namespace plastix
             // hanging-node DoFs follow the DoFs they depend on.
             op.set_constrained_zero(du);
             u.add(1., du);
-            op.set_constrained_values(u, lambda_new);
+            op.set_constrained_values(u, prescribed_scale(lambda_new));
           }
         result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
       }
@@ -279,7 +317,7 @@ namespace plastix
         {
           const AddElapsed time(result.times.residuals);
           set_out_of_balance(lambda_new);
-          op.lift_inhomogeneities(residual, lambda_new - lambda_old);
+          op.lift_inhomogeneities(residual, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
         }
         {
           const AddElapsed time(result.times.linear_solves);
@@ -287,9 +325,9 @@ namespace plastix
           const double rhs_norm = residual.l2_norm();
           result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
         }
-        op.set_constrained_values(du, lambda_new - lambda_old);
+        op.set_constrained_values(du, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
         u.add(1., du);
-        op.set_constrained_values(u, lambda_new);
+        op.set_constrained_values(u, prescribed_scale(lambda_new));
 
         double omega = 1., first_residual = 0.;
         for (unsigned int k = 1; k <= np.max_iterations; ++k)
@@ -329,7 +367,7 @@ namespace plastix
             // d = K_e^-1 R(u), y = u + omega d.
             solve(correction, residual_norm, reference);
             u.add(omega, correction);
-            op.set_constrained_values(u, lambda_new);
+            op.set_constrained_values(u, prescribed_scale(lambda_new));
             // d* = K_e^-1 R(y), u = y + d*.
             {
               const AddElapsed time(result.times.stress_updates);
@@ -347,7 +385,7 @@ namespace plastix
               }
             solve(du, residual_y, reference_y);
             u.add(1., du);
-            op.set_constrained_values(u, lambda_new);
+            op.set_constrained_values(u, prescribed_scale(lambda_new));
             // Thomas: omega grows by the part of d* along d; the change of
             // this iteration is omega d + d*.
             const double dd = correction.norm_sqr();

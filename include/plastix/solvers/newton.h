@@ -13,6 +13,8 @@
 
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace plastix
 {
@@ -112,10 +114,12 @@ namespace plastix
 
   /**
    * Newton-Raphson for the equilibrium f_int(u) = lambda f_ext (+ f_0, a
-   * constant force: set_constant_force()) of elastoplasticity with the
-   * consistent tangent, from one converged load factor to the next. The prescribed displacements of the operator's constraints
-   * (at load factor 1) are scaled by the load factor and hold exactly in
-   * every iteration. A step: an elastic-tangent predictor where the load
+   * constant force: set_constant_force(); + a_k(lambda) f_k, forces with
+   * their own amplitudes: add_force()) of elastoplasticity with the
+   * consistent tangent, from one converged load factor to the next. The
+   * prescribed displacements of the operator's constraints (at load factor
+   * 1) are scaled by the load factor (or set_prescribed_amplitude()) and
+   * hold exactly in every iteration. A step: an elastic-tangent predictor where the load
    * reverses, the tangent predictor otherwise (prescribed increments lifted
    * through the tangent), then Newton iterations with an Eisenstat-Walker
    * forcing term for the linear solves, until |R| <= residual_tolerance *
@@ -190,6 +194,24 @@ namespace plastix
     void
     set_constant_force(const DeviceVector &force);
 
+    /**
+     * A further external force with its own amplitude over the load factor:
+     * @p amplitude(lambda) @p force is added to lambda f_ext (+ f_0) at load
+     * factor lambda (@p force kept by reference; op's layout). A load that
+     * cycles while another one ramps or is held, as Abaqus' amplitudes give.
+     */
+    void
+    add_force(const DeviceVector &force, std::function<double(double)> amplitude);
+
+    /**
+     * The amplitude of the prescribed displacements over the load factor:
+     * at load factor lambda the constrained DoFs hold @p amplitude(lambda)
+     * times the prescribed values of the operator's constraints. Without
+     * one: lambda.
+     */
+    void
+    set_prescribed_amplitude(std::function<double(double)> amplitude);
+
     /** The displacement (converged after a converged step). */
     DeviceVector u;
     /** The internal force at u. */
@@ -213,9 +235,25 @@ namespace plastix
     void
     evaluate_iterate(double load_factor, unsigned int iteration, NewtonResult &result, double &du_norm, double &u_norm);
 
-    /** residual = lambda f_ext + f_0 - f_int (all rows). */
+    /** residual = lambda f_ext + f_0 + sum_k a_k(lambda) f_k - f_int (all rows). */
     void
     set_out_of_balance(double load_factor);
+
+    /** @p force = the external force at @p load_factor: lambda f_ext + f_0 + sum_k a_k(lambda) f_k. */
+    void
+    external_force_at(double load_factor, DeviceVector &force) const;
+
+    /** The factor of the prescribed values at @p load_factor (the prescribed amplitude). */
+    double
+    prescribed_scale(double load_factor) const;
+
+    /**
+     * Whether a load reverses at @p lambda_old on the way from
+     * @p lambda_previous to @p lambda_new: the load factor itself, an
+     * amplitude of add_force() or the prescribed amplitude turns back.
+     */
+    bool
+    reverses(double lambda_previous, double lambda_old, double lambda_new) const;
 
     /** step() with NewtonData::tangent = initial_stiffness. */
     NewtonResult
@@ -227,6 +265,10 @@ namespace plastix
     std::function<void(bool)> initialize_linear_solver;
     NewtonData                data;
     const DeviceVector       *constant_force = nullptr;
+    /** The forces of add_force() with their amplitudes. */
+    std::vector<std::pair<const DeviceVector *, std::function<double(double)>>> amplified_forces;
+    /** The amplitude of the prescribed displacements (empty: the load factor). */
+    std::function<double(double)> prescribed_amplitude;
     DeviceVector              du, residual, work, correction;
   };
 } // namespace plastix
