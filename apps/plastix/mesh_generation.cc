@@ -384,9 +384,25 @@ namespace plastix
     const auto region = make_local_refinement_region(p);
     for (unsigned int cycle = 0; cycle < p.local_refinements; ++cycle)
       {
+        unsigned long long n_flagged = 0;
         for (const auto &cell : triangulation.active_cell_iterators())
           if (cell->is_locally_owned() && region->value(cell->center()) > 0)
-            cell->set_refine_flag();
+            {
+              cell->set_refine_flag();
+              ++n_flagged;
+            }
+        // A serial mesh is the same on every rank: its count is not summed.
+        if (dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&triangulation) != nullptr)
+          n_flagged = dealii::Utilities::MPI::sum(n_flagged, triangulation.get_communicator());
+        if (n_flagged == 0)
+          {
+            print_warning("Mesh/Local refinement region '" + p.local_refinement_region +
+                            "' is positive at no cell centre" +
+                            (cycle == 0 ? std::string() : " after " + std::to_string(cycle) + " refinement(s)") +
+                            ": the remaining Local refinements refine nothing",
+                          triangulation.get_communicator());
+            break;
+          }
         triangulation.execute_coarsening_and_refinement();
       }
   }

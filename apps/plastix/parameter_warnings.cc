@@ -123,6 +123,30 @@ namespace plastix
           warnings.push_back(entry + ": the load steps interpolate across its table points at t = " + cut.str() +
                              " (inside a step); add them to Load stepping/Load factors");
       }
+    // Strength and stiffness in different units (E in Pa, the yield stress
+    // in MPa, or the reverse) give a ratio no material has.
+    const auto check_strength = [&](const MaterialDescription &m, const std::string &where) {
+      const bool   mises    = m.criterion == backend::YieldCriterion::von_mises;
+      const double strength = mises ? m.yield_stress : m.cohesion;
+      if (!(strength > 0.) || !(m.young_modulus > 0.))
+        return;
+      const double ratio = strength / m.young_modulus;
+      if (ratio >= 1e-6 && ratio <= 100.)
+        return;
+      std::ostringstream text;
+      text.precision(3);
+      text << where << ": the " << (mises ? "yield stress " : "cohesion ") << strength << " is " << ratio
+           << " times Young's modulus " << m.young_modulus
+           << " (checked: between 1e-6 and 100 times; metals yield near 1e-3 E, soils near 1e-4 to 1e-2 E); "
+              "give both in one unit, Pa or MPa";
+      warnings.push_back(text.str());
+    };
+    if (parameters.problem.type == ProblemType::elastoplastic)
+      {
+        check_strength(parameters.materials.default_material, "Materials");
+        for (const auto &[id, m] : parameters.materials.per_material_id)
+          check_strength(m, "Materials/Per material id, id " + std::to_string(id));
+      }
     if (parameters.problem.type == ProblemType::elastic)
       {
         // What only an elastoplastic run reads.
