@@ -221,9 +221,10 @@ namespace plastix
       }
       {
         std::ofstream out(fs::path(fresh) / state_file_name);
-        out << "plastix-checkpoint 1\n"
+        out << "plastix-checkpoint 2\n"
             << "step " << state.step << "\ntarget_index " << state.target_index << "\nlambda "
-            << hex(state.lambda) << "\nlambda_previous " << hex(state.lambda_previous) << "\nforce_scale "
+            << hex(state.lambda) << "\nincrement " << hex(state.increment) << "\ncuts_to_target "
+            << state.cuts_to_target << "\nlambda_previous " << hex(state.lambda_previous) << "\nforce_scale "
             << hex(state.force_scale) << "\nnewton_iterations " << state.newton_iterations
             << "\nlinear_iterations " << state.linear_iterations << "\nn_cuts " << state.n_cuts << "\npvd "
             << state.pvd.size() << "\n";
@@ -354,7 +355,9 @@ namespace plastix
     std::ifstream     in(file);
     std::string       word;
     int               version = 0;
-    if (!(in >> word >> version) || word != "plastix-checkpoint" || version != 1)
+    // Version 1 (before the gradual increment growth after cuts) lacks
+    // 'increment' and 'cuts_to_target'.
+    if (!(in >> word >> version) || word != "plastix-checkpoint" || (version != 1 && version != 2))
       throw InputError("--restart", "'" + file + "' is not a plastix checkpoint state");
     auto expect = [&](const char *key) {
       if (!(in >> word) || word != key)
@@ -369,6 +372,13 @@ namespace plastix
         in >> state.target_index;
         expect("lambda");
         state.lambda = read_double(in);
+        if (version == 2)
+          {
+            expect("increment");
+            state.increment = read_double(in);
+            expect("cuts_to_target");
+            in >> state.cuts_to_target;
+          }
         expect("lambda_previous");
         state.lambda_previous = read_double(in);
         expect("force_scale");

@@ -32,6 +32,10 @@ namespace plastix
     unsigned int target_index = 0;
     /** Load factor of the last converged step. */
     double lambda = 0;
+    /** The increment of the next attempt after cuts (0: the whole remaining increment). */
+    double increment = 0;
+    /** Cuts on the way to the load factor being approached. */
+    unsigned int cuts_to_target = 0;
     /** Load factor before that step (detects load reversals). */
     double lambda_previous = 0;
     /** Largest force reference of the converged steps (Newton's scale at zero load). */

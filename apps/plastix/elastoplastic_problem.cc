@@ -217,7 +217,8 @@ namespace plastix
       monitor->report_distant_points();
 
     const std::string checkpoint = checkpoint_directory(parameters.output.directory);
-    LoadStepping      stepping(parameters.load_stepping, {start.step, start.target_index, start.lambda});
+    LoadStepping      stepping(parameters.load_stepping,
+                          {start.step, start.target_index, start.lambda, start.increment, start.cuts_to_target});
     unsigned int steps_this_run  = 0;
     unsigned int checkpoint_step = restart ? start.step : 0;
     bool         stopped_early   = false;
@@ -364,6 +365,8 @@ namespace plastix
                 LoadSteppingState now;
                 now.step              = step;
                 now.target_index      = stepping.position().target_index;
+                now.increment         = stepping.position().increment;
+                now.cuts_to_target    = stepping.position().cuts_to_target;
                 now.lambda            = lambda;
                 now.lambda_previous   = newton->lambda_previous;
                 now.force_scale       = newton->force_scale;

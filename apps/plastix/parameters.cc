@@ -1293,6 +1293,11 @@ namespace plastix
                       dealii::Patterns::Double(0.));
     prm.add_parameter("Maximum cuts", max_cuts, "Most halvings of one step",
                       dealii::Patterns::Integer(0, 60));
+    prm.add_parameter("Increment growth", increment_growth,
+                      "After a cut, each converged step lets the next increment grow by this factor, up to "
+                      "the whole remaining increment (a large value goes straight back to it); a new load "
+                      "factor starts with its whole increment",
+                      dealii::Patterns::Double(1.));
     prm.add_parameter("Steps per run", steps_per_run,
                       "Stop cleanly (exit status 0) after this many converged load steps of this run, "
                       "e.g. to fit the time limit of a batch job, and continue with 'plastix --restart' "

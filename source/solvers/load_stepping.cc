@@ -11,8 +11,14 @@ namespace plastix
   LoadStepping::LoadStepping(const LoadSteppingData &data, const LoadSteppingPosition &start)
     : data(data)
     , current(start)
+    , cuts_to_target(start.cuts_to_target)
   {
+    if (!(data.increment_growth >= 1.))
+      throw SolverError("LoadStepping: the increment growth must be at least 1");
     aim_at_next_target();
+    // A restart after cuts continues with the increment it had.
+    if (!finished() && start.increment != 0. && std::abs(start.increment) < std::abs(increment))
+      increment = std::copysign(start.increment, increment);
   }
 
   void
@@ -73,8 +79,12 @@ namespace plastix
             message << "Newton iteration failed at load factor " << lambda_new << " (last converged " << lambda
                     << ") after " << cuts_to_target << " step cuts: " << step.newton.failure
                     << "; last relative residual " << step.newton.relative_residual
-                    << ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
-                       "'Load stepping/Number of steps'";
+                    << (newton.has_external_force() ?
+                          ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
+                          "'Load stepping/Number of steps'" :
+                          ". The loads are prescribed displacements only, which have no limit load: raise "
+                          "'Newton/Maximum iterations', 'Load stepping/Maximum cuts' or 'Load stepping/Number "
+                          "of steps', or look for a material that softens");
             throw SolverError(message.str());
           }
       }
@@ -91,10 +101,20 @@ namespace plastix
   LoadStepping::accept_step(NewtonRaphson &newton, const LoadStepResult &result)
   {
     newton.accept(current.load_factor, result.newton.reference);
-    current.load_factor = result.load_factor;
+    const double       converged_increment = result.load_factor - current.load_factor;
+    const bool         after_cuts          = cuts_to_target > 0;
+    const unsigned int target              = current.target_index;
+    current.load_factor                    = result.load_factor;
     ++current.step;
-    // The next step tries the whole remaining increment again.
+    // The whole remaining increment again, unless this target needed cuts:
+    // then the increment grows gradually from the one that converged.
     aim_at_next_target();
+    if (after_cuts && !finished() && current.target_index == target)
+      {
+        const double grown = data.increment_growth * std::abs(converged_increment);
+        if (grown < std::abs(increment))
+          increment = std::copysign(grown, increment);
+      }
   }
 
   void
@@ -120,7 +140,13 @@ namespace plastix
   LoadSteppingPosition
   LoadStepping::position() const
   {
-    return current;
+    LoadSteppingPosition position = current;
+    position.cuts_to_target       = cuts_to_target;
+    position.increment =
+      finished() || std::abs(data.load_factors[current.target_index] - current.load_factor) <= std::abs(increment) ?
+        0. :
+        increment;
+    return position;
   }
 
   unsigned int

@@ -101,6 +101,17 @@ namespace plastix
     prescribed_amplitude = std::move(amplitude);
   }
 
+  bool
+  NewtonRaphson::has_external_force() const
+  {
+    if (external_force.l2_norm() > 0 || (constant_force != nullptr && constant_force->l2_norm() > 0))
+      return true;
+    for (const auto &force : amplified_forces)
+      if (force.first->l2_norm() > 0)
+        return true;
+    return false;
+  }
+
   void
   NewtonRaphson::external_force_at(const double load_factor, DeviceVector &force) const
   {

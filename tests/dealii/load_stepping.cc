@@ -10,7 +10,9 @@
 //     one object, the third by a new one made at their position; the same
 //     closed form, step 3, and a load factor equal to the current one is
 //     skipped.
-//  3. Perfectly plastic (limit load factor 0.75), load factors 0.6, 1: the
+//  3. Perfectly plastic (limit load factor 0.75), load factors 0.6, 1, the
+//     increment going straight back to the whole remaining one after a
+//     cut (a huge increment growth): the
 //     steps beyond 0.75 fail, are cut, and after Maximum cuts + 1 = 13 cuts
 //     solve_step() throws SolverError naming them. The sequence of halvings
 //     is known: the last converged load factor is 0.7457 (0.6, 0.7, 0.7375,
@@ -18,6 +20,14 @@
 //     (elastic: the closed form), so the failed attempts left nothing behind.
 //  4. The minimum increment ends the cutting too: with 0.15, after the
 //     failed 1.0 and 0.8 (increment 0.1 < 0.15), at load factor 0.6.
+//  6. The same with the default increment growth 2, from load factor 0.62:
+//     after the cut step to 0.715 (increment 0.095) the next increment is
+//     0.19, not the remaining 0.285, and a LoadStepping made at that
+//     position (a restart) continues with it; the halvings and doublings
+//     then converge at 0.73875, 0.7446875, 0.74765625, 0.749140625, and the
+//     13th cut ends the run: 6 converged steps.
+//  7. Under prescribed displacements alone the error does not speak of a
+//     limit load (NewtonRaphson::has_external_force()).
 //  5. The operator owns the state: after case 1 (every point plastic) the
 //     operator is the tangent, which differs from elasticity; use_tangent()
 //     switches to elasticity (equal to a new elastic operator to the last
@@ -206,8 +216,9 @@ main(int argc, char **argv)
     {
       UniaxialCube              cube(env.comm, 0);
       plastix::LoadSteppingData data;
-      data.load_factors = {0.6, 1.};
-      data.max_cuts     = 12;
+      data.load_factors     = {0.6, 1.};
+      data.max_cuts         = 12;
+      data.increment_growth = 1e300;
       plastix::LoadStepping stepping(data);
       unsigned int          steps = 0;
       const std::string     error = run_to_error(stepping, cube, steps);
@@ -223,6 +234,61 @@ main(int argc, char **argv)
                     std::abs(cube.top_uz() - exact) / exact, 1e-9);
       checker.check("  the state too: no plastic point after a stress update at it",
                     cube.op.plasticity().update(cube.newton->u, cube.newton->f_int).n_plastic_points, 0);
+    }
+
+    env.pout << "6. increment growth 2 after cuts" << std::endl;
+    {
+      UniaxialCube              cube(env.comm, 0);
+      plastix::LoadSteppingData data;
+      data.load_factors = {0.62, 1.};
+      data.max_cuts     = 12;
+      plastix::LoadStepping stepping(data);
+      for (unsigned int step = 0; step < 2; ++step)
+        stepping.accept_step(*cube.newton, stepping.solve_step(*cube.newton));
+      checker.check("  after the cut step to 0.715: load factor", std::abs(stepping.load_factor() - 0.715), 1e-12);
+      checker.check("  the next increment is 2 x 0.095", std::abs(stepping.position().increment - 0.19), 1e-12);
+      checker.check_true("  two cuts on the way to 1", stepping.position().cuts_to_target == 2);
+      plastix::LoadStepping restarted(data, stepping.position());
+      checker.check("  a restart at that position continues with it",
+                    std::abs(restarted.position().increment - 0.19), 1e-12);
+      unsigned int      steps = 2;
+      const std::string error = run_to_error(stepping, cube, steps);
+      env.pout << "  " << steps << " steps, " << stepping.n_cuts() << " cuts, last converged load factor "
+               << stepping.load_factor() << "; " << error << std::endl;
+      checker.check_true("  13 cuts, 6 converged steps", stepping.n_cuts() == 13 && steps == 6);
+      checker.check("  last converged load factor 0.749140625", std::abs(stepping.load_factor() - 0.749140625),
+                    1e-12);
+      checker.check_true("  a force-controlled failure names the limit load",
+                         error.find("limit load") != std::string::npos &&
+                           error.find("prescribed displacements only") == std::string::npos);
+    }
+
+    env.pout << "7. prescribed displacements alone" << std::endl;
+    {
+      UniaxialCube              cube(env.comm, 0);
+      plastix::DeviceVector     no_force(cube.external_force);
+      no_force = 0.;
+      plastix::NewtonData newton_data;
+      newton_data.max_iterations = 0;
+      plastix::NewtonRaphson newton(
+        cube.op, no_force, *cube.linear_solver,
+        [&cube](const bool new_load_step) { cube.linear_solver->initialize(cube.op, new_load_step); }, newton_data);
+      plastix::LoadSteppingData data;
+      data.load_factors = {1.};
+      data.max_cuts     = 0;
+      plastix::LoadStepping stepping(data);
+      std::string           error;
+      try
+        {
+          stepping.run(newton);
+        }
+      catch (const plastix::SolverError &e)
+        {
+          error = e.what();
+        }
+      checker.check_true("  the failure names the prescribed displacements, not a limit load",
+                         error.find("prescribed displacements only") != std::string::npos &&
+                           error.find("exceed the limit load") == std::string::npos);
     }
 
     env.pout << "4. minimum increment 0.15" << std::endl;

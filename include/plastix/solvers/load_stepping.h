@@ -23,6 +23,13 @@ namespace plastix
     double minimum_increment = 1e-6;
     /** Most halvings of the increment on the way to one load factor. */
     unsigned int max_cuts = 12;
+    /**
+     * After a cut, each converged step lets the next increment grow by this
+     * factor (at least 1), up to the whole remaining increment: the step
+     * that failed is not tried again at once. A new load factor starts
+     * with its whole increment.
+     */
+    double increment_growth = 2.;
   };
 
   /** Where a load stepping stands after a converged step: what continues it (e.g. after a restart). */
@@ -34,6 +41,10 @@ namespace plastix
     unsigned int target_index = 0;
     /** Load factor of the last converged step. */
     double load_factor = 0;
+    /** The increment of the next attempt after cuts (0: the whole remaining increment). */
+    double increment = 0;
+    /** Cuts on the way to the load factor being approached. */
+    unsigned int cuts_to_target = 0;
   };
 
   /** Outcome of LoadStepping::solve_step(): the converged Newton step and what the cut attempts cost. */
@@ -61,8 +72,10 @@ namespace plastix
    * step and is retried with half the increment, until it converges or the
    * cuts on the way to this load factor exceed max_cuts or the increment
    * falls below minimum_increment, when solve_step() throws SolverError.
-   * After a converged step the next one again tries the whole remaining
-   * increment.
+   * After a converged step that needed cuts the next increment is
+   * increment_growth times the converged one (up to the whole remaining
+   * increment); after one without cuts, or on reaching a load factor, the
+   * next step tries the whole remaining increment.
    *
    * Either run() does everything (solve, commit, accept, a callback per
    * step), or the caller drives the loop with solve_step() and

@@ -212,6 +212,14 @@ namespace plastix
     void
     set_prescribed_amplitude(std::function<double(double)> amplitude);
 
+    /**
+     * Whether any external force is non-zero (f_ext, the constant force or
+     * one of add_force()): false when prescribed displacements alone load
+     * the body. Collective.
+     */
+    bool
+    has_external_force() const;
+
     /** The displacement (converged after a converged step). */
     DeviceVector u;
     /** The internal force at u. */
