@@ -162,7 +162,8 @@ namespace plastix
     // vertices and the constraints, none of which distribute_mg_dofs()
     // writes, and no user flags): a singular problem stops here, before the
     // operator is built.
-    check_rigid_body_motions(dof_handler, constraints);
+    check_rigid_body_motions(dof_handler, constraints, parameters.boundary.normal_supports);
+    check_reactions_on_normal_supports(parameters, dof_handler, constraints);
     lap(dofs_stage_times.rigid_body_check);
   }
 

@@ -1,6 +1,7 @@
 // Input checks beyond single entries: mesh file contents, memory estimate,
 // ids on the mesh, rigid-body motions left free by the prescribed values.
 #include <deal.II/base/mpi.h>
+#include <deal.II/dofs/dof_tools.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/lapack_full_matrix.h>
 
@@ -548,7 +549,9 @@ namespace plastix
   }
 
   void
-  check_rigid_body_motions(const dealii::DoFHandler<3> &dof_handler, const dealii::AffineConstraints<double> &constraints)
+  check_rigid_body_motions(const dealii::DoFHandler<3>                       &dof_handler,
+                           const dealii::AffineConstraints<double>           &constraints,
+                           const std::vector<dealii::types::boundary_id> &normal_supports)
   {
     const MPI_Comm comm = dof_handler.get_communicator();
     // Coordinates relative to the centre of the bounding box, scaled by its
@@ -575,12 +578,27 @@ namespace plastix
       n_owned_dirichlet += owned.is_element(line.index) && is_dirichlet(line.index);
     std::vector<bool> counted(owned.n_elements(), false);
     std::size_t       n_counted = 0;
+    // Component c of the six rigid-body modes at vertex position p:
+    // translations e_0, e_1, e_2 and rotations e_a x x, added times
+    // @p weight to @p row.
+    const auto add_modes = [&](const dealii::Point<3> &p, const unsigned int c, const double weight, double *row) {
+      const dealii::Tensor<1, 3> x            = (p - centre) / size;
+      const double               rotation[3][3] = {{0, -x[2], x[1]}, {x[2], 0, -x[0]}, {-x[1], x[0], 0}};
+      row[c] += weight;
+      for (unsigned int a = 0; a < 3; ++a)
+        row[3 + a] += weight * rotation[a][c];
+    };
+    const auto add_row = [&](const double *row) {
+      for (unsigned int i = 0; i < 6; ++i)
+        for (unsigned int j = 0; j < 6; ++j)
+          gram[6 * i + j] += row[i] * row[j];
+    };
     // The cells at the boundary first, where prescribed displacements
     // usually are; the others only if some Dirichlet DoF is still missing.
     for (const bool boundary_pass : {true, false})
       for (const auto &cell : dof_handler.active_cell_iterators())
         {
-          if (n_counted == n_owned_dirichlet)
+          if (n_counted == n_owned_dirichlet && (normal_supports.empty() || !boundary_pass))
             break;
           if (!cell->is_locally_owned() || cell->at_boundary() != boundary_pass)
             continue;
@@ -595,18 +613,50 @@ namespace plastix
                   continue;
                 counted[k]                = true;
                 ++n_counted;
-                const dealii::Tensor<1, 3> x = (cell->vertex(v) - centre) / size;
-                // Component c of the six rigid-body modes at x: translations
-                // e_0, e_1, e_2 and rotations e_a x x.
                 double row[6] = {0, 0, 0, 0, 0, 0};
-                row[c]        = 1;
-                const double rotation[3][3] = {{0, -x[2], x[1]}, {x[2], 0, -x[0]}, {-x[1], x[0], 0}};
-                for (unsigned int a = 0; a < 3; ++a)
-                  row[3 + a] = rotation[a][c];
-                for (unsigned int i = 0; i < 6; ++i)
-                  for (unsigned int j = 0; j < 6; ++j)
-                    gram[6 * i + j] += row[i] * row[j];
+                add_modes(cell->vertex(v), c, 1., row);
+                add_row(row);
               }
+          if (normal_supports.empty())
+            continue;
+          // A normal support's line u_c = sum_j w_j u_j ties the components
+          // of one node: it holds the modes whose component c differs from
+          // the weighted others there (e_c - sum_j w_j e_j).
+          for (const auto f : cell->face_indices())
+            {
+              const auto face = cell->face(f);
+              if (!face->at_boundary() || std::find(normal_supports.begin(), normal_supports.end(),
+                                                    face->boundary_id()) == normal_supports.end())
+                continue;
+              for (const auto fv : face->vertex_indices())
+                for (unsigned int c = 0; c < 3; ++c)
+                  {
+                    const auto dof = face->vertex_dof_index(fv, c);
+                    if (!owned.is_element(dof) || !constraints.is_constrained(dof) || is_dirichlet(dof))
+                      continue;
+                    const auto k = owned.index_within_set(dof);
+                    if (counted[k])
+                      continue;
+                    counted[k]    = true;
+                    double row[6] = {0, 0, 0, 0, 0, 0};
+                    add_modes(face->vertex(fv), c, 1., row);
+                    bool same_node = true;
+                    for (const auto &[column, weight] : *constraints.get_constraint_entries(dof))
+                      {
+                        unsigned int component = 3;
+                        for (unsigned int d = 0; d < 3; ++d)
+                          if (face->vertex_dof_index(fv, d) == column)
+                            component = d;
+                        if (component == 3)
+                          same_node = false;
+                        else
+                          add_modes(face->vertex(fv), component, -weight, row);
+                      }
+                    // A hanging-node line (to other nodes) holds no rigid motion.
+                    if (same_node)
+                      add_row(row);
+                  }
+            }
         }
     dealii::Utilities::MPI::sum(gram, comm, gram);
 
@@ -637,7 +687,7 @@ namespace plastix
     if (largest == 0)
       throw InputError("Boundary conditions/Dirichlet",
                        "no displacement is prescribed, so the body can move freely (a singular problem): "
-                       "prescribe displacements that hold every translation and rotation");
+                       "prescribe displacements (or normal supports) that hold every translation and rotation");
     if (!free_modes.empty())
       {
         std::sort(free_modes.begin(), free_modes.end());
@@ -648,7 +698,35 @@ namespace plastix
         throw InputError("Boundary conditions/Dirichlet",
                          "the prescribed displacements leave " + std::to_string(n_free) +
                            " rigid-body motion(s) free (" + list +
-                           "), so the problem is singular: prescribe more components or faces");
+                           "), so the problem is singular: prescribe more components or faces (or normal "
+                           "supports)");
+      }
+  }
+
+  void
+  check_reactions_on_normal_supports(const Parameters                        &parameters,
+                                     const dealii::DoFHandler<3>             &dof_handler,
+                                     const dealii::AffineConstraints<double> &constraints)
+  {
+    const auto &supports = parameters.boundary.normal_supports;
+    for (const auto id : parameters.monitor.reaction_ids)
+      {
+        if (std::find(supports.begin(), supports.end(), id) == supports.end())
+          continue;
+        // A normal along an axis fixes that component (a line without
+        // entries), whose reaction sums as on a Dirichlet face; an inclined
+        // one condenses the row onto the node's other components.
+        const dealii::IndexSet dofs = dealii::DoFTools::extract_boundary_dofs(dof_handler, dealii::ComponentMask(), {id}) &
+                                      dof_handler.locally_owned_dofs();
+        bool inclined = false;
+        for (const auto dof : dofs)
+          if (const auto *entries = constraints.get_constraint_entries(dof))
+            inclined = inclined || !entries->empty();
+        if (dealii::Utilities::MPI::logical_or(inclined, dof_handler.get_communicator()))
+          throw InputError("Monitor/Reactions",
+                           "boundary id " + std::to_string(id) + " is a normal support not along an axis, whose "
+                             "reaction the sum over its nodes does not give; monitor the reactions of Dirichlet faces "
+                             "or of normal supports along x, y or z");
       }
   }
 } // namespace plastix

@@ -83,10 +83,25 @@ namespace plastix
    * DoFs of @p constraints leave a rigid-body motion (translation or
    * rotation) of the body free, so that the operator would be singular: the
    * 6 x 6 Gram matrix of the rigid-body modes restricted to the prescribed
-   * DoFs must be regular (collective).
+   * DoFs and to the lines of the normal supports on the boundary ids
+   * @p normal_supports (e_c - sum_j w_j e_j at a node) must be regular
+   * (collective).
    */
   void
-  check_rigid_body_motions(const dealii::DoFHandler<3> &dof_handler, const dealii::AffineConstraints<double> &constraints);
+  check_rigid_body_motions(const dealii::DoFHandler<3>                   &dof_handler,
+                           const dealii::AffineConstraints<double>       &constraints,
+                           const std::vector<dealii::types::boundary_id> &normal_supports = {});
+
+  /**
+   * Throw InputError naming 'Monitor/Reactions' if it lists a normal support
+   * whose constraint lines have entries (a face not normal to an axis): the
+   * sum of the internal force over its nodes is not its reaction there
+   * (collective).
+   */
+  void
+  check_reactions_on_normal_supports(const Parameters                        &parameters,
+                                     const dealii::DoFHandler<3>             &dof_handler,
+                                     const dealii::AffineConstraints<double> &constraints);
 } // namespace plastix
 
 #endif

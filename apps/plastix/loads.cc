@@ -82,6 +82,16 @@ namespace plastix
                            " on the nodes they share (an edge or a corner); give them the same value or "
                            "leave the component out of one of them");
       }
+    // Normal supports last: deal.II leaves the DoFs constrained already (by
+    // hanging nodes or Dirichlet values) as they are.
+    if (!boundary.normal_supports.empty())
+      {
+        for (const auto id : boundary.normal_supports)
+          check_id_on_mesh(ids, id, "Boundary conditions/Normal supports", "boundary id");
+        const std::set<dealii::types::boundary_id> normal(boundary.normal_supports.begin(),
+                                                          boundary.normal_supports.end());
+        dealii::VectorTools::compute_no_normal_flux_constraints(dof_handler, 0, normal, constraints);
+      }
     constraints.close();
   }
 

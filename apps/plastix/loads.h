@@ -19,11 +19,12 @@
 namespace plastix
 {
   /**
-   * Constraints of the prescribed displacements (at load factor 1) on the
-   * locally relevant DoFs, after the hanging-node constraints where the mesh
-   * has hanging nodes (without them, nothing here uses the mesh's user
-   * flags). Throws InputError if a boundary id in the parameters does not
-   * occur on the mesh boundary.
+   * Constraints of the prescribed displacements (at load factor 1) and of
+   * the normal supports (lines u_c = sum_j w_j u_j among the components of a
+   * node) on the locally relevant DoFs, after the hanging-node constraints
+   * where the mesh has hanging nodes (without them, nothing here uses the
+   * mesh's user flags). Throws InputError if a boundary id in the
+   * parameters does not occur on the mesh boundary.
    */
   void
   make_dirichlet_constraints(const dealii::DoFHandler<3>       &dof_handler,

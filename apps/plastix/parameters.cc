@@ -743,6 +743,13 @@ namespace plastix
                       "load factor like the other loads); each point must be a vertex of the mesh (within "
                       "1e-6 of the body's size), or the run ends naming the nearest vertex",
                       dealii::Patterns::Anything());
+    prm.add_parameter("Normal supports", normal_supports_text,
+                      "Boundary ids whose displacement along the face normal is zero while the tangential "
+                      "components are free (rollers, on faces of any orientation, curved ones too: deal.II's "
+                      "compute_no_normal_flux_constraints), comma separated, e.g. '0, 3'. Where a normal "
+                      "support meets a Dirichlet face the Dirichlet values hold. The preconditioner is then "
+                      "chebyshev or jacobi (auto picks chebyshev)",
+                      dealii::Patterns::Anything());
     prm.add_parameter("Constant loads", constant_loads,
                       "Kinds of load held at their full value from the first load step on, at every load "
                       "factor (gravity under a ramped traction, a preload held while another load cycles): "
@@ -907,6 +914,19 @@ namespace plastix
           point_loads.push_back(load);
         }
     }
+    normal_supports.clear();
+    for (const auto &item : split(normal_supports_text, ','))
+      if (!item.empty())
+        {
+          const auto id = parse_id(item, "Boundary conditions/Normal supports", "boundary id");
+          if (std::find(normal_supports.begin(), normal_supports.end(), id) != normal_supports.end())
+            throw InputError("Boundary conditions/Normal supports", "boundary id " + item + " is listed twice");
+          for (const auto &d : dirichlet)
+            if (d.boundary_id == id)
+              throw InputError("Boundary conditions/Normal supports",
+                               "boundary id " + item + " has a Dirichlet condition too; give it one of the two");
+          normal_supports.push_back(id);
+        }
     amplitudes.clear();
     for (const auto &[kind, text] : amplitude_texts)
       {
@@ -1593,6 +1613,22 @@ namespace plastix
       throw InputError("Linear solver/Multigrid level precision",
                        "single needs Type = cg or belos cg (" + enum_name(solver.type) +
                          " assumes a preconditioner that is linear to double precision): use double or auto");
+    // The multigrid levels, the AMG matrix and the direct solver's matrix
+    // know Dirichlet boundaries only, not the lines that tie the components
+    // of a normal support's nodes together.
+    if (!boundary.normal_supports.empty())
+      {
+        if (solver.type == SolverType::direct)
+          throw InputError("Linear solver/Type", "direct factorizes a matrix without the constraints of "
+                                                 "'Boundary conditions/Normal supports': use an iterative Type");
+        if (solver.preconditioner == PreconditionerType::multigrid ||
+            solver.preconditioner == PreconditionerType::amg)
+          throw InputError("Linear solver/Preconditioner",
+                           enum_name(solver.preconditioner) + " knows the Dirichlet boundaries only, not the "
+                             "constraints of 'Boundary conditions/Normal supports': use auto, chebyshev or jacobi");
+        if (solver.preconditioner == PreconditionerType::automatic)
+          solver.preconditioner = PreconditionerType::chebyshev;
+      }
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.local_refinements > 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs a uniformly refined mesh, but 'Mesh/Local refinements' makes hanging "

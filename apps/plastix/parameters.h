@@ -387,6 +387,8 @@ namespace plastix
      * "point loads"); empty: the load factor (LoadAmplitude::parse()).
      */
     std::map<std::string, std::string> amplitude_texts;
+    /** The entry "Normal supports" as given (boundary ids, comma separated). */
+    std::string normal_supports_text;
 
     /** The Dirichlet conditions parsed by check(). */
     std::vector<DirichletCondition> dirichlet;
@@ -394,6 +396,13 @@ namespace plastix
     std::vector<TractionCondition> tractions;
     /** The point loads parsed by check(). */
     std::vector<PointLoad> point_loads;
+    /**
+     * The boundary ids of the normal supports parsed by check(): the
+     * displacement along the face normal is zero there, the tangential
+     * components are free (rollers on a face of any orientation, deal.II's
+     * VectorTools::compute_no_normal_flux_constraints()).
+     */
+    std::vector<dealii::types::boundary_id> normal_supports;
     /** The amplitudes of amplitude_texts parsed by check(), by kind (given ones only). */
     std::map<std::string, LoadAmplitude> amplitudes;
 
