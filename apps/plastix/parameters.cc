@@ -1152,6 +1152,11 @@ namespace plastix
                       "(the default: CG's residual can rise far above the initial one on "
                       "ill-conditioned problems that converge); otherwise greater than 1",
                       dealii::Patterns::Double(0.));
+    prm.add_parameter("Stagnation iterations", stagnation_iterations,
+                      "A deal.II cg or gmres solve fails (and Newton cuts the step) when its residual has reached "
+                      "no new minimum for this many iterations, instead of running to Maximum iterations; 0: "
+                      "never. Belos solves do not check it",
+                      dealii::Patterns::Integer(0));
     prm.add_parameter("Chebyshev degree", chebyshev_degree,
                       "Polynomial degree of the Chebyshev preconditioner",
                       dealii::Patterns::Integer(1, 100));

@@ -306,6 +306,49 @@ namespace plastix
     return switched_to_double;
   }
 
+  namespace
+  {
+    /**
+     * deal.II's SolverControl that also fails a solve whose residual has
+     * reached no new minimum for a number of iterations (0: never).
+     */
+    class StagnationControl : public dealii::SolverControl
+    {
+    public:
+      StagnationControl(const unsigned int max_iterations, const double tolerance, const unsigned int window)
+        : dealii::SolverControl(max_iterations, tolerance, false, false)
+        , window(window)
+      {}
+
+      dealii::SolverControl::State
+      check(const unsigned int step, const double value) override
+      {
+        const State state = dealii::SolverControl::check(step, value);
+        if (state != iterate || window == 0)
+          return state;
+        if (step == 0 || value < best)
+          {
+            best      = value;
+            best_step = step;
+          }
+        else if (step - best_step >= window)
+          {
+            stagnated = true;
+            return failure;
+          }
+        return state;
+      }
+
+      /** Whether the last solve ended for want of progress. */
+      bool stagnated = false;
+
+    private:
+      unsigned int window;
+      double       best      = 0;
+      unsigned int best_step = 0;
+    };
+  } // namespace
+
   SolverStatistics
   LinearSolver::solve_once(DeviceVector &x, const DeviceVector &b, const double tolerance_override)
   {
@@ -318,11 +361,14 @@ namespace plastix
                                std::max(parameters.relative_tolerance * b_norm, parameters.absolute_tolerance);
     dealii::Timer timer;
 
-    auto failure = [&](const double residual, const unsigned int iterations) {
+    auto failure = [&](const double residual, const unsigned int iterations, const bool stagnated = false) {
       std::ostringstream message;
       message << name() << " did not converge: residual " << residual << " after " << iterations
               << " iterations, target " << tolerance << " (|b| = " << b_norm << "); ";
-      if (iterations < parameters.max_iterations && std::isfinite(residual))
+      if (stagnated)
+        message << "it stagnated (no smaller residual in the last " << parameters.stagnation_iterations
+                << " iterations, 'Linear solver/Stagnation iterations')";
+      else if (iterations < parameters.max_iterations && std::isfinite(residual))
         message << "it diverged (the residual grew beyond 'Linear solver/Divergence factor' = "
                 << parameters.divergence_factor << " times the initial one)";
       else
@@ -375,7 +421,7 @@ namespace plastix
         return statistics;
       }
 
-    dealii::SolverControl control(parameters.max_iterations, tolerance, false, false);
+    StagnationControl control(parameters.max_iterations, tolerance, parameters.stagnation_iterations);
     control.enable_history_data();
     if (parameters.divergence_factor > 0)
       control.set_failure_criterion(parameters.divergence_factor);
@@ -412,7 +458,7 @@ namespace plastix
       }
     catch (const dealii::SolverControl::NoConvergence &error)
       {
-        throw failure(error.last_residual, error.last_step);
+        throw failure(error.last_residual, error.last_step, control.stagnated);
       }
     statistics.solve_time       = timer.wall_time();
     statistics.iterations       = control.last_step();

@@ -66,6 +66,15 @@ namespace plastix
      * cantilever with nu = 0.4999).
      */
     double divergence_factor = 0;
+    /**
+     * A solve with deal.II CG or GMRES fails (SolverError) when its residual
+     * has reached no new minimum for this many iterations (a stagnating
+     * solve, which would otherwise run to max_iterations); 0: never. The
+     * default leaves a margin of more than two to the longest stretch
+     * without progress measured in a converging solve (840 iterations, a
+     * near-singular tangent; doc/solvers.md). Belos solves do not check it.
+     */
+    unsigned int stagnation_iterations = 2000;
     /** Degree of the Chebyshev-Jacobi preconditioner (PreconditionerType::chebyshev). */
     unsigned int chebyshev_degree = 4;
     /** Krylov vectors of GMRES before a restart. */
