@@ -19,6 +19,7 @@
 #include <plastix/solvers/solver_types.h>
 
 #include "load_amplitude.h"
+#include "parameter_parsing.h"
 #include "voxel_image.h"
 
 #include <array>
@@ -30,35 +31,6 @@
 
 namespace plastix
 {
-  /**
-   * Bad input: a parameter value that cannot be used, a missing file, an
-   * impossible material. The message names the parameter (subsection/entry)
-   * and the reason; applications print it and exit with a non-zero status.
-   */
-  class InputError : public std::runtime_error
-  {
-  public:
-    /** @p entry is "Subsection/Entry name", @p reason what is wrong with it. */
-    InputError(const std::string &entry, const std::string &reason)
-      : std::runtime_error(entry.empty() ? reason : entry + ": " + reason)
-    {}
-  };
-
-  /**
-   * The parser's own words from the text of a deal.II FunctionParser
-   * exception (the part after "Additional information:"), on one line.
-   */
-  std::string
-  parser_message(const std::string &text);
-
-  /** @p text without leading and trailing blanks, tabs and line breaks. */
-  std::string
-  trim(const std::string &text);
-
-  /** @p text in lower case (ASCII). */
-  std::string
-  to_lower(std::string text);
-
   /** The geometries of 'Mesh/Geometry' (MeshParameters::declare() describes each). */
   enum class GeometryType
   {
@@ -732,10 +704,6 @@ namespace plastix
    */
   void
   check_memory_estimate(const Parameters &parameters);
-
-  /** Parse "x, y, z" into three doubles; throws InputError naming @p entry. */
-  std::array<double, 3>
-  parse_vector(const std::string &text, const std::string &entry);
 } // namespace plastix
 
 #endif

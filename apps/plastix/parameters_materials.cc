@@ -1,0 +1,271 @@
+// The subsections Materials and Initial stress: declaration, checks and the materials they describe.
+#include <deal.II/base/function_parser.h>
+#include <deal.II/base/patterns.h>
+#include <deal.II/base/utilities.h>
+
+#include <plastix/core/mechanics_operator.h>
+
+#include "parameters.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <iostream>
+#include <sstream>
+
+namespace plastix
+{
+  namespace
+  {
+    void
+    declare_material_entries(dealii::ParameterHandler &prm, MaterialDescription &m)
+    {
+      prm.add_parameter("Young's modulus", m.young_modulus, "Young's modulus E (> 0)");
+      prm.add_parameter("Poisson's ratio", m.poisson_ratio, "Poisson's ratio nu, -1 < nu < 0.5");
+      prm.add_parameter("Yield stress", m.yield_stress,
+                        "Initial von Mises yield stress (elastoplastic problems). 0 makes a material "
+                        "elastic (for example one material id of several); an elastoplastic run "
+                        "needs at least one material that can yield",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Isotropic hardening", m.isotropic_hardening,
+                        "Linear isotropic hardening modulus H (slope of the yield stress "
+                        "over the equivalent plastic strain)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Kinematic hardening", m.kinematic_hardening,
+                        "Linear kinematic hardening modulus (Prager)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Yield criterion", m.criterion,
+                        "von Mises (J2: Yield stress, Isotropic and Kinematic hardening), Mohr-Coulomb "
+                        "or Drucker-Prager (Cohesion, Friction angle, Dilation angle, Cohesion hardening; "
+                        "Cone matching); the entries of the other criteria are not used");
+      prm.add_parameter("Cohesion", m.cohesion, "Cohesion c of Mohr-Coulomb and Drucker-Prager (> 0)");
+      prm.add_parameter("Friction angle", m.friction_angle,
+                        "Friction angle phi in degrees, 0 < phi < 90 (Mohr-Coulomb, Drucker-Prager)");
+      prm.add_parameter("Dilation angle", m.dilation_angle,
+                        "Dilation angle psi in degrees, 0 <= psi <= phi, or 'associative' (psi = phi). "
+                        "psi < phi makes the consistent tangent non-symmetric: Linear solver/Type "
+                        "gmres or belos gmres, or Newton/Tangent = initial stiffness",
+                        dealii::Patterns::Anything());
+      prm.add_parameter("Cohesion hardening", m.cohesion_hardening,
+                        "Linear cohesion hardening: increase of c per unit accumulated plastic strain",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Cone matching", m.cone_matching,
+                        "Drucker-Prager cone through the Mohr-Coulomb pyramid of the same c and phi: outer "
+                        "(compression meridians), inner (extension meridians), plane strain (same plane-strain "
+                        "collapse loads)");
+    }
+
+    void
+    check_material(const MaterialDescription &m, const std::string &where)
+    {
+      m.make(where);
+    }
+  } // namespace
+
+  backend::Material
+  MaterialDescription::make(const std::string &where) const
+  {
+    try
+      {
+        if (criterion == backend::YieldCriterion::von_mises)
+          return make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening,
+                               kinematic_hardening);
+        double psi = friction_angle;
+        if (dilation_angle != "associative")
+          psi = parse_double(dilation_angle, where + "/Dilation angle");
+        if (criterion == backend::YieldCriterion::mohr_coulomb)
+          return make_mohr_coulomb(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cohesion_hardening);
+        return make_drucker_prager(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cone_matching,
+                                   cohesion_hardening);
+      }
+    catch (const std::invalid_argument &error)
+      {
+        throw InputError(where, error.what());
+      }
+  }
+
+  bool
+  MaterialDescription::can_yield() const
+  {
+    return criterion != backend::YieldCriterion::von_mises || yield_stress > 0;
+  }
+
+  bool
+  MaterialDescription::has_symmetric_tangent() const
+  {
+    if (criterion == backend::YieldCriterion::von_mises || dilation_angle == "associative")
+      return true;
+    return !(parse_double(dilation_angle, "Materials/Dilation angle") < friction_angle);
+  }
+
+  void
+  MaterialParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Materials");
+    declare_material_entries(prm, default_material);
+    prm.add_parameter("Per material id", per_material_id_text,
+                      "Materials of particular material ids, overriding the entries above: "
+                      "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...', and for the pressure-"
+                      "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
+                      "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
+                      "plane strain (omitted keys take the values above)",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  MaterialParameters::check()
+  {
+    check_material(default_material, "Materials");
+    per_material_id.clear();
+    const std::string entry = "Materials/Per material id";
+    for (const auto &[id_text, rest] : parse_id_list(per_material_id_text, entry, "1: E=70e9, nu=0.33"))
+      {
+        const auto          id = parse_id(id_text, entry, "material id");
+        MaterialDescription m  = default_material;
+        for (const auto &assignment : split(rest, ','))
+          {
+            if (assignment.empty())
+              continue;
+            const auto eq = assignment.find('=');
+            if (eq == std::string::npos)
+              throw InputError(entry, "'" + assignment + "' is not 'key=value'");
+            const std::string key   = trim(assignment.substr(0, eq));
+            const std::string text  = trim(assignment.substr(eq + 1));
+            try
+              {
+                if (key == "criterion")
+                  {
+                    m.criterion = parse_enum<backend::YieldCriterion>(text);
+                    continue;
+                  }
+                if (key == "cone")
+                  {
+                    m.cone_matching = parse_enum<ConeMatching>(text);
+                    continue;
+                  }
+              }
+            catch (const std::invalid_argument &error)
+              {
+                throw InputError(entry, error.what());
+              }
+            if (key == "psi")
+              {
+                if (text != "associative")
+                  parse_double(text, entry);
+                m.dilation_angle = text;
+                continue;
+              }
+            const double value = parse_double(text, entry);
+            if (key == "E")
+              m.young_modulus = value;
+            else if (key == "nu")
+              m.poisson_ratio = value;
+            else if (key == "yield")
+              m.yield_stress = value;
+            else if (key == "H")
+              m.isotropic_hardening = value;
+            else if (key == "Hkin")
+              m.kinematic_hardening = value;
+            else if (key == "c")
+              m.cohesion = value;
+            else if (key == "phi")
+              m.friction_angle = value;
+            else if (key == "Hc")
+              m.cohesion_hardening = value;
+            else
+              throw InputError(entry, "unknown key '" + key +
+                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone)");
+          }
+        check_material(m, entry + " (material id " + id_text + ")");
+        per_material_id[id] = m;
+      }
+  }
+
+  void
+  InitialStressParameters::declare(dealii::ParameterHandler &prm)
+  {
+    prm.enter_subsection("Initial stress");
+    prm.add_parameter("Stress", expression,
+                      "In-situ stress of the Mohr-Coulomb and Drucker-Prager materials (von Mises cells "
+                      "take none): six expressions of x, y, z (and pi and the Constants) separated by "
+                      "';', components 'xx; yy; zz; yz; xz; xy', tension positive. The boundary loads "
+                      "are changes from this state: its internal force at u = 0 is held at every load "
+                      "factor. It must lie inside the yield surface",
+                      dealii::Patterns::Anything());
+    prm.add_parameter("Constants", constants_text,
+                      "Constants of the expressions: 'name = value, ...', e.g. 'p0 = -50e6, k0 = 0.8'",
+                      dealii::Patterns::Anything());
+    prm.leave_subsection();
+  }
+
+  void
+  InitialStressParameters::check()
+  {
+    constants.clear();
+    for (const auto &item : split(constants_text, ','))
+      {
+        if (item.empty())
+          continue;
+        const auto eq = item.find('=');
+        if (eq == std::string::npos)
+          throw InputError("Initial stress/Constants", "'" + item + "' is not 'name = value'");
+        const std::string name = trim(item.substr(0, eq));
+        if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_') ||
+            !std::all_of(name.begin(), name.end(),
+                         [](const char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+          throw InputError("Initial stress/Constants", "'" + name + "' is not a name");
+        constants[name] = parse_double(trim(item.substr(eq + 1)), "Initial stress/Constants");
+      }
+    if (split(expression, ';').size() != 6)
+      throw InputError("Initial stress/Stress", "'" + expression +
+                                                  "' must be six expressions 'xx; yy; zz; yz; xz; xy' separated by ';'");
+    // deal.II's FunctionParser writes muparser's details to std::cerr
+    // before it throws: keep them out of the one-line message.
+    std::ostringstream parser_output;
+    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+    try
+      {
+        const auto             sigma = function();
+        const dealii::Point<3> x(0.1234, 0.5678, 0.9012);
+        (void)sigma(x);
+        std::cerr.rdbuf(cerr_buffer);
+      }
+    catch (const std::exception &error)
+      {
+        std::cerr.rdbuf(cerr_buffer);
+        throw InputError("Initial stress/Stress", "'" + expression + "' is not six expressions of x, y, z (" +
+                                                    parser_message(error.what()) + ")");
+      }
+  }
+
+  bool
+  InitialStressParameters::is_zero() const
+  {
+    for (const auto &part : split(expression, ';'))
+      if (part != "0")
+        return false;
+    return true;
+  }
+
+  std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)>
+  InitialStressParameters::function() const
+  {
+    auto parser = std::make_shared<dealii::FunctionParser<3>>(6);
+    std::map<std::string, double> all_constants = constants;
+    all_constants.emplace("pi", dealii::numbers::PI);
+    parser->initialize("x,y,z", expression, all_constants);
+    return [parser](const dealii::Point<3> &x) {
+      dealii::Vector<double> values(6);
+      parser->vector_value(x, values);
+      dealii::SymmetricTensor<2, 3> sigma;
+      sigma[0][0] = values[0];
+      sigma[1][1] = values[1];
+      sigma[2][2] = values[2];
+      sigma[1][2] = values[3];
+      sigma[0][2] = values[4];
+      sigma[0][1] = values[5];
+      return sigma;
+    };
+  }
+} // namespace plastix
