@@ -6,7 +6,6 @@
 #include "parameters.h"
 
 #include <algorithm>
-#include <cmath>
 #include <iostream>
 #include <sstream>
 
@@ -14,17 +13,16 @@ namespace plastix
 {
   namespace
   {
-    /** @p text as a finite number, or false. */
+    /** @p text as a finite number (parse_double()), or false. */
     bool
     read_number(const std::string &text, double &value)
     {
       try
         {
-          std::size_t used = 0;
-          value            = std::stod(text, &used);
-          return trim(text.substr(used)).empty() && std::isfinite(value);
+          value = parse_double(text, "");
+          return true;
         }
-      catch (const std::exception &)
+      catch (const InputError &)
         {
           return false;
         }

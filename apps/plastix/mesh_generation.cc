@@ -391,9 +391,8 @@ namespace plastix
               cell->set_refine_flag();
               ++n_flagged;
             }
-        // A serial mesh is the same on every rank: its count is not summed.
-        if (dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&triangulation) != nullptr)
-          n_flagged = dealii::Utilities::MPI::sum(n_flagged, triangulation.get_communicator());
+        // A serial mesh's communicator is MPI_COMM_SELF: the sum is its own count.
+        n_flagged = dealii::Utilities::MPI::sum(n_flagged, triangulation.get_communicator());
         if (n_flagged == 0)
           {
             print_warning("Mesh/Local refinement region '" + p.local_refinement_region +

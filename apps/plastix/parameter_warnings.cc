@@ -92,13 +92,7 @@ namespace plastix
     for (const auto &[kind, amplitude] : parameters.boundary.amplitudes)
       {
         const std::string entry = BoundaryParameters::amplitude_entry(kind);
-        bool              given = false;
-        if (kind == "dirichlet")
-          for (const DirichletCondition &c : parameters.boundary.dirichlet)
-            for (unsigned int d = 0; d < 3; ++d)
-              given = given || (c.components[d] && c.values[d] != 0.);
-        else
-          given = parameters.boundary.is_given(kind);
+        const bool        given = parameters.boundary.is_given(kind);
         if (!given)
           warnings.push_back(entry + " has no effect: " +
                              (kind == "dirichlet" ? std::string("every prescribed displacement is zero") :

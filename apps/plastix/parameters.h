@@ -392,7 +392,10 @@ namespace plastix
     /** Whether any load is held constant (Constant loads names a kind that is given). */
     bool
     has_constant_loads() const;
-    /** Whether a load of kind @p kind (one of force_kinds()) is given. */
+    /**
+     * Whether a load of kind @p kind (one of force_kinds(), or "dirichlet":
+     * a non-zero prescribed displacement) is given.
+     */
     bool
     is_given(const std::string &kind) const;
     /**

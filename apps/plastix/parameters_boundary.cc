@@ -13,6 +13,17 @@
 
 namespace plastix
 {
+  namespace
+  {
+    /** @p kind with its first letter in upper case: the entry name of a kind of load ("body force": "Body force"). */
+    std::string
+    capitalized(std::string kind)
+    {
+      kind[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(kind[0])));
+      return kind;
+    }
+  } // namespace
+
   void
   BoundaryParameters::declare(dealii::ParameterHandler &prm)
   {
@@ -48,11 +59,10 @@ namespace plastix
                       "the prescribed displacements follow the load factor",
                       dealii::Patterns::MultipleSelection("body force|traction|pressure|point loads"));
     prm.enter_subsection("Amplitudes");
-    const std::vector<std::pair<std::string, std::string>> entries = {
-      {"Dirichlet", "dirichlet"}, {"Traction", "traction"}, {"Pressure", "pressure"},
-      {"Body force", "body force"}, {"Point loads", "point loads"}};
-    for (const auto &[name, kind] : entries)
-      prm.add_parameter(name, amplitude_texts[kind],
+    std::vector<std::string> kinds = force_kinds();
+    kinds.insert(kinds.begin(), "dirichlet");
+    for (const std::string &kind : kinds)
+      prm.add_parameter(capitalized(kind), amplitude_texts[kind],
                         "The factor of the " + (kind == "dirichlet" ? std::string("prescribed displacements") : kind + " loads") +
                           " over the load factor t, instead of t itself: a table 't: a, t: a, ...' "
                           "(increasing t, linear in between, the end values outside), e.g. '0: 0, 1: 1, 2: -1, "
@@ -73,14 +83,20 @@ namespace plastix
   std::string
   BoundaryParameters::amplitude_entry(const std::string &kind)
   {
-    std::string name = kind;
-    name[0]          = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-    return "Boundary conditions/Amplitudes/" + name;
+    return "Boundary conditions/Amplitudes/" + capitalized(kind);
   }
 
   bool
   BoundaryParameters::is_given(const std::string &kind) const
   {
+    if (kind == "dirichlet")
+      {
+        for (const DirichletCondition &c : dirichlet)
+          for (unsigned int d = 0; d < 3; ++d)
+            if (c.components[d] && c.values[d] != 0.)
+              return true;
+        return false;
+      }
     if (kind == "body force")
       return body_force.norm() > 0;
     if (kind == "point loads")
