@@ -761,6 +761,7 @@ namespace plastix
       d.constrained_owned_dofs = DeviceArray<LocalIndex>(constrained_owned, "constrained dofs");
       d.constrained_dofs       = DeviceArray<LocalIndex>(constrained_all, "constrained dofs");
       upload_constraint_lines(mesh, d);
+      d.springs = internal::build_boundary_springs(mesh);
 
       if (settings.strategy == Strategy::ebe_colored)
         {
@@ -957,10 +958,7 @@ namespace plastix
 
       template <typename Number>
       void
-      apply_current(const MechanicsOperator::Impl &d,
-                    const Number                  *src,
-                    Number                        *dst,
-                    const bool                     masked)
+      apply_cells(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
       {
         if (d.settings.strategy == Strategy::dbd_structured)
           {
@@ -1015,6 +1013,17 @@ namespace plastix
                                            [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });
       }
 
+      /**
+       * The cells' product, then the boundary springs' (without the rows and
+       * columns of Dirichlet DoFs if @p masked, so the unit rows stay).
+       */
+      template <typename Number>
+      void
+      apply_current(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      {
+        apply_cells(d, src, dst, masked);
+        internal::add_boundary_springs(d.springs, src, dst, masked);
+      }
 
       /**
        * dst = C^T A C src with unit rows at constrained DoFs: the cells see
@@ -1055,7 +1064,8 @@ namespace plastix
     {
       const Impl &d = *impl_;
       return d.settings.strategy == Strategy::dbd_structured && d.structured.n_other_cells == 0 &&
-             d.n_constraint_lines == 0 && d.n_owned_nodes == d.n_nodes && d.structured.n_points() > 0;
+             d.n_constraint_lines == 0 && d.n_owned_nodes == d.n_nodes && d.structured.n_points() > 0 &&
+             d.springs.empty();
     }
 
     namespace
@@ -1148,6 +1158,7 @@ namespace plastix
       const Impl &d = *impl_;
       with_quadrature_operator(d, [&](const auto &op) {
         internal::launch_diagonal(d, op, diagonal);
+        internal::add_boundary_spring_diagonal(d.springs, diagonal);
         if (d.n_constraint_lines > 0)
           {
             internal::add_constrained_diagonal(d, op, diagonal);
@@ -1263,6 +1274,7 @@ namespace plastix
                 matrix.columns.push_back(3 * node_columns[k] + e);
           }
       matrix.row_offsets.push_back(static_cast<std::int64_t>(matrix.columns.size()));
+      internal::add_boundary_springs(d.springs, matrix);
       return matrix;
     }
 

@@ -9,6 +9,7 @@
 #include <plastix/backend/vector_operations.h>
 
 #include "assembled_matrix.h"
+#include "boundary_springs.h"
 #include "material/elastic_law.h"
 #include "q1_kernels.h"
 #include "lane_kernels.h"
@@ -134,6 +135,9 @@ namespace plastix
 
       /** The lattice of Strategy::dbd_structured. */
       internal::StructuredGrid structured;
+
+      /** The boundary springs (MeshData::spring_rows), applied after the cells. */
+      internal::BoundarySpringData springs;
 
       /** The plasticity state the operator owns, if any. */
       std::unique_ptr<PlasticityState> plasticity_state;

@@ -356,7 +356,12 @@ namespace plastix
        });
       });
       if (f_int != nullptr)
-        internal_force(f_int);
+        {
+          cell_internal_force(f_int);
+          // The springs' force S u, which depends on u, not on the stress.
+          internal::add_boundary_springs(d.springs, u, f_int, false);
+          s.op->condense(f_int);
+        }
       StressUpdateStatistics statistics;
       statistics.n_plastic_points = counts & 0xffffffffu;
       statistics.n_plastic_cells  = counts >> 32;
@@ -365,6 +370,14 @@ namespace plastix
 
     void
     PlasticityState::internal_force(double *f_int) const
+    {
+      cell_internal_force(f_int);
+      // Hanging-node rows onto the DoFs they depend on (C^T f_int).
+      impl_->op->condense(f_int);
+    }
+
+    void
+    PlasticityState::cell_internal_force(double *f_int) const
     {
       const Impl                    &s = *impl_;
       const MechanicsOperator::Impl &d = s.op->impl();
@@ -382,8 +395,6 @@ namespace plastix
             false);
         });
       });
-      // Hanging-node rows onto the DoFs they depend on (C^T f_int).
-      s.op->condense(f_int);
     }
 
     void

@@ -61,6 +61,7 @@ namespace plastix
              const MaterialTable              &materials,
              const backend::ElementFormulation formulation,
              const CellStiffnessFactor        &cell_stiffness_factor,
+             const BoundarySprings            &boundary_springs,
              const Distribute                 &distribute)
     {
       const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
@@ -68,6 +69,7 @@ namespace plastix
       const dealii::MappingQ<3>       mapping(1);
       dealii::FEValues<3>             fe_values(mapping, fe, quadrature,
                                     dealii::update_gradients | dealii::update_JxW_values);
+      dealii::FEFaceValues<3>         fe_face_values(mapping, fe, dealii::QGauss<2>(2), boundary_spring_update_flags());
       dealii::FullMatrix<double>      cell_matrix;
       std::vector<dealii::types::global_dof_index> dofs(fe.n_dofs_per_cell());
       for (const auto &cell : dof_handler.active_cell_iterators())
@@ -78,6 +80,7 @@ namespace plastix
           elastic_cell_matrix(fe_values, material_of(materials, cell->material_id()), formulation, cell_matrix);
           if (cell_stiffness_factor)
             cell_matrix *= cell_stiffness_factor(cell);
+          add_boundary_spring_matrices(fe_face_values, cell, boundary_springs, cell_matrix);
           cell->get_dof_indices(dofs);
           distribute(cell_matrix, dofs);
         }
@@ -90,7 +93,8 @@ namespace plastix
                            const MaterialTable                     &materials,
                            dealii::TrilinosWrappers::SparseMatrix  &matrix,
                            const backend::ElementFormulation        formulation,
-                           const CellStiffnessFactor               &cell_stiffness_factor)
+                           const CellStiffnessFactor               &cell_stiffness_factor,
+                           const BoundarySprings                   &boundary_springs)
   {
     dealii::IndexSet relevant;
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
@@ -104,7 +108,7 @@ namespace plastix
                   dof_handler.locally_owned_dofs(),
                   dsp,
                   dof_handler.get_communicator());
-    assemble(dof_handler, materials, formulation, cell_stiffness_factor, [&](const auto &cell_matrix, const auto &dofs) {
+    assemble(dof_handler, materials, formulation, cell_stiffness_factor, boundary_springs, [&](const auto &cell_matrix, const auto &dofs) {
       constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
     });
     matrix.compress(dealii::VectorOperation::add);
@@ -117,13 +121,14 @@ namespace plastix
                          dealii::SparsityPattern                 &sparsity,
                          dealii::SparseMatrix<double>            &matrix,
                          const backend::ElementFormulation        formulation,
-                         const CellStiffnessFactor               &cell_stiffness_factor)
+                         const CellStiffnessFactor               &cell_stiffness_factor,
+                         const BoundarySprings                   &boundary_springs)
   {
     dealii::DynamicSparsityPattern dsp(dof_handler.n_dofs());
     dealii::DoFTools::make_sparsity_pattern(dof_handler, dsp, constraints, false);
     sparsity.copy_from(dsp);
     matrix.reinit(sparsity);
-    assemble(dof_handler, materials, formulation, cell_stiffness_factor, [&](const auto &cell_matrix, const auto &dofs) {
+    assemble(dof_handler, materials, formulation, cell_stiffness_factor, boundary_springs, [&](const auto &cell_matrix, const auto &dofs) {
       constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
     });
   }

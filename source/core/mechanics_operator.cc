@@ -1,7 +1,9 @@
 // deal.II adapter: DoFHandler, constraints and materials -> backend data.
 #include <deal.II/distributed/tria_base.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/fe/fe.h>
+#include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/trilinos_sparsity_pattern.h>
@@ -253,6 +255,21 @@ namespace plastix
     std::vector<float> owned_level_factors;
     if (applies_ghost_cells && additional_data.cell_stiffness_factor)
       owned_level_factors.assign(triangulation.n_raw_cells(level), 1.f);
+    // The boundary springs of the cells' faces: (row, column, value) of local DoFs.
+    std::unique_ptr<dealii::FEFaceValues<3>> spring_face_values;
+    dealii::FullMatrix<double>               spring_matrix;
+    struct SpringEntry
+    {
+      backend::LocalIndex row, column;
+      double              value;
+    };
+    std::vector<SpringEntry> spring_entries;
+    if (!additional_data.boundary_springs.empty())
+      {
+        spring_face_values = std::make_unique<dealii::FEFaceValues<3>>(mapping, fe, dealii::QGauss<2>(2),
+                                                                       boundary_spring_update_flags());
+        spring_matrix.reinit(24, 24);
+      }
     // given: the material id and stiffness factor of a ghost cell, from its owner.
     auto add_cell = [&](const auto &cell, const std::pair<unsigned int, float> *given) {
         if (on_level)
@@ -276,6 +293,20 @@ namespace plastix
             for (unsigned int d = 0; d < 3; ++d)
               mesh.node_coordinates[3 * node + d] = cell->vertex(v)[d];
             touched[l0] = touched[l1] = touched[l2] = true;
+          }
+        if (spring_face_values)
+          {
+            spring_matrix = 0;
+            if (add_boundary_spring_matrices(*spring_face_values, cell, additional_data.boundary_springs,
+                                             spring_matrix))
+              for (unsigned int i = 0; i < 24; ++i)
+                for (unsigned int j = 0; j < 24; ++j)
+                  if (spring_matrix(i, j) != 0.)
+                    spring_entries.push_back({static_cast<backend::LocalIndex>(
+                                                partitioner->global_to_local(dof_indices[i])),
+                                              static_cast<backend::LocalIndex>(
+                                                partitioner->global_to_local(dof_indices[j])),
+                                              spring_matrix(i, j)});
           }
         const auto it = material_index.find(given != nullptr ? given->first : cell->material_id());
         if (it == material_index.end())
@@ -343,6 +374,22 @@ namespace plastix
               }
         });
       }
+    // A DoF pair on the edge of two spring faces comes once per face: sort,
+    // then sum the entries of equal pairs.
+    std::sort(spring_entries.begin(), spring_entries.end(), [](const SpringEntry &a, const SpringEntry &b) {
+      return a.row < b.row || (a.row == b.row && a.column < b.column);
+    });
+    for (const SpringEntry &entry : spring_entries)
+      if (!mesh.spring_rows.empty() && mesh.spring_rows.back() == entry.row &&
+          mesh.spring_columns.back() == entry.column)
+        mesh.spring_values.back() += entry.value;
+      else
+        {
+          mesh.spring_rows.push_back(entry.row);
+          mesh.spring_columns.push_back(entry.column);
+          mesh.spring_values.push_back(entry.value);
+        }
+    spring_entries = {};
     std::vector<backend::LocalIndex> owned_constrained;
     std::vector<double>              owned_values;
     std::vector<double>              line_values;

@@ -130,6 +130,7 @@ namespace plastix
             data.rigid_body_modes      = parameters.amg_rigid_body_modes;
             data.element_formulation   = level_operator_data.element_formulation;
             data.cell_stiffness_factor = level_operator_data.cell_stiffness_factor;
+            data.boundary_springs      = level_operator_data.boundary_springs;
             amg                        = std::make_unique<AmgPreconditioner>();
             amg->initialize(new_dof_handler, materials, dirichlet, data);
           }

@@ -192,7 +192,7 @@ namespace plastix
       dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
     constraints.close();
     assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, data.element_formulation,
-                            data.cell_stiffness_factor);
+                            data.cell_stiffness_factor, data.boundary_springs);
     initialize(own_matrix, owned_dof_coordinates(dof_handler, dealii::numbers::invalid_unsigned_int), data);
   }
 
@@ -599,6 +599,8 @@ namespace plastix
         const dealii::QGauss<3>                  quadrature(2);
         dealii::FEValues<3>                      fe_values(mapping, fe, quadrature,
                                       dealii::update_gradients | dealii::update_JxW_values);
+        dealii::FEFaceValues<3>                  fe_face_values(mapping, fe, dealii::QGauss<2>(2),
+                                               boundary_spring_update_flags());
         dealii::FullMatrix<double>               cell_matrix;
         std::vector<dealii::types::global_dof_index> dofs(fe.n_dofs_per_cell());
         failures.guard([&] {
@@ -615,6 +617,7 @@ namespace plastix
                                   cell_matrix);
               if (data.level_operator.cell_stiffness_factor)
                 cell_matrix *= data.level_operator.cell_stiffness_factor(cell);
+              add_boundary_spring_matrices(fe_face_values, cell, data.level_operator.boundary_springs, cell_matrix);
               cell->get_mg_dof_indices(dofs);
               constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
             }

@@ -93,6 +93,22 @@ namespace plastix
       std::vector<double>     dirichlet_weights;
       /** @} */
 
+      /**
+       * @name Boundary springs
+       * A constant symmetric matrix S added to the cells' operator (elastic
+       * supports on boundary faces, plastix::BoundarySpring): entry k couples
+       * the local DoFs spring_rows[k] and spring_columns[k] with
+       * spring_values[k], sorted by row, then column, without duplicates.
+       * Rows and columns of constrained DoFs are included; the operator
+       * leaves out what the constraints exclude, as for the cells. Ghost rows
+       * hold this process's partial sums, as the cells' do. Empty: no springs.
+       */
+      /** @{ */
+      std::vector<LocalIndex> spring_rows;
+      std::vector<LocalIndex> spring_columns;
+      std::vector<double>     spring_values;
+      /** @} */
+
       /** Number of cells. */
       LocalIndex
       n_cells() const

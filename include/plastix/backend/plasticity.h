@@ -64,7 +64,12 @@ namespace plastix
       StressUpdateStatistics
       update(const double *u, double *internal_force);
 
-      /** Internal force of the current trial stress (as in update()). */
+      /**
+       * The cells' internal force C^T sum B^T sigma JxW of the current trial
+       * stress (as in update()). Without the force S u of boundary springs
+       * (MeshData::spring_rows), which update() adds: it depends on u, not
+       * on the stress.
+       */
       void
       internal_force(double *internal_force) const;
 
@@ -127,6 +132,10 @@ namespace plastix
        * operator owns it.
        */
       explicit PlasticityState(const MechanicsOperator &op);
+
+      /** The cells' part of internal_force(), before the condensation of hanging-node rows. */
+      void
+      cell_internal_force(double *internal_force) const;
 
       std::unique_ptr<Impl> impl_;
     };

@@ -13,6 +13,7 @@
 #include <deal.II/lac/trilinos_sparse_matrix.h>
 
 #include <plastix/backend/mechanics_operator.h>
+#include <plastix/core/boundary_springs.h>
 #include <plastix/material/material.h>
 
 namespace plastix
@@ -39,7 +40,8 @@ namespace plastix
    * distributed like the DoFHandler. Constrained rows get deal.II's
    * diagonal entry; compare unconstrained rows only. With
    * @p cell_stiffness_factor, each cell matrix is multiplied by its cell's
-   * factor (as the device operator does).
+   * factor (as the device operator does); @p boundary_springs adds the
+   * springs' face matrices (add_boundary_spring_matrices()).
    */
   void
   assemble_elastic_matrix(const dealii::DoFHandler<3>             &dof_handler,
@@ -47,7 +49,8 @@ namespace plastix
                            const MaterialTable                     &materials,
                            dealii::TrilinosWrappers::SparseMatrix  &matrix,
                            backend::ElementFormulation formulation = backend::ElementFormulation::full,
-                           const CellStiffnessFactor  &cell_stiffness_factor = {});
+                           const CellStiffnessFactor  &cell_stiffness_factor = {},
+                           const BoundarySprings      &boundary_springs      = {});
 
   /** As above into a serial deal.II SparseMatrix (one rank only). */
   void
@@ -57,7 +60,8 @@ namespace plastix
                          dealii::SparsityPattern                 &sparsity,
                          dealii::SparseMatrix<double>            &matrix,
                          backend::ElementFormulation formulation = backend::ElementFormulation::full,
-                         const CellStiffnessFactor  &cell_stiffness_factor = {});
+                         const CellStiffnessFactor  &cell_stiffness_factor = {},
+                         const BoundarySprings      &boundary_springs      = {});
 } // namespace plastix
 
 #endif

@@ -12,6 +12,7 @@
 
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
+#include <plastix/core/boundary_springs.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/enum_patterns.h>
 #include <plastix/material/material.h>
@@ -131,6 +132,15 @@ namespace plastix
        * owner (GridTools::exchange_cell_data_to_level_ghosts()).
        */
       SharedRows shared_rows = SharedRows::automatic;
+
+      /**
+       * Springs on boundary faces by boundary id (elastic supports,
+       * BoundarySpring), or none: their stiffness is added to the operator,
+       * its diagonal, its assembled matrix and, as S u, to the internal
+       * force. Level operators (reinit_level()) take the level cells' faces
+       * on those boundaries.
+       */
+      BoundarySprings boundary_springs;
     };
 
     MechanicsOperator();

@@ -43,6 +43,8 @@ namespace plastix
     backend::ElementFormulation element_formulation = backend::ElementFormulation::full;
     /** Stiffness factors of the cells (those of the operator it preconditions), or empty. */
     CellStiffnessFactor cell_stiffness_factor;
+    /** Boundary springs (those of the operator it preconditions), or none. */
+    BoundarySprings boundary_springs;
   };
 
   /**
