@@ -162,7 +162,8 @@ namespace plastix
     // vertices and the constraints, none of which distribute_mg_dofs()
     // writes, and no user flags): a singular problem stops here, before the
     // operator is built.
-    check_rigid_body_motions(dof_handler, constraints, parameters.boundary.normal_supports);
+    check_rigid_body_motions(dof_handler, constraints, parameters.boundary.normal_supports,
+                             parameters.boundary.springs);
     check_reactions_on_normal_supports(parameters, dof_handler, constraints);
     lap(dofs_stage_times.rigid_body_check);
   }
@@ -196,6 +197,7 @@ namespace plastix
   Discretization::operator_data() const
   {
     MechanicsOperator::AdditionalData data = parameters.op.get_additional_data();
+    data.boundary_springs                  = parameters.boundary.springs;
     if (fixed_grid)
       data.cell_stiffness_factor = [grid = fixed_grid.get()](const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) {
         return grid->stiffness_factor(cell);

@@ -546,12 +546,15 @@ namespace plastix
     const auto boundary = boundary_ids_on_mesh(triangulation);
     for (const auto id : parameters.monitor.reaction_ids)
       check_id_on_mesh(boundary, id, "Monitor/Reactions", "boundary id");
+    for (const auto &[id, spring] : parameters.boundary.springs)
+      check_id_on_mesh(boundary, id, "Boundary conditions/Springs", "boundary id");
   }
 
   void
   check_rigid_body_motions(const dealii::DoFHandler<3>                       &dof_handler,
                            const dealii::AffineConstraints<double>           &constraints,
-                           const std::vector<dealii::types::boundary_id> &normal_supports)
+                           const std::vector<dealii::types::boundary_id> &normal_supports,
+                           const BoundarySprings                         &springs)
   {
     const MPI_Comm comm = dof_handler.get_communicator();
     // Coordinates relative to the centre of the bounding box, scaled by its
@@ -598,7 +601,7 @@ namespace plastix
     for (const bool boundary_pass : {true, false})
       for (const auto &cell : dof_handler.active_cell_iterators())
         {
-          if (n_counted == n_owned_dirichlet && (normal_supports.empty() || !boundary_pass))
+          if (n_counted == n_owned_dirichlet && ((normal_supports.empty() && springs.empty()) || !boundary_pass))
             break;
           if (!cell->is_locally_owned() || cell->at_boundary() != boundary_pass)
             continue;
@@ -617,6 +620,38 @@ namespace plastix
                 add_modes(cell->vertex(v), c, 1., row);
                 add_row(row);
               }
+          // A spring face holds, at each of its vertices, the modes with a
+          // component along the normal (k_n > 0) and along the face (k_t > 0).
+          for (const auto f : cell->face_indices())
+            {
+              const auto face   = cell->face(f);
+              const auto spring = face->at_boundary() ? springs.find(face->boundary_id()) : springs.end();
+              if (spring == springs.end())
+                continue;
+              const dealii::Tensor<1, 3> normal = dealii::cross_product_3d(face->vertex(3) - face->vertex(0),
+                                                                           face->vertex(2) - face->vertex(1));
+              if (normal.norm() == 0)
+                continue;
+              const dealii::Tensor<1, 3> n = normal / normal.norm();
+              for (const auto fv : face->vertex_indices())
+                for (unsigned int c = 0; c < 3; ++c)
+                  {
+                    if (!owned.is_element(face->vertex_dof_index(fv, c)))
+                      continue;
+                    // The projection of e_c onto the normal and onto the face, weighted by the stiffness.
+                    double row_normal[6] = {0, 0, 0, 0, 0, 0}, row_tangential[6] = {0, 0, 0, 0, 0, 0};
+                    for (unsigned int d = 0; d < 3; ++d)
+                      {
+                        const double projection = n[c] * n[d];
+                        add_modes(face->vertex(fv), d, spring->second.normal_stiffness > 0 ? projection : 0.,
+                                  row_normal);
+                        add_modes(face->vertex(fv), d,
+                                  spring->second.tangential_stiffness > 0 ? (c == d) - projection : 0., row_tangential);
+                      }
+                    add_row(row_normal);
+                    add_row(row_tangential);
+                  }
+            }
           if (normal_supports.empty())
             continue;
           // A normal support's line u_c = sum_j w_j u_j ties the components
@@ -687,7 +722,7 @@ namespace plastix
     if (largest == 0)
       throw InputError("Boundary conditions/Dirichlet",
                        "no displacement is prescribed, so the body can move freely (a singular problem): "
-                       "prescribe displacements (or normal supports) that hold every translation and rotation");
+                       "prescribe displacements (or normal supports, or springs) that hold every translation and rotation");
     if (!free_modes.empty())
       {
         std::sort(free_modes.begin(), free_modes.end());
@@ -699,7 +734,7 @@ namespace plastix
                          "the prescribed displacements leave " + std::to_string(n_free) +
                            " rigid-body motion(s) free (" + list +
                            "), so the problem is singular: prescribe more components or faces (or normal "
-                           "supports)");
+                           "supports, or springs)");
       }
   }
 

@@ -84,13 +84,15 @@ namespace plastix
    * rotation) of the body free, so that the operator would be singular: the
    * 6 x 6 Gram matrix of the rigid-body modes restricted to the prescribed
    * DoFs and to the lines of the normal supports on the boundary ids
-   * @p normal_supports (e_c - sum_j w_j e_j at a node) must be regular
-   * (collective).
+   * @p normal_supports (e_c - sum_j w_j e_j at a node) and to the spring
+   * faces of @p springs (e_c projected onto the normal where k_n > 0 and
+   * onto the face where k_t > 0) must be regular (collective).
    */
   void
   check_rigid_body_motions(const dealii::DoFHandler<3>                   &dof_handler,
                            const dealii::AffineConstraints<double>       &constraints,
-                           const std::vector<dealii::types::boundary_id> &normal_supports = {});
+                           const std::vector<dealii::types::boundary_id> &normal_supports = {},
+                           const BoundarySprings                         &springs         = {});
 
   /**
    * Throw InputError naming 'Monitor/Reactions' if it lists a normal support

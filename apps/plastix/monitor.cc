@@ -1,6 +1,8 @@
 // The monitor of a run: point displacements and reactions per load step.
 #include <deal.II/base/mpi.h>
+#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_values.h>
 #include <deal.II/grid/grid_tools.h>
 
 #include "monitor.h"
@@ -57,6 +59,8 @@ namespace plastix
         dealii::IndexSet dofs = dealii::DoFTools::extract_boundary_dofs(d.dof_handler, dealii::ComponentMask(), {id});
         dofs                  = dofs & d.dof_handler.locally_owned_dofs();
         reaction_dofs.push_back(dofs);
+        const auto spring = d.parameters.boundary.springs.find(id);
+        reaction_springs.push_back(spring != d.parameters.boundary.springs.end() ? &spring->second : nullptr);
       }
     for (const auto &name : p.csv_columns())
       header += (header.empty() ? "" : ",") + name;
@@ -108,11 +112,18 @@ namespace plastix
       {
         dealii::LinearAlgebra::distributed::Vector<double> f(internal_force.get_partitioner());
         internal_force.copy_to_host(f);
-        for (const auto &dofs : reaction_dofs)
+        for (std::size_t k = 0; k < reaction_dofs.size(); ++k)
           {
             double r[3] = {0, 0, 0};
-            for (const auto i : dofs)
-              r[i % 3] += scale * f(i);
+            if (reaction_springs[k] != nullptr)
+              {
+                const auto spring = spring_reaction(parameters.reaction_ids[k], *reaction_springs[k], u);
+                for (unsigned int c = 0; c < 3; ++c)
+                  r[c] = scale * spring[c];
+              }
+            else
+              for (const auto i : reaction_dofs[k])
+                r[i % 3] += scale * f(i);
             values.insert(values.end(), r, r + 3);
           }
       }
@@ -125,6 +136,40 @@ namespace plastix
     rows.push_back(row.str());
     load_factors.push_back(load_factor);
     columns.push_back(values);
+  }
+
+  std::array<double, 3>
+  Monitor::spring_reaction(const dealii::types::boundary_id                          id,
+                           const BoundarySpring                                     &spring,
+                           const dealii::LinearAlgebra::distributed::Vector<double> &u) const
+  {
+    // u with the ghost DoFs of the owned cells.
+    dealii::LinearAlgebra::distributed::Vector<double> ghosted(d.op.get_partitioner());
+    ghosted.copy_locally_owned_data_from(u);
+    ghosted.update_ghost_values();
+    dealii::FEFaceValues<3>            fe_face_values(d.dof_handler.get_fe(), dealii::QGauss<2>(2),
+                                           dealii::update_values | dealii::update_normal_vectors |
+                                             dealii::update_JxW_values);
+    const dealii::FEValuesExtractors::Vector displacement(0);
+    std::vector<dealii::Tensor<1, 3>>        values(fe_face_values.n_quadrature_points);
+    dealii::Tensor<1, 3>                     force;
+    for (const auto &cell : d.dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned() && cell->at_boundary())
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == id)
+            {
+              fe_face_values.reinit(cell, f);
+              fe_face_values[displacement].get_function_values(ghosted, values);
+              for (const unsigned int q : fe_face_values.quadrature_point_indices())
+                {
+                  const dealii::Tensor<1, 3> &n      = fe_face_values.normal_vector(q);
+                  const double                normal = values[q] * n;
+                  force -= (spring.normal_stiffness * normal * n +
+                            spring.tangential_stiffness * (values[q] - normal * n)) *
+                           fe_face_values.JxW(q);
+                }
+            }
+    return {{force[0], force[1], force[2]}};
   }
 
   std::string

@@ -12,6 +12,7 @@
 #include "discretization.h"
 #include "parameters.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -86,6 +87,17 @@ namespace plastix
     /** Distance of each monitored point to the vertex that stands for it. */
     std::vector<double>                                       point_distance;
     std::vector<dealii::IndexSet>                             reaction_dofs;
+    /**
+     * For each reaction id, its springs or null: the reaction of a spring
+     * face is the force the springs exert on the body, -int (k_n u_n n + k_t
+     * u_t) dA, integrated over the faces of the owned cells.
+     */
+    std::vector<const BoundarySpring *>                       reaction_springs;
+    /** The reaction of the springs @p spring on boundary id @p id (this rank's faces), for the displacement @p u. */
+    std::array<double, 3>
+    spring_reaction(dealii::types::boundary_id                                id,
+                    const BoundarySpring                                     &spring,
+                    const dealii::LinearAlgebra::distributed::Vector<double> &u) const;
     std::string                                               header;
     std::vector<std::string>                                  rows;
     std::vector<double>                                       load_factors;

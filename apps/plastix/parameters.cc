@@ -465,6 +465,21 @@ namespace plastix
         if (solver.preconditioner == PreconditionerType::automatic)
           solver.preconditioner = PreconditionerType::chebyshev;
       }
+    // The reaction of a spring face is the springs' force; with prescribed
+    // components on the same face it would mix two kinds of support.
+    for (const auto id : monitor.reaction_ids)
+      if (boundary.springs.count(id) > 0)
+        {
+          bool supported = std::find(boundary.normal_supports.begin(), boundary.normal_supports.end(), id) !=
+                           boundary.normal_supports.end();
+          for (const auto &d : boundary.dirichlet)
+            supported = supported || d.boundary_id == id;
+          if (supported)
+            throw InputError("Monitor/Reactions", "boundary id " + std::to_string(id) +
+                                                    " has springs and a Dirichlet condition or normal support; its "
+                                                    "reaction would mix the two: give the springs a boundary id of "
+                                                    "their own");
+        }
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.local_refinements > 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs a uniformly refined mesh, but 'Mesh/Local refinements' makes hanging "

@@ -361,6 +361,8 @@ namespace plastix
     std::map<std::string, std::string> amplitude_texts;
     /** The entry "Normal supports" as given (boundary ids, comma separated). */
     std::string normal_supports_text;
+    /** The entry "Springs" as given ("id: k_n, k_t; ..."). */
+    std::string springs_text;
 
     /** The Dirichlet conditions parsed by check(). */
     std::vector<DirichletCondition> dirichlet;
@@ -375,6 +377,11 @@ namespace plastix
      * VectorTools::compute_no_normal_flux_constraints()).
      */
     std::vector<dealii::types::boundary_id> normal_supports;
+    /**
+     * The springs parsed by check(): elastic supports on boundary faces with
+     * a normal and a tangential stiffness per unit area (BoundarySpring).
+     */
+    BoundarySprings springs;
     /** The amplitudes of amplitude_texts parsed by check(), by kind (given ones only). */
     std::map<std::string, LoadAmplitude> amplitudes;
 

@@ -52,6 +52,13 @@ namespace plastix
                       "support meets a Dirichlet face the Dirichlet values hold. The preconditioner is then "
                       "chebyshev or jacobi (auto picks chebyshev)",
                       dealii::Patterns::Anything());
+    prm.add_parameter("Springs", springs_text,
+                      "Elastic supports (a bed of springs, a Winkler foundation) on boundary faces: "
+                      "'id: k_n, k_t; ...' with the normal and the tangential stiffness per unit area (force "
+                      "per area per unit displacement, >= 0, not both 0): the face is pushed back by the "
+                      "traction -(k_n u_n n + k_t u_t). Not scaled by the load factor; a Dirichlet condition "
+                      "on the same DoFs holds",
+                      dealii::Patterns::Anything());
     prm.add_parameter("Constant loads", constant_loads,
                       "Kinds of load held at their full value from the first load step on, at every load "
                       "factor (gravity under a ramped traction, a preload held while another load cycles): "
@@ -234,6 +241,31 @@ namespace plastix
                                "boundary id " + item + " has a Dirichlet condition too; give it one of the two");
           normal_supports.push_back(id);
         }
+    springs.clear();
+    {
+      const std::string entry = "Boundary conditions/Springs";
+      for (const auto &[id_text, rest] : parse_id_list(springs_text, entry, "0: 1e9, 1e8"))
+        {
+          const auto id     = parse_id(id_text, entry, "boundary id");
+          const auto values = split(rest, ',');
+          if (values.size() != 2)
+            throw InputError(entry, "boundary id " + id_text + ": '" + trim(rest) +
+                                      "' is not 'k_n, k_t' (normal and tangential stiffness per area)");
+          BoundarySpring spring;
+          spring.normal_stiffness     = parse_double(values[0], entry);
+          spring.tangential_stiffness = parse_double(values[1], entry);
+          if (!(spring.normal_stiffness >= 0) || !(spring.tangential_stiffness >= 0) ||
+              !std::isfinite(spring.normal_stiffness) || !std::isfinite(spring.tangential_stiffness) ||
+              spring.normal_stiffness + spring.tangential_stiffness == 0)
+            throw InputError(entry, "boundary id " + id_text + ": the stiffnesses must be finite and >= 0, not both 0");
+          if (!springs.emplace(id, spring).second)
+            throw InputError(entry, "boundary id " + id_text + " is listed twice");
+          for (const auto &d : dirichlet)
+            if (d.boundary_id == id && d.components[0] && d.components[1] && d.components[2])
+              throw InputError(entry, "boundary id " + id_text +
+                                        " has a fully prescribed displacement, where springs do nothing");
+        }
+    }
     amplitudes.clear();
     for (const auto &[kind, text] : amplitude_texts)
       {
