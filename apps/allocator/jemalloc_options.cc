@@ -16,3 +16,7 @@
 #include <jemalloc/jemalloc.h>
 
 const char *malloc_conf = "thp:always,metadata_thp:auto";
+
+// Nothing else in a program calls jemalloc by name: this reference makes the
+// linker keep the library where it drops unreferenced ones (--as-needed).
+__attribute__((used)) static auto *const keep_jemalloc = &mallctl;
