@@ -446,6 +446,28 @@ namespace plastix
     return coarse * std::pow(8.L, mesh.global_refinements);
   }
 
+  double
+  estimate_direct_solver_work(const MeshParameters &mesh)
+  {
+    std::array<double, 3> n;
+    switch (mesh.geometry)
+      {
+        case GeometryType::box:
+        case GeometryType::cantilever:
+        case GeometryType::l_shaped:
+        case GeometryType::fixed_grid:
+          for (unsigned int d = 0; d < 3; ++d)
+            n[d] = mesh.subdivisions[d] * std::pow(2., mesh.global_refinements);
+          break;
+        default:
+          n.fill(std::cbrt(static_cast<double>(estimate_active_cells(mesh))));
+      }
+    std::sort(n.begin(), n.end());
+    const double dofs = 3 * (n[0] + 1) * (n[1] + 1) * (n[2] + 1);
+    const double band = 3 * (n[0] + 1) * (n[1] + 1);
+    return dofs * band * band;
+  }
+
   void
   check_memory_estimate(const Parameters &parameters)
   {

@@ -51,6 +51,18 @@ namespace plastix
   long double
   estimate_active_cells(const MeshParameters &mesh);
 
+  /**
+   * Work of a sparse LU factorization of the mesh's stiffness matrix
+   * (floating-point operations, a rough estimate), without building it: on
+   * the structured geometries (box, cantilever, L-shaped, fixed grid) with
+   * n_0 <= n_1 <= n_2 cells per direction, the DoFs times the square of the
+   * band 3 (n_0 + 1)(n_1 + 1) that a fill-reducing ordering leaves along the
+   * longest direction, which is small for slender and thin bodies; on the
+   * other geometries the same for a cube of estimate_active_cells() cells.
+   */
+  double
+  estimate_direct_solver_work(const MeshParameters &mesh);
+
   /** The boundary ids of the faces on the boundary of @p triangulation, all ranks together (collective). */
   std::set<unsigned int>
   boundary_ids_on_mesh(const dealii::Triangulation<3> &triangulation);

@@ -6,6 +6,7 @@
 #include <plastix/backend/device.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include "input_checks.h"
 #include "mesh_generation.h"
 #include "parameter_warnings.h"
 #include "parameters.h"
@@ -363,10 +364,43 @@ namespace plastix
     warnings = parameter_warnings(*this, entries_set_in(text));
   }
 
+  bool
+  Parameters::has_symmetric_tangent() const
+  {
+    if (problem.type != ProblemType::elastoplastic || newton.tangent != NewtonTangent::consistent)
+      return true;
+    bool symmetric = materials.default_material.has_symmetric_tangent();
+    for (const auto &[id, m] : materials.per_material_id)
+      symmetric = symmetric && m.has_symmetric_tangent();
+    return symmetric;
+  }
+
+  void
+  Parameters::resolve_solver_type()
+  {
+    if (solver.type.is_resolved())
+      return;
+    // The sparse direct solver where it can take the problem and the user
+    // chose no preconditioner or strategy of the iterative path.
+    const double limit  = problem.type == ProblemType::elastoplastic ? SolverParameters::direct_solver_work_elastoplastic :
+                                                                          SolverParameters::direct_solver_work;
+    const bool   direct = solver.preconditioner == PreconditionerType::automatic &&
+                        (op.strategy.automatic || op.strategy.value == backend::Strategy::assembled) &&
+                        mesh.local_refinements == 0 && !mesh.adaptive.enabled() && boundary.normal_supports.empty() &&
+                        estimate_direct_solver_work(mesh) <= limit;
+    solver.type.resolve(direct ? SolverType::direct : has_symmetric_tangent() ? SolverType::cg : SolverType::gmres);
+  }
+
   void
   Parameters::check()
   {
     mesh.check();
+    materials.check();
+    initial_stress.check();
+    boundary.check();
+    load_stepping.check();
+    monitor.check();
+    resolve_solver_type();
     // The direct solver factorizes the matrix that the assembled strategy
     // builds on the device: auto takes it.
     if (solver.type == SolverType::direct)
@@ -374,11 +408,6 @@ namespace plastix
     op.resolve_cell_kernel(problem.type, mesh);
     op.resolve_strategy(problem.type, mesh);
     op.resolve_element_formulation(problem.type);
-    materials.check();
-    initial_stress.check();
-    boundary.check();
-    load_stepping.check();
-    monitor.check();
     if (problem.type == ProblemType::elastoplastic)
       {
         bool yields = materials.default_material.can_yield();
@@ -390,14 +419,11 @@ namespace plastix
                            "or Yield criterion = Mohr-Coulomb or Drucker-Prager)");
         // Before any mesh is built: the Newton solves of a non-symmetric
         // consistent tangent need a Krylov method for it.
-        bool symmetric = materials.default_material.has_symmetric_tangent();
-        for (const auto &[id, m] : materials.per_material_id)
-          symmetric = symmetric && m.has_symmetric_tangent();
         const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
                         solver.type == SolverType::belos_minres;
-        if (!symmetric && cg && newton.tangent == NewtonTangent::consistent)
+        if (!has_symmetric_tangent() && cg)
           throw InputError("Linear solver/Type",
-                           enum_name(solver.type) + " needs a symmetric operator, but the consistent tangent is "
+                           enum_name(solver.type.value) + " needs a symmetric operator, but the consistent tangent is "
                            "not (a dilation angle below the friction angle): use gmres or belos gmres, or "
                            "Newton/Tangent = initial stiffness");
       }
@@ -447,7 +473,7 @@ namespace plastix
       }
     if (solver.multigrid_level_precision == LevelPrecision::single_precision && !solver.is_conjugate_gradients())
       throw InputError("Linear solver/Multigrid level precision",
-                       "single needs Type = cg or belos cg (" + enum_name(solver.type) +
+                       "single needs Type = cg or belos cg (" + enum_name(solver.type.value) +
                          " assumes a preconditioner that is linear to double precision): use double or auto");
     // The multigrid levels, the AMG matrix and the direct solver's matrix
     // know Dirichlet boundaries only, not the lines that tie the components

@@ -515,6 +515,17 @@ namespace plastix
   /** Subsection "Linear solver": the LinearSolverData of the run's solves. */
   struct SolverParameters : LinearSolverData
   {
+    /**
+     * Type = auto takes the direct solver where the estimated work of its
+     * factorization (estimate_direct_solver_work()) is at most this: some
+     * 0.3 s of Amesos KLU on the development machine, while a slender or
+     * thin body of that size can take a Krylov solver many times longer
+     * or defeat it (doc/solvers.md, "The sparse direct solver").
+     */
+    static constexpr double direct_solver_work = 1e8;
+    /** The same for elastoplastic runs, which factorize once per Newton iteration. */
+    static constexpr double direct_solver_work_elastoplastic = 1e7;
+
     void
     declare(dealii::ParameterHandler &prm);
   };
@@ -685,6 +696,25 @@ namespace plastix
      */
     void
     check_output() const;
+
+    /**
+     * Whether the operator of the Newton solves is symmetric: elastic runs,
+     * the initial-stiffness tangent, and consistent tangents of associative
+     * materials (a dilation angle below the friction angle is not).
+     */
+    bool
+    has_symmetric_tangent() const;
+
+    /**
+     * Resolve 'Linear solver/Type = auto': direct (Amesos KLU) where the
+     * estimated work of the factorization is small
+     * (SolverParameters::direct_solver_work) on a mesh without hanging nodes
+     * or normal supports, when the preconditioner and the operator strategy
+     * are auto too (or the strategy is assembled); otherwise cg for a
+     * symmetric operator, gmres for one that is not.
+     */
+    void
+    resolve_solver_type();
   };
 
   /**

@@ -17,6 +17,10 @@ namespace plastix
   {
     prm.enter_subsection("Linear solver");
     prm.add_parameter("Type", type,
+                      "auto (direct where its factorization is estimated cheap: small meshes, slender and "
+                      "thin bodies, without hanging nodes or normal supports, when Preconditioner and "
+                      "Operator/Strategy are auto too; else cg, or gmres for a non-symmetric consistent "
+                      "tangent); "
                       "Krylov solver: cg or gmres (deal.II SolverCG / SolverGMRES with right "
                       "preconditioning), or belos cg, belos gmres, belos minres (Trilinos Belos "
                       "PseudoBlockCG / PseudoBlockGmres / MINRES). All iterate on device vectors; "

@@ -38,6 +38,9 @@ namespace plastix
     : parameters(data)
     , automatic(parameters.preconditioner == PreconditionerType::automatic)
   {
+    if (!parameters.type.is_resolved())
+      throw std::invalid_argument("plastix::LinearSolver: LinearSolverData::type is automatic; resolve it "
+                                  "(AutoOr::resolve()) to a solver type first");
     // A direct solve needs no preconditioner.
     if (parameters.type == SolverType::direct)
       {
@@ -374,6 +377,11 @@ namespace plastix
                 << parameters.divergence_factor << " times the initial one)";
       else
         message << "raise 'Linear solver/Maximum iterations' or use a stronger preconditioner";
+      // Slender and thin bodies defeat the iterative solvers but factorize
+      // cheaply (doc/solvers.md, "The sparse direct solver").
+      if (op != nullptr && op->m() <= direct_solver_hint_size)
+        message << "; a problem of " << op->m() << " DoFs may take the sparse direct solver ('Linear "
+                << "solver/Type = direct')";
       return SolverError(message.str());
     };
 
@@ -471,7 +479,7 @@ namespace plastix
   SolverType
   LinearSolver::solver_type() const
   {
-    return parameters.type;
+    return parameters.type.value;
   }
 
   bool
@@ -485,8 +493,8 @@ namespace plastix
   LinearSolver::name() const
   {
     if (parameters.type == SolverType::direct)
-      return "direct (Amesos KLU)";
-    std::string text = enum_name(parameters.type) + " + " + enum_name(parameters.preconditioner);
+      return std::string("direct (Amesos KLU") + (parameters.type.automatic ? ", auto)" : ")");
+    std::string text = parameters.type.description() + " + " + enum_name(parameters.preconditioner);
     if (multigrid)
       text += " (coarse " + std::string(multigrid->coarse_solver_switched() ? "cg, then " : "") +
               to_string(multigrid->coarse_solver()) +

@@ -41,9 +41,14 @@ namespace plastix
     /**
      * Krylov method: deal.II CG or GMRES, or Trilinos Belos CG, GMRES or
      * MINRES, on device vectors; or direct (Amesos KLU of the assembled
-     * matrix on the host, no preconditioner).
+     * matrix on the host, no preconditioner). Automatic is for the caller
+     * to resolve (AutoOr::resolve()) before it constructs a LinearSolver,
+     * which refuses an unresolved one: the choice of direct depends on the
+     * size of the problem and needs Strategy::assembled when the operator
+     * is built (the plastix application resolves it from the mesh
+     * parameters).
      */
-    SolverType type = SolverType::cg;
+    AutoOr<SolverType> type = SolverType::cg;
     /**
      * The preconditioner; automatic: multigrid on a mesh with levels, else
      * chebyshev (LinearSolver::automatic_preconditioner()).
@@ -274,6 +279,12 @@ namespace plastix
     /** Whether a failed single-precision multigrid solve switched the levels to double precision. */
     bool
     switched_to_double_levels() const;
+
+    /**
+     * A solve of an operator with at most this many rows that fails names
+     * the sparse direct solver in its message.
+     */
+    static constexpr dealii::types::global_dof_index direct_solver_hint_size = 50000;
 
   private:
     /**
