@@ -9,7 +9,7 @@
 #include <plastix/backend/vector_operations.h>
 
 #include "assembled_matrix.h"
-#include "boundary_springs.h"
+#include "spring_matrix.h"
 #include "material/elastic_law.h"
 #include "q1_kernels.h"
 #include "lane_kernels.h"

@@ -1,8 +1,8 @@
 // The boundary springs of the operator (MeshData::spring_rows): their matrix
 // on the device, applied after the cells, shared by the backend translation
 // units.
-#ifndef PLASTIX_SOURCE_BACKEND_BOUNDARY_SPRINGS_H
-#define PLASTIX_SOURCE_BACKEND_BOUNDARY_SPRINGS_H
+#ifndef PLASTIX_SOURCE_BACKEND_SPRING_MATRIX_H
+#define PLASTIX_SOURCE_BACKEND_SPRING_MATRIX_H
 
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>

@@ -1,5 +1,5 @@
 // Boundary springs: the spring matrix on the device and its products.
-#include "boundary_springs.h"
+#include "spring_matrix.h"
 
 #include "kokkos_common.h"
 
