@@ -8,6 +8,7 @@
 #include "monitor.h"
 #include "plot.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -112,12 +113,20 @@ namespace plastix
       {
         dealii::LinearAlgebra::distributed::Vector<double> f(internal_force.get_partitioner());
         internal_force.copy_to_host(f);
+        // u with the ghost DoFs of the owned cells, for the spring faces.
+        dealii::LinearAlgebra::distributed::Vector<double> ghosted;
+        if (std::any_of(reaction_springs.begin(), reaction_springs.end(), [](const auto *s) { return s != nullptr; }))
+          {
+            ghosted.reinit(d.op.get_partitioner());
+            ghosted.copy_locally_owned_data_from(u);
+            ghosted.update_ghost_values();
+          }
         for (std::size_t k = 0; k < reaction_dofs.size(); ++k)
           {
             double r[3] = {0, 0, 0};
             if (reaction_springs[k] != nullptr)
               {
-                const auto spring = spring_reaction(parameters.reaction_ids[k], *reaction_springs[k], u);
+                const auto spring = spring_reaction(parameters.reaction_ids[k], *reaction_springs[k], ghosted);
                 for (unsigned int c = 0; c < 3; ++c)
                   r[c] = scale * spring[c];
               }
@@ -143,13 +152,8 @@ namespace plastix
                            const BoundarySpring                                     &spring,
                            const dealii::LinearAlgebra::distributed::Vector<double> &u) const
   {
-    // u with the ghost DoFs of the owned cells.
-    dealii::LinearAlgebra::distributed::Vector<double> ghosted(d.op.get_partitioner());
-    ghosted.copy_locally_owned_data_from(u);
-    ghosted.update_ghost_values();
-    dealii::FEFaceValues<3>            fe_face_values(d.dof_handler.get_fe(), dealii::QGauss<2>(2),
-                                           dealii::update_values | dealii::update_normal_vectors |
-                                             dealii::update_JxW_values);
+    dealii::FEFaceValues<3>                  fe_face_values(d.dof_handler.get_fe(), dealii::QGauss<2>(2),
+                                           boundary_spring_update_flags());
     const dealii::FEValuesExtractors::Vector displacement(0);
     std::vector<dealii::Tensor<1, 3>>        values(fe_face_values.n_quadrature_points);
     dealii::Tensor<1, 3>                     force;
@@ -159,15 +163,10 @@ namespace plastix
           if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == id)
             {
               fe_face_values.reinit(cell, f);
-              fe_face_values[displacement].get_function_values(ghosted, values);
+              fe_face_values[displacement].get_function_values(u, values);
               for (const unsigned int q : fe_face_values.quadrature_point_indices())
-                {
-                  const dealii::Tensor<1, 3> &n      = fe_face_values.normal_vector(q);
-                  const double                normal = values[q] * n;
-                  force -= (spring.normal_stiffness * normal * n +
-                            spring.tangential_stiffness * (values[q] - normal * n)) *
-                           fe_face_values.JxW(q);
-                }
+                force -= boundary_spring_stiffness(spring, fe_face_values.normal_vector(q)) * values[q] *
+                         fe_face_values.JxW(q);
             }
     return {{force[0], force[1], force[2]}};
   }

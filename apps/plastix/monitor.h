@@ -93,7 +93,11 @@ namespace plastix
      * u_t) dA, integrated over the faces of the owned cells.
      */
     std::vector<const BoundarySpring *>                       reaction_springs;
-    /** The reaction of the springs @p spring on boundary id @p id (this rank's faces), for the displacement @p u. */
+    /**
+     * The reaction of the springs @p spring on boundary id @p id (this
+     * rank's faces), for the displacement @p u (with the ghost DoFs of the
+     * owned cells).
+     */
     std::array<double, 3>
     spring_reaction(dealii::types::boundary_id                                id,
                     const BoundarySpring                                     &spring,

@@ -10,17 +10,10 @@ namespace plastix
   {
     const auto        &fe      = fe_face_values.get_fe();
     const unsigned int n_dofs  = fe.n_dofs_per_cell();
-    const double       k_n     = spring.normal_stiffness;
-    const double       k_t     = spring.tangential_stiffness;
     for (const unsigned int q : fe_face_values.quadrature_point_indices())
       {
-        const dealii::Tensor<1, 3> &normal = fe_face_values.normal_vector(q);
-        const double                JxW    = fe_face_values.JxW(q);
-        // K = k_n n n^T + k_t (I - n n^T), between components a and b.
-        double K[3][3];
-        for (unsigned int a = 0; a < 3; ++a)
-          for (unsigned int b = 0; b < 3; ++b)
-            K[a][b] = (k_n - k_t) * normal[a] * normal[b] + (a == b ? k_t : 0.);
+        const dealii::Tensor<2, 3> K   = boundary_spring_stiffness(spring, fe_face_values.normal_vector(q));
+        const double               JxW = fe_face_values.JxW(q);
         for (unsigned int i = 0; i < n_dofs; ++i)
           {
             const unsigned int a       = fe.system_to_component_index(i).first;
@@ -34,6 +27,17 @@ namespace plastix
               }
           }
       }
+  }
+
+  dealii::Tensor<2, 3>
+  boundary_spring_stiffness(const BoundarySpring &spring, const dealii::Tensor<1, 3> &normal)
+  {
+    dealii::Tensor<2, 3> K;
+    for (unsigned int a = 0; a < 3; ++a)
+      for (unsigned int b = 0; b < 3; ++b)
+        K[a][b] = (spring.normal_stiffness - spring.tangential_stiffness) * normal[a] * normal[b] +
+                  (a == b ? spring.tangential_stiffness : 0.);
+    return K;
   }
 
   dealii::UpdateFlags

@@ -3,6 +3,7 @@
 #ifndef PLASTIX_CORE_BOUNDARY_SPRINGS_H
 #define PLASTIX_CORE_BOUNDARY_SPRINGS_H
 
+#include <deal.II/base/tensor.h>
 #include <deal.II/base/types.h>
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/lac/full_matrix.h>
@@ -31,6 +32,14 @@ namespace plastix
 
   /** The springs of a mesh by boundary id. */
   using BoundarySprings = std::map<dealii::types::boundary_id, BoundarySpring>;
+
+  /**
+   * The stiffness per area of @p spring where the outward unit normal is
+   * @p normal: K = k_n n n^T + k_t (I - n n^T); the springs push back with
+   * the traction -K u.
+   */
+  dealii::Tensor<2, 3>
+  boundary_spring_stiffness(const BoundarySpring &spring, const dealii::Tensor<1, 3> &normal);
 
   /**
    * Add the spring matrix of the face of @p fe_face_values (reinitialized on
