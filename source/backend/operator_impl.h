@@ -192,6 +192,22 @@ namespace plastix
     namespace internal
     {
       /**
+       * The settings the operator runs with: @p requested checked against
+       * the rules of its strategy (std::invalid_argument naming the rule)
+       * and ThreadMapping::automatic resolved.
+       */
+      OperatorSettings
+      resolve_settings(const OperatorSettings &requested);
+
+      /**
+       * The thread mapping that ThreadMapping::automatic stands for with
+       * @p strategy and @p kernel on this execution space (the fastest
+       * measured, doc/benchmarks.md).
+       */
+      ThreadMapping
+      automatic_thread_mapping(Strategy strategy, CellKernel kernel);
+
+      /**
        * Call @p action with std::true_type for B-bar (mean dilatation) and
        * std::false_type for full integration: the compile-time flag of
        * QuadratureCellOperator.

@@ -1,0 +1,66 @@
+// The cell operator that the operator's settings and state select (geometry,
+// law, element formulation, precision), shared by the backend translation
+// units that apply, assemble or differentiate the operator (Kokkos).
+#ifndef PLASTIX_SOURCE_BACKEND_CELL_OPERATOR_CHOICE_H
+#define PLASTIX_SOURCE_BACKEND_CELL_OPERATOR_CHOICE_H
+
+#include "operator_impl.h"
+#include "plasticity_impl.h"
+
+#include <type_traits>
+
+namespace plastix
+{
+  namespace backend
+  {
+    namespace internal
+    {
+      /**
+       * Run @p action with the quadrature cell operator of the chosen
+       * geometry and the current law, evaluated in @p Number: the J2 tangent
+       * if a plasticity state is attached, linear elasticity otherwise.
+       */
+      template <typename Number = double, typename Action>
+      void
+      with_quadrature_operator(const MechanicsOperator::Impl &d, const Action &action)
+      {
+        const bool stored = d.settings.cell_kernel == CellKernel::stored_geometry;
+        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+          constexpr bool bbar     = decltype(mean_dilatation)::value;
+          auto           with_law = [&](const auto &law) {
+            using Law = std::decay_t<decltype(law)>;
+            if (stored)
+              action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law, bbar>{
+                d.template stored_geometry<Number>(), law});
+            else
+              action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law, bbar>{
+                d.template on_the_fly_geometry<Number>(), law});
+          };
+          if (d.plasticity != nullptr)
+            with_law(d.plasticity->template tangent_law<Number>());
+          else
+            with_law(d.template elastic_law<Number>());
+        });
+      }
+
+      template <typename Number>
+      internal::MatrixCellOperator<Number>
+      matrix_operator(const MechanicsOperator::Impl &d)
+      {
+        internal::MatrixCellOperator<Number> op;
+        op.matrices     = d.matrices.data();
+        op.cell_matrix  = d.cell_matrix.data();
+        op.own_matrices = d.plastic_matrices.data();
+        op.n_shared     = static_cast<LocalIndex>(d.n_matrices);
+        op.cell_factors = d.cell_factor_data();
+        return op;
+      }
+
+      /** The numeric pass of Strategy::assembled with the current law (elastic or tangent). */
+      void
+      assemble_matrix_values(MechanicsOperator::Impl &d);
+    } // namespace internal
+  } // namespace backend
+} // namespace plastix
+
+#endif
