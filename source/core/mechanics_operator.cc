@@ -59,6 +59,421 @@ namespace plastix
       if (mesh.dirichlet_columns.empty())
         mesh.dirichlet_offsets.clear();
     }
+
+    /** The mapping, element and constraints that the operator takes; std::invalid_argument otherwise. */
+    void
+    check_discretization(const dealii::Mapping<3>                &mapping,
+                         const dealii::FiniteElement<3>          &fe,
+                         const dealii::AffineConstraints<double> &constraints)
+    {
+      const auto *mapping_q = dynamic_cast<const dealii::MappingQ<3> *>(&mapping);
+      if (mapping_q == nullptr || mapping_q->get_degree() != 1)
+        throw std::invalid_argument(
+          "plastix::MechanicsOperator: only the trilinear mapping (MappingQ(1)) is "
+          "supported; the geometry is computed from the cell vertices");
+      if (fe.n_components() != 3 || fe.n_dofs_per_cell() != 24 || fe.degree != 1 ||
+          fe.n_base_elements() != 1 || fe.base_element(0).get_name() != "FE_Q<3>(1)")
+        throw std::invalid_argument(
+          "plastix::MechanicsOperator needs FESystem(FE_Q(1), 3); got " + fe.get_name());
+      if (!constraints.is_closed())
+        throw std::invalid_argument("plastix::MechanicsOperator: the AffineConstraints are not closed "
+                                    "(call close() after adding all constraints)");
+    }
+
+    /**
+     * The DoFs of the operator on this process besides the owned ones: the
+     * DoFs of the owned cells (of the ghost cells too with @p
+     * applies_ghost_cells) and the DoFs that their constraint lines depend
+     * on, with deal.II's hanging-node constraints of the active mesh (not
+     * closed with the Dirichlet lines: their weights on Dirichlet DoFs, for
+     * add_dirichlet_weights()).
+     */
+    struct LocalDofs
+    {
+      /** The DoFs of the cells the operator visits. */
+      dealii::IndexSet active;
+      /** The DoFs that constraint lines of active DoFs depend on. */
+      dealii::IndexSet line_columns;
+      /** Hanging-node constraints of the active mesh; empty without lines or on a level. */
+      dealii::AffineConstraints<double> hanging;
+    };
+
+    void
+    find_local_dofs(const dealii::DoFHandler<3>             &dof_handler,
+                    const dealii::AffineConstraints<double> &constraints,
+                    const unsigned int                       level,
+                    const bool                               applies_ghost_cells,
+                    LocalDofs                               &dofs)
+    {
+      const bool on_level = level != dealii::numbers::invalid_unsigned_int;
+      // A serial mesh: every cell is owned, so every DoF is active and owned
+      // (deal.II's search visits every cell).
+      if (dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&dof_handler.get_triangulation()) == nullptr)
+        dofs.active = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
+      else if (applies_ghost_cells)
+        dealii::DoFTools::extract_locally_relevant_level_dofs(dof_handler, level, dofs.active);
+      else if (on_level)
+        dealii::DoFTools::extract_locally_active_level_dofs(dof_handler, dofs.active, level);
+      else
+        dealii::DoFTools::extract_locally_active_dofs(dof_handler, dofs.active);
+      bool has_lines = false;
+      for (const auto i : dofs.active)
+        if (const auto *entries = constraints.get_constraint_entries(i))
+          has_lines = has_lines || !entries->empty();
+      if (has_lines && !on_level)
+        {
+          dealii::IndexSet relevant;
+          dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
+          dofs.hanging.reinit(relevant);
+          dealii::DoFTools::make_hanging_node_constraints(dof_handler, dofs.hanging);
+          dofs.hanging.close();
+        }
+      auto is_dirichlet = [&](const dealii::types::global_dof_index i) {
+        const auto *entries = constraints.get_constraint_entries(i);
+        return constraints.is_constrained(i) && (entries == nullptr || entries->empty());
+      };
+      std::vector<dealii::types::global_dof_index> columns;
+      for (const auto i : dofs.active)
+        if (const auto *entries = constraints.get_constraint_entries(i))
+          if (!entries->empty())
+            {
+              for (const auto &entry : *entries)
+                columns.push_back(entry.first);
+              if (const auto *raw = dofs.hanging.get_constraint_entries(i))
+                for (const auto &entry : *raw)
+                  if (is_dirichlet(entry.first))
+                    columns.push_back(entry.first);
+            }
+      std::sort(columns.begin(), columns.end());
+      columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+      dofs.line_columns = dealii::IndexSet(dofs.active.size());
+      dofs.line_columns.add_indices(columns.begin(), columns.end());
+    }
+
+    /**
+     * Collects the cells that the operator visits into backend::MeshData:
+     * the local node of each vertex, the coordinates, the material index and
+     * stiffness factor, and the boundary springs' face matrices as (row,
+     * column, value) of local DoFs.
+     */
+    class CellCollector
+    {
+    public:
+      /** The material id and stiffness factor of a ghost cell, from its owner. */
+      using GivenCellData = std::pair<unsigned int, float>;
+
+      CellCollector(const dealii::Mapping<3>                     &mapping,
+                    const dealii::DoFHandler<3>                  &dof_handler,
+                    const dealii::Utilities::MPI::Partitioner    &partitioner,
+                    const MaterialTable                          &materials,
+                    const MechanicsOperator::AdditionalData      &additional_data,
+                    const unsigned int                            level,
+                    const bool                                    applies_ghost_cells,
+                    backend::MeshData                            &mesh)
+        : partitioner(partitioner)
+        , additional_data(additional_data)
+        , level(level)
+        , on_level(level != dealii::numbers::invalid_unsigned_int)
+        , mesh(mesh)
+        , dof_indices(24)
+      {
+        const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
+        for (unsigned int i = 0; i < 24; ++i)
+          {
+            const auto [component, vertex] = fe.system_to_component_index(i);
+            cell_dof[vertex][component]    = i;
+          }
+        for (const auto &[id, material] : materials)
+          {
+            material_index[id] = mesh.materials.size();
+            mesh.materials.push_back(material);
+          }
+        const dealii::Triangulation<3> &triangulation = dof_handler.get_triangulation();
+        // At most the mesh's cells of that level, or its active cells (ghost and artificial ones included).
+        const std::size_t max_cells = on_level ? triangulation.n_cells(level) : triangulation.n_active_cells();
+        mesh.cell_nodes.reserve(8 * max_cells);
+        mesh.cell_material.reserve(max_cells);
+        if (additional_data.cell_stiffness_factor)
+          mesh.cell_factors.reserve(max_cells);
+        touched.assign(mesh.node_coordinates.size(), false);
+        // The factors of the owned level cells by their index on the level,
+        // for their ghost copies on other ranks: the callback runs once per cell.
+        if (applies_ghost_cells && additional_data.cell_stiffness_factor)
+          owned_level_factors.assign(triangulation.n_raw_cells(level), 1.f);
+        if (!additional_data.boundary_springs.empty())
+          {
+            spring_face_values = std::make_unique<dealii::FEFaceValues<3>>(mapping, fe, dealii::QGauss<2>(2),
+                                                                           boundary_spring_update_flags());
+            spring_matrix.reinit(24, 24);
+          }
+      }
+
+      /** Add @p cell (@p given: a ghost cell's data from its owner, null for an owned cell). */
+      template <typename CellIterator>
+      void
+      add(const CellIterator &cell, const GivenCellData *given)
+      {
+        if (on_level)
+          cell->get_mg_dof_indices(dof_indices);
+        else
+          cell->get_dof_indices(dof_indices);
+        add_vertices(cell);
+        if (spring_face_values)
+          add_springs(cell);
+        const auto it = material_index.find(given != nullptr ? given->first : cell->material_id());
+        if (it == material_index.end())
+          throw std::invalid_argument("plastix::MechanicsOperator: no material given for "
+                                      "material id " +
+                                      std::to_string(given != nullptr ? given->first : cell->material_id()) +
+                                      (on_level ? " (on multigrid level " + std::to_string(level) +
+                                                    "; a level cell has its own material id, which its children inherit when refined)" :
+                                                  std::string()));
+        mesh.cell_material.push_back(it->second);
+        if (additional_data.cell_stiffness_factor && given != nullptr)
+          mesh.cell_factors.push_back(given->second);
+        else if (additional_data.cell_stiffness_factor)
+          add_stiffness_factor(cell);
+      }
+
+      /** The stiffness factor of the owned level cell @p cell_index for its ghost copies (1 if none). */
+      float
+      owned_level_factor(const unsigned int cell_index) const
+      {
+        return owned_level_factors.empty() ? 1.f : owned_level_factors[cell_index];
+      }
+
+      /**
+       * Move the springs' entries into MeshData: a DoF pair on the edge of
+       * two spring faces comes once per face, so sort, then sum the entries
+       * of equal pairs.
+       */
+      void
+      finish_springs()
+      {
+        std::sort(spring_entries.begin(), spring_entries.end(), [](const SpringEntry &a, const SpringEntry &b) {
+          return a.row < b.row || (a.row == b.row && a.column < b.column);
+        });
+        for (const SpringEntry &entry : spring_entries)
+          if (!mesh.spring_rows.empty() && mesh.spring_rows.back() == entry.row &&
+              mesh.spring_columns.back() == entry.column)
+            mesh.spring_values.back() += entry.value;
+          else
+            {
+              mesh.spring_rows.push_back(entry.row);
+              mesh.spring_columns.push_back(entry.column);
+              mesh.spring_values.push_back(entry.value);
+            }
+        spring_entries = {};
+      }
+
+      /** Whether a cell has local DoF @p i. */
+      std::vector<bool> touched;
+      /** The first invalid stiffness factor, reported after the collective set-up on every rank. */
+      std::string factor_error;
+
+    private:
+      template <typename CellIterator>
+      void
+      add_vertices(const CellIterator &cell)
+      {
+        for (unsigned int v = 0; v < 8; ++v)
+          {
+            const std::size_t l0 = partitioner.global_to_local(dof_indices[cell_dof[v][0]]);
+            const std::size_t l1 = partitioner.global_to_local(dof_indices[cell_dof[v][1]]);
+            const std::size_t l2 = partitioner.global_to_local(dof_indices[cell_dof[v][2]]);
+            if (l0 % 3 != 0 || l1 != l0 + 1 || l2 != l0 + 2)
+              throw std::invalid_argument(
+                "plastix::MechanicsOperator: the DoFs x, y, z of a vertex must have "
+                "consecutive indices (deal.II's default numbering); got " +
+                std::to_string(dof_indices[cell_dof[v][0]]) + ", " + std::to_string(dof_indices[cell_dof[v][1]]) +
+                ", " + std::to_string(dof_indices[cell_dof[v][2]]));
+            const std::size_t node = l0 / 3;
+            mesh.cell_nodes.push_back(node);
+            for (unsigned int d = 0; d < 3; ++d)
+              mesh.node_coordinates[3 * node + d] = cell->vertex(v)[d];
+            touched[l0] = touched[l1] = touched[l2] = true;
+          }
+      }
+
+      template <typename CellIterator>
+      void
+      add_springs(const CellIterator &cell)
+      {
+        spring_matrix = 0;
+        if (add_boundary_spring_matrices(*spring_face_values, cell, additional_data.boundary_springs, spring_matrix))
+          for (unsigned int i = 0; i < 24; ++i)
+            for (unsigned int j = 0; j < 24; ++j)
+              if (spring_matrix(i, j) != 0.)
+                spring_entries.push_back(
+                  {static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[i])),
+                   static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[j])),
+                   spring_matrix(i, j)});
+      }
+
+      template <typename CellIterator>
+      void
+      add_stiffness_factor(const CellIterator &cell)
+      {
+        const double factor =
+          additional_data.cell_stiffness_factor(dealii::TriaIterator<dealii::CellAccessor<3>>(cell));
+        // What the device takes as a stiffness factor (MeshData::cell_factors, one float).
+        const bool good = factor > 0 && std::isfinite(factor) && factor < std::numeric_limits<float>::max();
+        if (!good && factor_error.empty())
+          factor_error = "plastix::MechanicsOperator: the stiffness factor of cell " + cell->id().to_string() +
+                         " is " + std::to_string(factor) + "; it must be finite and positive";
+        mesh.cell_factors.push_back(good ? static_cast<float>(factor) : 1.f);
+        if (!owned_level_factors.empty())
+          owned_level_factors[cell->index()] = mesh.cell_factors.back();
+      }
+
+      struct SpringEntry
+      {
+        backend::LocalIndex row, column;
+        double              value;
+      };
+
+      const dealii::Utilities::MPI::Partitioner           &partitioner;
+      const MechanicsOperator::AdditionalData             &additional_data;
+      const unsigned int                                   level;
+      const bool                                           on_level;
+      backend::MeshData                                   &mesh;
+      /** Which cell DoF is component c of vertex v. */
+      unsigned int                                         cell_dof[8][3];
+      std::map<dealii::types::material_id, std::uint16_t>  material_index;
+      std::vector<dealii::types::global_dof_index>         dof_indices;
+      std::vector<float>                                   owned_level_factors;
+      std::unique_ptr<dealii::FEFaceValues<3>>             spring_face_values;
+      dealii::FullMatrix<double>                           spring_matrix;
+      std::vector<SpringEntry>                             spring_entries;
+    };
+
+    /**
+     * The ghost cells of @p level, after the owned ones, with their owners'
+     * material ids and stiffness factors (collective).
+     */
+    void
+    add_ghost_level_cells(const dealii::DoFHandler<3>  &dof_handler,
+                          const unsigned int            level,
+                          CellCollector                &cells,
+                          internal::CollectiveFailure  &failures)
+    {
+      using CellData  = CellCollector::GivenCellData;
+      using LevelCell = dealii::Triangulation<3>::level_cell_iterator;
+      std::map<dealii::CellId, CellData> ghost_data;
+      dealii::GridTools::exchange_cell_data_to_level_ghosts<CellData, dealii::Triangulation<3>>(
+        dof_handler.get_triangulation(),
+        [&](const LevelCell &cell) {
+          // A bad factor is reported by the owner; the ghost copy takes 1.
+          return std::optional<CellData>(CellData(cell->material_id(), cells.owned_level_factor(cell->index())));
+        },
+        [&](const LevelCell &cell, const CellData &data) { ghost_data[cell->id()] = data; },
+        [&](const LevelCell &cell) { return cell->level() == static_cast<int>(level); });
+      failures.guard([&] {
+        for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
+          if (cell->is_ghost_on_level())
+            {
+              const auto data = ghost_data.find(cell->id());
+              if (data == ghost_data.end())
+                throw std::logic_error("plastix::MechanicsOperator: ghost cell " + cell->id().to_string() +
+                                       " of level " + std::to_string(level) + " got no data from its owner");
+              cells.add(cell, &data->second);
+            }
+      });
+    }
+
+    /** The constrained rows of the owned DoFs and the inhomogeneities of the lines. */
+    struct ConstrainedRows
+    {
+      /** Owned constrained DoFs (Dirichlet and lines) and their prescribed values (0 for lines). */
+      std::vector<backend::LocalIndex> owned;
+      std::vector<double>              owned_values;
+      /** The inhomogeneity of each line with entries. */
+      std::vector<double> line_values;
+      unsigned long long  n_owned_lines = 0;
+    };
+
+    /**
+     * Dirichlet lines (no entries) become unit rows (MeshData::constrained_dofs);
+     * lines with entries (hanging nodes) the device's C^T A C
+     * (MeshData::constraint_*). Both kinds are the constrained rows that
+     * set_constrained_zero() clears. Also checks that every local DoF
+     * belongs to a cell or is a column of a line.
+     */
+    void
+    collect_constraint_lines(const dealii::AffineConstraints<double>   &constraints,
+                             const dealii::Utilities::MPI::Partitioner &partitioner,
+                             const LocalDofs                           &dofs,
+                             const std::vector<bool>                   &touched,
+                             backend::MeshData                         &mesh,
+                             ConstrainedRows                           &rows)
+    {
+      const std::size_t n_local = partitioner.locally_owned_size() + partitioner.n_ghost_indices();
+      // DoFs outside the owned cells are DoFs that hanging-node lines depend
+      // on; any other one means the index sets do not fit the mesh.
+      for (std::size_t i = 0; i < n_local; ++i)
+        if (!touched[i] && !dofs.line_columns.is_element(partitioner.local_to_global(i)))
+          throw std::invalid_argument("plastix::MechanicsOperator: DoF " +
+                                      std::to_string(partitioner.local_to_global(i)) +
+                                      " belongs to no locally owned cell");
+      mesh.constraint_offsets.push_back(0);
+      for (std::size_t i = 0; i < n_local; ++i)
+        {
+          const auto global = partitioner.local_to_global(i);
+          if (!constraints.is_constrained(global))
+            continue;
+          const bool  owned   = i < partitioner.locally_owned_size();
+          const auto *entries = constraints.get_constraint_entries(global);
+          if (entries == nullptr || entries->empty())
+            {
+              mesh.constrained_dofs[i] = 1;
+              if (owned)
+                {
+                  rows.owned.push_back(i);
+                  rows.owned_values.push_back(constraints.get_inhomogeneity(global));
+                }
+              continue;
+            }
+          mesh.constraint_rows.push_back(i);
+          for (const auto &[column, weight] : *entries)
+            {
+              if (!partitioner.in_local_range(column) && !partitioner.is_ghost_entry(column))
+                throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
+                                            " is constrained to DoF " + std::to_string(column) +
+                                            ", which is not locally relevant (build the constraints "
+                                            "on the locally relevant DoFs)");
+              if (constraints.is_constrained(column))
+                throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
+                                            " is constrained to DoF " + std::to_string(column) +
+                                            ", which is constrained itself");
+              mesh.constraint_columns.push_back(partitioner.global_to_local(column));
+              mesh.constraint_weights.push_back(weight);
+            }
+          mesh.constraint_offsets.push_back(mesh.constraint_columns.size());
+          rows.line_values.push_back(constraints.get_inhomogeneity(global));
+          if (owned)
+            {
+              rows.owned.push_back(i);
+              rows.owned_values.push_back(0.);
+              ++rows.n_owned_lines;
+            }
+        }
+      if (mesh.constraint_rows.empty())
+        mesh.constraint_offsets.clear();
+      else if (dofs.hanging.n_constraints() > 0)
+        add_dirichlet_weights(dofs.hanging, partitioner, mesh);
+    }
+
+    /** The backend's settings from the adapter's AdditionalData. */
+    backend::OperatorSettings
+    backend_settings(const MechanicsOperator::AdditionalData &additional_data)
+    {
+      backend::OperatorSettings settings;
+      settings.strategy            = additional_data.strategy;
+      settings.cell_kernel         = additional_data.cell_kernel;
+      settings.thread_mapping      = additional_data.thread_mapping;
+      settings.element_formulation = additional_data.element_formulation;
+      return settings;
+    }
   } // namespace
 
   MechanicsOperator::MechanicsOperator() = default;
@@ -127,79 +542,18 @@ namespace plastix
     applies_ghost_cells =
       on_level && additional_data.shared_rows != SharedRows::partial_sums && distributed &&
       dealii::Utilities::MPI::n_mpi_processes(dof_handler.get_communicator()) > 1;
-    const auto *mapping_q = dynamic_cast<const dealii::MappingQ<3> *>(&mapping);
-    if (mapping_q == nullptr || mapping_q->get_degree() != 1)
-      throw std::invalid_argument(
-        "plastix::MechanicsOperator: only the trilinear mapping (MappingQ(1)) is "
-        "supported; the geometry is computed from the cell vertices");
-
-    const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
-    if (fe.n_components() != 3 || fe.n_dofs_per_cell() != 24 || fe.degree != 1 ||
-        fe.n_base_elements() != 1 || fe.base_element(0).get_name() != "FE_Q<3>(1)")
-      throw std::invalid_argument(
-        "plastix::MechanicsOperator needs FESystem(FE_Q(1), 3); got " + fe.get_name());
-
-    if (!constraints.is_closed())
-      throw std::invalid_argument("plastix::MechanicsOperator: the AffineConstraints are not closed "
-                                  "(call close() after adding all constraints)");
+    check_discretization(mapping, dof_handler.get_fe(), constraints);
 
     // Local DoF index layout: owned, then the ghosts of the owned cells (of
     // the ghost cells too under SharedRows::ghost_cells) and the DoFs that
     // hanging-node lines of their DoFs depend on.
     const dealii::IndexSet &owned = on_level ? dof_handler.locally_owned_mg_dofs(level) : dof_handler.locally_owned_dofs();
-    dealii::IndexSet               active;
-    // A serial mesh: every cell is owned, so every DoF is active and owned
-    // (deal.II's search visits every cell).
-    if (dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&triangulation) == nullptr)
-      active = owned;
-    else if (applies_ghost_cells)
-      dealii::DoFTools::extract_locally_relevant_level_dofs(dof_handler, level, active);
-    else if (on_level)
-      dealii::DoFTools::extract_locally_active_level_dofs(dof_handler, active, level);
-    else
-      dealii::DoFTools::extract_locally_active_dofs(dof_handler, active);
-    // deal.II's hanging-node constraints of the mesh, unclosed with the
-    // Dirichlet lines: their weights on Dirichlet DoFs (add_dirichlet_weights).
-    dealii::AffineConstraints<double> hanging;
-    bool                              has_lines = false;
-    for (const auto i : active)
-      if (const auto *entries = constraints.get_constraint_entries(i))
-        has_lines = has_lines || !entries->empty();
-    if (has_lines && !on_level)
-      {
-        dealii::IndexSet relevant;
-        dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
-        hanging.reinit(relevant);
-        dealii::DoFTools::make_hanging_node_constraints(dof_handler, hanging);
-        hanging.close();
-      }
-    auto is_dirichlet = [&](const dealii::types::global_dof_index i) {
-      const auto *entries = constraints.get_constraint_entries(i);
-      return constraints.is_constrained(i) && (entries == nullptr || entries->empty());
-    };
-    dealii::IndexSet line_columns(active.size());
-    {
-      std::vector<dealii::types::global_dof_index> columns;
-      for (const auto i : active)
-        if (const auto *entries = constraints.get_constraint_entries(i))
-          if (!entries->empty())
-            {
-              for (const auto &entry : *entries)
-                columns.push_back(entry.first);
-              if (const auto *raw = hanging.get_constraint_entries(i))
-                for (const auto &entry : *raw)
-                  if (is_dirichlet(entry.first))
-                    columns.push_back(entry.first);
-            }
-      std::sort(columns.begin(), columns.end());
-      columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-      line_columns.add_indices(columns.begin(), columns.end());
-    }
-    dealii::IndexSet ghosts = active;
-    ghosts.add_indices(line_columns);
+    LocalDofs               dofs;
+    find_local_dofs(dof_handler, constraints, level, applies_ghost_cells, dofs);
+    dealii::IndexSet ghosts = dofs.active;
+    ghosts.add_indices(dofs.line_columns);
     ghosts.subtract_set(owned);
-    partitioner = std::make_shared<dealii::Utilities::MPI::Partitioner>(
-      owned, ghosts, dof_handler.get_communicator());
+    partitioner = std::make_shared<dealii::Utilities::MPI::Partitioner>(owned, ghosts, dof_handler.get_communicator());
 
     // A failure on one rank must stop every rank, none left waiting in a
     // collective step below (also a user's stiffness-factor callback that
@@ -216,258 +570,48 @@ namespace plastix
           "component-wise?");
     });
 
-    // Which cell DoF is component c of vertex v.
-    unsigned int cell_dof[8][3];
-    for (unsigned int i = 0; i < 24; ++i)
-      {
-        const auto [component, vertex] = fe.system_to_component_index(i);
-        cell_dof[vertex][component]    = i;
-      }
-
     backend::MeshData mesh;
     mesh.n_nodes       = n_local / 3;
     mesh.n_owned_nodes = partitioner->locally_owned_size() / 3;
     mesh.node_coordinates.assign(n_local, 0.);
     mesh.constrained_dofs.assign(n_local, 0);
-
-    std::map<dealii::types::material_id, std::uint16_t> material_index;
-    for (const auto &[id, material] : materials)
-      {
-        material_index[id] = mesh.materials.size();
-        mesh.materials.push_back(material);
-      }
-
-    // At most the mesh's cells of that level, or its active cells (ghost and artificial ones included).
-    const std::size_t max_cells = on_level ? triangulation.n_cells(level) : triangulation.n_active_cells();
-    mesh.cell_nodes.reserve(8 * max_cells);
-    mesh.cell_material.reserve(max_cells);
-    if (additional_data.cell_stiffness_factor)
-      mesh.cell_factors.reserve(max_cells);
-    std::vector<bool>                             touched(n_local, false);
-    std::string                                   factor_error;
-    std::vector<dealii::types::global_dof_index> dof_indices(24);
-    // What the device takes as a stiffness factor (MeshData::cell_factors, one float).
-    const auto valid_factor = [](const double factor) {
-      return factor > 0 && std::isfinite(factor) && factor < std::numeric_limits<float>::max();
-    };
-    // The factors of the owned level cells by their index on the level, for
-    // their ghost copies on other ranks: the callback runs once per cell.
-    std::vector<float> owned_level_factors;
-    if (applies_ghost_cells && additional_data.cell_stiffness_factor)
-      owned_level_factors.assign(triangulation.n_raw_cells(level), 1.f);
-    // The boundary springs of the cells' faces: (row, column, value) of local DoFs.
-    std::unique_ptr<dealii::FEFaceValues<3>> spring_face_values;
-    dealii::FullMatrix<double>               spring_matrix;
-    struct SpringEntry
-    {
-      backend::LocalIndex row, column;
-      double              value;
-    };
-    std::vector<SpringEntry> spring_entries;
-    if (!additional_data.boundary_springs.empty())
-      {
-        spring_face_values = std::make_unique<dealii::FEFaceValues<3>>(mapping, fe, dealii::QGauss<2>(2),
-                                                                       boundary_spring_update_flags());
-        spring_matrix.reinit(24, 24);
-      }
-    // given: the material id and stiffness factor of a ghost cell, from its owner.
-    auto add_cell = [&](const auto &cell, const std::pair<unsigned int, float> *given) {
-        if (on_level)
-          cell->get_mg_dof_indices(dof_indices);
-        else
-          cell->get_dof_indices(dof_indices);
-        for (unsigned int v = 0; v < 8; ++v)
-          {
-            const std::size_t l0 = partitioner->global_to_local(dof_indices[cell_dof[v][0]]);
-            const std::size_t l1 = partitioner->global_to_local(dof_indices[cell_dof[v][1]]);
-            const std::size_t l2 = partitioner->global_to_local(dof_indices[cell_dof[v][2]]);
-            if (l0 % 3 != 0 || l1 != l0 + 1 || l2 != l0 + 2)
-              throw std::invalid_argument(
-                "plastix::MechanicsOperator: the DoFs x, y, z of a vertex must have "
-                "consecutive indices (deal.II's default numbering); got " +
-                std::to_string(dof_indices[cell_dof[v][0]]) + ", " +
-                std::to_string(dof_indices[cell_dof[v][1]]) + ", " +
-                std::to_string(dof_indices[cell_dof[v][2]]));
-            const std::size_t node = l0 / 3;
-            mesh.cell_nodes.push_back(node);
-            for (unsigned int d = 0; d < 3; ++d)
-              mesh.node_coordinates[3 * node + d] = cell->vertex(v)[d];
-            touched[l0] = touched[l1] = touched[l2] = true;
-          }
-        if (spring_face_values)
-          {
-            spring_matrix = 0;
-            if (add_boundary_spring_matrices(*spring_face_values, cell, additional_data.boundary_springs,
-                                             spring_matrix))
-              for (unsigned int i = 0; i < 24; ++i)
-                for (unsigned int j = 0; j < 24; ++j)
-                  if (spring_matrix(i, j) != 0.)
-                    spring_entries.push_back({static_cast<backend::LocalIndex>(
-                                                partitioner->global_to_local(dof_indices[i])),
-                                              static_cast<backend::LocalIndex>(
-                                                partitioner->global_to_local(dof_indices[j])),
-                                              spring_matrix(i, j)});
-          }
-        const auto it = material_index.find(given != nullptr ? given->first : cell->material_id());
-        if (it == material_index.end())
-          throw std::invalid_argument("plastix::MechanicsOperator: no material given for "
-                                      "material id " +
-                                      std::to_string(given != nullptr ? given->first : cell->material_id()) +
-                                      (on_level ? " (on multigrid level " + std::to_string(level) +
-                                                    "; a level cell has its own material id, which its children inherit when refined)" :
-                                                  std::string()));
-        mesh.cell_material.push_back(it->second);
-        if (additional_data.cell_stiffness_factor && given != nullptr)
-          mesh.cell_factors.push_back(given->second);
-        else if (additional_data.cell_stiffness_factor)
-          {
-            const double factor =
-              additional_data.cell_stiffness_factor(dealii::TriaIterator<dealii::CellAccessor<3>>(cell));
-            const bool good = valid_factor(factor);
-            // Reported after the collective set-up, on every rank.
-            if (!good && factor_error.empty())
-              factor_error = "plastix::MechanicsOperator: the stiffness factor of cell " + cell->id().to_string() +
-                             " is " + std::to_string(factor) + "; it must be finite and positive";
-            mesh.cell_factors.push_back(good ? static_cast<float>(factor) : 1.f);
-            if (!owned_level_factors.empty())
-              owned_level_factors[cell->index()] = mesh.cell_factors.back();
-          }
-    };
+    CellCollector cells(mapping, dof_handler, *partitioner, materials, additional_data, level, applies_ghost_cells,
+                        mesh);
     failures.guard([&] {
       if (on_level)
         {
           for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
             if (cell->is_locally_owned_on_level())
-              add_cell(cell, nullptr);
+              cells.add(cell, nullptr);
         }
       else
         for (const auto &cell : dof_handler.active_cell_iterators())
           if (cell->is_locally_owned())
-            add_cell(cell, nullptr);
+            cells.add(cell, nullptr);
     });
     n_owned_cells = mesh.cell_material.size();
     if (applies_ghost_cells)
-      {
-        // The ghost cells of the level, after the owned ones, with their
-        // owners' material ids and stiffness factors (collective).
-        using CellData = std::pair<unsigned int, float>;
-        using LevelCell = dealii::Triangulation<3>::level_cell_iterator;
-        std::map<dealii::CellId, CellData> ghost_data;
-        dealii::GridTools::exchange_cell_data_to_level_ghosts<CellData, dealii::Triangulation<3>>(
-          triangulation,
-          [&](const LevelCell &cell) {
-            // A bad factor is reported by the owner; the ghost copy takes 1.
-            const float factor = owned_level_factors.empty() ? 1.f : owned_level_factors[cell->index()];
-            return std::optional<CellData>(CellData(cell->material_id(), factor));
-          },
-          [&](const LevelCell &cell, const CellData &data) { ghost_data[cell->id()] = data; },
-          [&](const LevelCell &cell) { return cell->level() == static_cast<int>(level); });
-        failures.guard([&] {
-          for (const auto &cell : dof_handler.mg_cell_iterators_on_level(level))
-            if (cell->is_ghost_on_level())
-              {
-                const auto data = ghost_data.find(cell->id());
-                if (data == ghost_data.end())
-                  throw std::logic_error("plastix::MechanicsOperator: ghost cell " + cell->id().to_string() +
-                                         " of level " + std::to_string(level) + " got no data from its owner");
-                add_cell(cell, &data->second);
-              }
-        });
-      }
-    // A DoF pair on the edge of two spring faces comes once per face: sort,
-    // then sum the entries of equal pairs.
-    std::sort(spring_entries.begin(), spring_entries.end(), [](const SpringEntry &a, const SpringEntry &b) {
-      return a.row < b.row || (a.row == b.row && a.column < b.column);
-    });
-    for (const SpringEntry &entry : spring_entries)
-      if (!mesh.spring_rows.empty() && mesh.spring_rows.back() == entry.row &&
-          mesh.spring_columns.back() == entry.column)
-        mesh.spring_values.back() += entry.value;
-      else
-        {
-          mesh.spring_rows.push_back(entry.row);
-          mesh.spring_columns.push_back(entry.column);
-          mesh.spring_values.push_back(entry.value);
-        }
-    spring_entries = {};
-    std::vector<backend::LocalIndex> owned_constrained;
-    std::vector<double>              owned_values;
-    std::vector<double>              line_values;
-    unsigned long long               n_owned_lines = 0;
+      add_ghost_level_cells(dof_handler, level, cells, failures);
+    cells.finish_springs();
+
+    ConstrainedRows rows;
     failures.guard([&] {
-      // DoFs outside the owned cells are DoFs that hanging-node lines depend
-      // on; any other one means the index sets do not fit the mesh.
-      for (std::size_t i = 0; i < n_local; ++i)
-        if (!touched[i] && !line_columns.is_element(partitioner->local_to_global(i)))
-          throw std::invalid_argument("plastix::MechanicsOperator: DoF " +
-                                      std::to_string(partitioner->local_to_global(i)) +
-                                      " belongs to no locally owned cell");
-
-      // Dirichlet lines (no entries) become unit rows; lines with entries
-      // (hanging nodes) the device's C^T A C. Both kinds are the constrained
-      // rows that set_constrained_zero() clears.
-      mesh.constraint_offsets.push_back(0);
-      for (std::size_t i = 0; i < n_local; ++i)
-        {
-          const auto global = partitioner->local_to_global(i);
-          if (!constraints.is_constrained(global))
-            continue;
-          const auto *entries = constraints.get_constraint_entries(global);
-          if (entries != nullptr && !entries->empty())
-            {
-              mesh.constraint_rows.push_back(i);
-              for (const auto &[column, weight] : *entries)
-                {
-                  if (!partitioner->in_local_range(column) && !partitioner->is_ghost_entry(column))
-                    throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
-                                                " is constrained to DoF " + std::to_string(column) +
-                                                ", which is not locally relevant (build the constraints "
-                                                "on the locally relevant DoFs)");
-                  if (constraints.is_constrained(column))
-                    throw std::invalid_argument("plastix::MechanicsOperator: DoF " + std::to_string(global) +
-                                                " is constrained to DoF " + std::to_string(column) +
-                                                ", which is constrained itself");
-                  mesh.constraint_columns.push_back(partitioner->global_to_local(column));
-                  mesh.constraint_weights.push_back(weight);
-                }
-              mesh.constraint_offsets.push_back(mesh.constraint_columns.size());
-              line_values.push_back(constraints.get_inhomogeneity(global));
-              if (i < partitioner->locally_owned_size())
-                {
-                  owned_constrained.push_back(i);
-                  owned_values.push_back(0.);
-                  ++n_owned_lines;
-                }
-              continue;
-            }
-          mesh.constrained_dofs[i] = 1;
-          if (i < partitioner->locally_owned_size())
-            {
-              owned_constrained.push_back(i);
-              owned_values.push_back(constraints.get_inhomogeneity(global));
-            }
-        }
-      if (mesh.constraint_rows.empty())
-        mesh.constraint_offsets.clear();
-      else if (!on_level)
-        add_dirichlet_weights(hanging, *partitioner, mesh);
-      constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(owned_constrained, "constrained dofs");
-      constrained_owned_values = backend::DeviceArray<double>(owned_values, "prescribed values");
-      line_inhomogeneities     = backend::DeviceArray<double>(line_values, "hanging-node inhomogeneities");
+      collect_constraint_lines(constraints, *partitioner, dofs, cells.touched, mesh, rows);
+      constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(rows.owned, "constrained dofs");
+      constrained_owned_values = backend::DeviceArray<double>(rows.owned_values, "prescribed values");
+      line_inhomogeneities     = backend::DeviceArray<double>(rows.line_values, "hanging-node inhomogeneities");
     });
-    n_global_constraint_lines = dealii::Utilities::MPI::sum<unsigned long long>(n_owned_lines, dof_handler.get_communicator());
+    n_global_constraint_lines =
+      dealii::Utilities::MPI::sum<unsigned long long>(rows.n_owned_lines, dof_handler.get_communicator());
 
-    backend::OperatorSettings settings;
-    settings.strategy    = additional_data.strategy;
-    settings.cell_kernel = additional_data.cell_kernel;
-    settings.thread_mapping = additional_data.thread_mapping;
-    settings.element_formulation = additional_data.element_formulation;
-    if (factor_error.empty())
-      failures.guard([&] { device_operator = std::make_unique<backend::MechanicsOperator>(mesh, settings); });
+    if (cells.factor_error.empty())
+      failures.guard([&] {
+        device_operator = std::make_unique<backend::MechanicsOperator>(mesh, backend_settings(additional_data));
+      });
     // A bad cell or any failure on one rank stops every rank.
     try
       {
-        failures.throw_on_every_rank(partitioner->get_mpi_communicator(), factor_error);
+        failures.throw_on_every_rank(partitioner->get_mpi_communicator(), cells.factor_error);
       }
     catch (...)
       {
