@@ -73,49 +73,141 @@ namespace plastix
     restart_directory = directory;
   }
 
-  RunSummary
-  ElastoplasticProblem::run()
+  namespace
   {
-    RunSummary summary;
-    summary.n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
-    summary.ghost_exchange = Runtime::ghost_exchange_description();
-    summary.device  = Runtime::execution_space();
-    StageTimer timer(communicator, summary);
-    const bool root = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;
-    const bool restart = !restart_directory.empty();
+    /**
+     * One run of ElastoplasticProblem: the discretization, the Gauss-point
+     * state, Newton and the monitor, the load steps with their output,
+     * checkpoints and adaptive refinements, and the run's end.
+     */
+    class ElastoplasticRun
+    {
+    public:
+      ElastoplasticRun(const Parameters &parameters, MPI_Comm communicator, const std::string &restart_directory);
 
-    StagedOutput   output(parameters.output.directory, communicator);
-    Discretization d(parameters, communicator);
+      RunSummary
+      run();
 
-    internal::set_up_mesh_dofs_operator(d, timer, summary,
-                                        restart ? checkpoint_mesh_file(restart_directory) : std::string());
-    d.assemble_external_force();
-    // The Gauss-point history belongs to the operator; it, the Newton
-    // iteration and the monitor refer to the cells and the DoFs: an adaptive
-    // refinement rebuilds them.
-    d.op.enable_plasticity();
-    // The in-situ stress (Initial stress/Stress) in the Gauss-point state; a
-    // restart and an adaptive refinement carry it in the history.
-    const bool initial_stress = !parameters.initial_stress.is_zero();
-    if (initial_stress && !restart)
-      try
-        {
-          d.op.plasticity().set_initial_stress(d.dof_handler, parameters.initial_stress.function());
-        }
-      catch (const std::invalid_argument &error)
-        {
-          throw InputError("Initial stress/Stress", error.what());
-        }
-    LinearSolver linear_solver(parameters.solver);
-    // The force held at every load factor: the internal force f_0 of the
-    // in-situ stress at u = 0 (the boundary loads are changes from the
-    // in-situ state) plus the loads of 'Constant loads'.
-    const bool   held = initial_stress || parameters.boundary.has_constant_loads();
-    DeviceVector held_force;
-    const auto   make_newton = [&]() {
+    private:
+      /** Mesh, DoFs, operator, Gauss-point state, held force, Newton, monitor and preconditioner. */
+      void
+      set_up();
+
+      /** Newton on the current discretization, with the held force, the amplified loads and the prescribed amplitude. */
+      std::unique_ptr<NewtonRaphson>
+      make_newton();
+
+      /**
+       * The force held at every load factor: the internal force f_0 of the
+       * in-situ stress at u = 0 (the boundary loads are changes from the
+       * in-situ state) plus the loads of 'Constant loads'. Again after an
+       * adaptive refinement (new DoFs).
+       */
+      void
+      compute_held_force();
+
+      /**
+       * Continue from the checkpoint: displacement, history, load-stepping
+       * state and the monitor's rows; @p history_before: the history before
+       * the checkpoint's step.
+       */
+      void
+      restore_checkpoint(LoadSteppingState &start, std::vector<double> &history_before);
+
+      /**
+       * Adaptive refinement after converged load step @p at_step (load factor
+       * @p at_lambda): the mesh, DoFs, operator and external force change,
+       * the displacement and history move to the new cells, the state,
+       * Newton iteration and monitor are rebuilt, and the step is solved
+       * again at the same load factor (re-equilibration) and committed.
+       * @p u_host is the displacement on the host (ghosted), which
+       * adapt_mesh replaces by its transfer.
+       */
+      void
+      adapt(dealii::LinearAlgebra::distributed::Vector<double> u_host,
+            const std::vector<double>                         &history_before,
+            double                                             at_lambda,
+            unsigned int                                       at_step);
+
+      /** The load steps from @p start on, until the last or 'Steps per run'. */
+      void
+      solve_load_steps(const LoadSteppingState &start, const std::vector<double> &restart_history_before);
+
+      /** The monitor's row, the VTU and CSV of converged step @p step, published. */
+      void
+      write_step_output(unsigned int                                              step,
+                        double                                                    lambda,
+                        const LoadStepResult                                      &result,
+                        const dealii::LinearAlgebra::distributed::Vector<double> &u_host);
+
+      /** The checkpoint after step @p step: @p history_before is the history before it. */
+      void
+      write_step_checkpoint(unsigned int                                              step,
+                            double                                                    lambda,
+                            const LoadStepping                                       &stepping,
+                            const dealii::LinearAlgebra::distributed::Vector<double> &u_host,
+                            const std::vector<double>                                &history_before);
+
+      /** The summary's totals, the warnings, the plot and the end of the checkpoint. */
+      void
+      finish(unsigned int step);
+
+      const Parameters  &parameters;
+      const MPI_Comm     communicator;
+      const std::string  restart_directory;
+      const bool         root;
+      const bool         restart;
+      /** The in-situ stress (Initial stress/Stress) in the Gauss-point state. */
+      const bool         initial_stress;
+      /** Whether a force is held at every load factor (in-situ stress or 'Constant loads'). */
+      const bool         held;
+      RunSummary         summary;
+      StageTimer         timer;
+      StagedOutput       output;
+      Discretization     d;
+      LinearSolver       linear_solver;
+      DeviceVector       held_force;
+      std::unique_ptr<NewtonRaphson> newton;
+      std::unique_ptr<Monitor>       monitor;
+      std::string                    tangent_name;
+      std::vector<std::pair<double, std::string>> pvd;
+      const std::string checkpoint;
+      unsigned int      steps_this_run  = 0;
+      unsigned int      checkpoint_step = 0;
+      bool              stopped_early   = false;
+      /** Wall time since the run started or its last checkpoint (Output/Checkpoint wall time). */
+      dealii::Timer since_checkpoint;
+      /** Where the Newton stage's time goes (rank 0's clocks), printed at the end. */
+      NewtonStageTimes newton_times;
+    };
+
+    ElastoplasticRun::ElastoplasticRun(const Parameters  &parameters,
+                                       const MPI_Comm     communicator,
+                                       const std::string &restart_directory)
+      : parameters(parameters)
+      , communicator(communicator)
+      , restart_directory(restart_directory)
+      , root(dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
+      , restart(!restart_directory.empty())
+      , initial_stress(!parameters.initial_stress.is_zero())
+      , held(initial_stress || parameters.boundary.has_constant_loads())
+      , timer(communicator, summary)
+      , output(parameters.output.directory, communicator)
+      , d(parameters, communicator)
+      , linear_solver(parameters.solver)
+      , checkpoint(checkpoint_directory(parameters.output.directory))
+    {
+      summary.n_ranks        = dealii::Utilities::MPI::n_mpi_processes(communicator);
+      summary.ghost_exchange = Runtime::ghost_exchange_description();
+      summary.device         = Runtime::execution_space();
+    }
+
+    std::unique_ptr<NewtonRaphson>
+    ElastoplasticRun::make_newton()
+    {
       auto newton = std::make_unique<NewtonRaphson>(
         d.op, d.external_force, linear_solver,
-        [&](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
+        [this](const bool new_load_step) { d.initialize_solver(linear_solver, new_load_step); }, parameters.newton);
       if (held)
         newton->set_constant_force(held_force);
       for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
@@ -124,12 +216,11 @@ namespace plastix
       if (!prescribed.follows_load_factor())
         newton->set_prescribed_amplitude(prescribed);
       return newton;
-    };
-    // f_0 = the internal force of sigma_0 alone: the committed history with
-    // its plastic strains and hardening variable zeroed, at u = 0 (sigma_0
-    // lies inside the yield surface, so the point is elastic); then the
-    // history is put back. Again after an adaptive refinement (new DoFs).
-    const auto compute_held_force = [&]() {
+    }
+
+    void
+    ElastoplasticRun::compute_held_force()
+    {
       if (!held)
         return;
       d.op.initialize_dof_vector(held_force);
@@ -138,6 +229,10 @@ namespace plastix
           held_force.add(1., d.constant_force);
           return;
         }
+      // f_0 = the internal force of sigma_0 alone: the committed history with
+      // its plastic strains and hardening variable zeroed, at u = 0 (sigma_0
+      // lies inside the yield surface, so the point is elastic); then the
+      // history is put back.
       constexpr unsigned int    values  = backend::PlasticityState::history_values_per_cell;
       PlasticityState          &state   = d.op.plasticity();
       const std::vector<double> history = state.committed_history();
@@ -151,93 +246,91 @@ namespace plastix
       state.reset_trial();
       state.set_committed_history(history);
       held_force.add(1., d.constant_force);
-    };
-    compute_held_force();
-    auto newton  = make_newton();
-    auto monitor = std::make_unique<Monitor>(d, parameters.monitor);
-    // The tangent and f_int of the initial state.
-    d.op.plasticity().update(newton->u, newton->f_int);
-    timer.stop("operator");
+    }
 
-    // The preconditioner's structure (multigrid hierarchy, AMG) once per
-    // run, for the elastic operator; the Newton solves refresh only what
-    // follows the tangent.
-    timer.start();
-    internal::set_up_preconditioner(d, linear_solver);
-    const std::string tangent_name = parameters.newton.tangent == NewtonTangent::initial_stiffness ?
-                                       std::string("initial stiffness with Thomas acceleration") :
-                                     d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
-                                                                    std::string("consistent non-symmetric tangent");
-    summary.solver = linear_solver.name() + ", " + tangent_name;
-    if (root)
-      std::cout << "  Newton: " << summary.solver << std::endl;
-    timer.stop("preconditioner");
+    void
+    ElastoplasticRun::set_up()
+    {
+      internal::set_up_mesh_dofs_operator(d, timer, summary,
+                                          restart ? checkpoint_mesh_file(restart_directory) : std::string());
+      d.assemble_external_force();
+      // The Gauss-point history belongs to the operator; it, the Newton
+      // iteration and the monitor refer to the cells and the DoFs: an adaptive
+      // refinement rebuilds them.
+      d.op.enable_plasticity();
+      // A restart and an adaptive refinement carry the in-situ stress in the history.
+      if (initial_stress && !restart)
+        try
+          {
+            d.op.plasticity().set_initial_stress(d.dof_handler, parameters.initial_stress.function());
+          }
+        catch (const std::invalid_argument &error)
+          {
+            throw InputError("Initial stress/Stress", error.what());
+          }
+      compute_held_force();
+      newton  = make_newton();
+      monitor = std::make_unique<Monitor>(d, parameters.monitor);
+      // The tangent and f_int of the initial state.
+      d.op.plasticity().update(newton->u, newton->f_int);
+      timer.stop("operator");
 
-    timer.start();
+      // The preconditioner's structure (multigrid hierarchy, AMG) once per
+      // run, for the elastic operator; the Newton solves refresh only what
+      // follows the tangent.
+      timer.start();
+      internal::set_up_preconditioner(d, linear_solver);
+      tangent_name = parameters.newton.tangent == NewtonTangent::initial_stiffness ?
+                       std::string("initial stiffness with Thomas acceleration") :
+                     d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
+                                                    std::string("consistent non-symmetric tangent");
+      summary.solver = linear_solver.name() + ", " + tangent_name;
+      if (root)
+        std::cout << "  Newton: " << summary.solver << std::endl;
+      timer.stop("preconditioner");
+    }
 
-    // Where the load stepping starts: load factor 0, or a checkpoint.
-    LoadSteppingState   start;
-    std::vector<double> restart_history_before;
-    std::vector<std::pair<double, std::string>> pvd;
-    if (restart)
-      {
-        dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
-        std::vector<double>                                history;
-        read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation), d.dof_handler, u_host, history,
-                             backend::PlasticityState::history_values_per_cell);
-        start = read_load_stepping_state(restart_directory);
-        if (start.target_index > parameters.load_stepping.load_factors.size() ||
-            start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
-          throw InputError("--restart", "the load-stepping state of '" + restart_directory +
-                                          "' does not fit its parameter file");
-        // The checkpoint holds the history before its last step and the
-        // displacement after it: the stress update and commit repeat that
-        // step's last ones, so the run continues exactly as it would have.
-        newton->u.copy_from_host(u_host);
-        PlasticityState &state = d.op.plasticity();
-        state.set_committed_history(history);
-        compute_held_force();
-        state.update(newton->u, newton->f_int);
-        state.commit();
-        newton->lambda_previous = start.lambda_previous;
-        newton->force_scale     = start.force_scale;
-        monitor->restore(start);
-        restart_history_before = std::move(history);
-        pvd                        = start.pvd;
-        summary.newton_iterations = start.newton_iterations;
-        summary.linear_iterations = start.linear_iterations;
-        summary.n_cuts            = start.n_cuts;
-        if (root)
-          std::cout << "continuing from the checkpoint of load step " << start.step << " (load factor "
-                    << start.lambda << ") in " << restart_directory << std::endl;
-      }
-    if (restart)
-      timer.stop("restart");
-    if (!restart)
-      monitor->report_distant_points();
+    void
+    ElastoplasticRun::restore_checkpoint(LoadSteppingState &start, std::vector<double> &history_before)
+    {
+      dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
+      std::vector<double>                                history;
+      read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation),
+                           d.dof_handler, u_host, history, backend::PlasticityState::history_values_per_cell);
+      start = read_load_stepping_state(restart_directory);
+      if (start.target_index > parameters.load_stepping.load_factors.size() ||
+          start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
+        throw InputError("--restart", "the load-stepping state of '" + restart_directory +
+                                        "' does not fit its parameter file");
+      // The checkpoint holds the history before its last step and the
+      // displacement after it: the stress update and commit repeat that
+      // step's last ones, so the run continues exactly as it would have.
+      newton->u.copy_from_host(u_host);
+      PlasticityState &state = d.op.plasticity();
+      state.set_committed_history(history);
+      compute_held_force();
+      state.update(newton->u, newton->f_int);
+      state.commit();
+      newton->lambda_previous = start.lambda_previous;
+      newton->force_scale     = start.force_scale;
+      monitor->restore(start);
+      history_before            = std::move(history);
+      pvd                       = start.pvd;
+      summary.newton_iterations = start.newton_iterations;
+      summary.linear_iterations = start.linear_iterations;
+      summary.n_cuts            = start.n_cuts;
+      checkpoint_step           = start.step;
+      if (root)
+        std::cout << "continuing from the checkpoint of load step " << start.step << " (load factor "
+                  << start.lambda << ") in " << restart_directory << std::endl;
+    }
 
-    const std::string checkpoint = checkpoint_directory(parameters.output.directory);
-    LoadStepping      stepping(parameters.load_stepping,
-                          {start.step, start.target_index, start.lambda, start.increment, start.cuts_to_target});
-    unsigned int steps_this_run  = 0;
-    unsigned int checkpoint_step = restart ? start.step : 0;
-    bool         stopped_early   = false;
-    // Wall time since the run started or its last checkpoint (Output/Checkpoint wall time).
-    dealii::Timer since_checkpoint;
-    // Where the Newton stage's time goes (rank 0's clocks), printed at the end.
-    NewtonStageTimes newton_times;
-
-    // Adaptive refinement after converged load step @p at_step (load factor
-    // @p at_lambda): the mesh, DoFs, operator and external force change, the
-    // displacement and history move to the new cells, the state, Newton
-    // iteration and monitor are rebuilt, and the step is solved again at the
-    // same load factor (re-equilibration) and committed.
-    // @p u_host is the displacement on the host (ghosted), which adapt_mesh
-    // replaces by its transfer.
-    const auto adapt = [&](dealii::LinearAlgebra::distributed::Vector<double> u_host,
-                           const std::vector<double>                         &history_before,
-                           const double                                       at_lambda,
-                           const unsigned int                                 at_step) {
+    void
+    ElastoplasticRun::adapt(dealii::LinearAlgebra::distributed::Vector<double> u_host,
+                            const std::vector<double>                         &history_before,
+                            const double                                       at_lambda,
+                            const unsigned int                                 at_step)
+    {
       timer.start();
       std::vector<double> history = d.op.plasticity().committed_history();
       LoadSteppingState   rows;
@@ -288,166 +381,220 @@ namespace plastix
                   << " -> " << adaptation.cells_after << " cells, " << adaptation.dofs_before << " -> "
                   << adaptation.dofs_after << " DoFs; re-equilibrated in " << result.iterations
                   << " Newton iterations (|R|/F = " << result.relative_residual << ")" << std::endl;
-    };
-    try
-      {
-        // A checkpoint is written before the adaptation of its step: repeat
-        // it (inside the try: an interruption of its re-equilibration names
-        // the checkpoint like any other).
-        if (restart && parameters.mesh.adaptive.due_after(start.step))
-          adapt(d.to_host(newton->u), restart_history_before, start.lambda, start.step);
-        while (!stepping.finished())
-          {
-            timer.start();
-            const LoadStepResult result =
-              stepping.solve_step(*newton, root, [&]() {
+    }
+
+    void
+    ElastoplasticRun::write_step_output(const unsigned int                                        step,
+                                        const double                                              lambda,
+                                        const LoadStepResult                                      &result,
+                                        const dealii::LinearAlgebra::distributed::Vector<double> &u_host)
+    {
+      timer.start();
+      monitor->record(step, lambda, result.newton.iterations, result.newton.linear_iterations,
+                      result.newton.plastic.n_plastic_points, u_host, newton->f_int);
+      if (parameters.output.write_vtu)
+        {
+          PointFields point_fields;
+          CellFields  fields = plastic_cell_fields(d, newton->u, point_fields);
+          d.add_geometry_fields(fields);
+          const std::string pvtu =
+            d.write_vtu(output, newton->u, fields, parameters.output.base_name, step, point_fields);
+          pvd.emplace_back(lambda, pvtu);
+          std::ostringstream pvd_text;
+          dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
+          output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
+        }
+      output.write_text(parameters.output.base_name + ".csv", monitor->csv());
+      // Each converged step's files are complete: publish them.
+      output.commit();
+      timer.stop("output");
+    }
+
+    void
+    ElastoplasticRun::write_step_checkpoint(const unsigned int                                        step,
+                                            const double                                              lambda,
+                                            const LoadStepping                                       &stepping,
+                                            const dealii::LinearAlgebra::distributed::Vector<double> &u_host,
+                                            const std::vector<double> &history_before)
+    {
+      timer.start();
+      LoadSteppingState now;
+      now.step              = step;
+      now.target_index      = stepping.position().target_index;
+      now.increment         = stepping.position().increment;
+      now.cuts_to_target    = stepping.position().cuts_to_target;
+      now.lambda            = lambda;
+      now.lambda_previous   = newton->lambda_previous;
+      now.force_scale       = newton->force_scale;
+      now.newton_iterations = summary.newton_iterations;
+      now.linear_iterations = summary.linear_iterations;
+      now.n_cuts            = summary.n_cuts;
+      now.pvd               = pvd;
+      monitor->save(now);
+      write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
+                       u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
+      checkpoint_step = step;
+      timer.stop("checkpoint");
+      since_checkpoint.restart();
+    }
+
+    void
+    ElastoplasticRun::solve_load_steps(const LoadSteppingState &start, const std::vector<double> &restart_history_before)
+    {
+      LoadStepping stepping(parameters.load_stepping,
+                            {start.step, start.target_index, start.lambda, start.increment, start.cuts_to_target});
+      try
+        {
+          // A checkpoint is written before the adaptation of its step: repeat
+          // it (inside the try: an interruption of its re-equilibration names
+          // the checkpoint like any other).
+          if (restart && parameters.mesh.adaptive.due_after(start.step))
+            adapt(d.to_host(newton->u), restart_history_before, start.lambda, start.step);
+          while (!stepping.finished())
+            {
+              timer.start();
+              const LoadStepResult result = stepping.solve_step(*newton, root, [&]() {
                 if (interrupt_requested(communicator))
                   throw Interrupted("before load step " + std::to_string(stepping.position().step + 1));
               });
-            summary.newton_iterations += result.newton_iterations;
-            summary.linear_iterations += result.linear_iterations;
-            summary.n_cuts += result.cuts;
-            newton_times += result.times;
-            timer.stop("newton");
-            ++steps_this_run;
-            const bool last_step = stepping.is_last_step(result);
-            const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
-                                   steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
-            const unsigned int step = stepping.position().step + 1;
-            // No checkpoint after the last step: the run is complete.
-            // Otherwise one every 'Checkpoint interval' steps, when
-            // 'Checkpoint wall time' has passed (the slowest rank's
-            // clock decides, so all ranks agree), and where the run stops.
-            const unsigned int interval = parameters.output.checkpoint_interval;
-            const double       wall     = parameters.output.checkpoint_wall_time;
-            const bool         time_due =
-              wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
-            const bool write_checkpoint_now =
-              !last_step && (stop_here || (interval > 0 && step % interval == 0) || time_due);
-            // The mesh adapts after the step's output and checkpoint,
-            // unless the run ends or stops here (a restart adapts then).
-            const bool adapt_now = !last_step && !stop_here && parameters.mesh.adaptive.due_after(step);
-            // A checkpoint holds the history before this step (the
-            // restart repeats the step's last stress update); the
-            // plastic-strain indicator compares with it.
-            std::vector<double> history_before;
-            if (write_checkpoint_now ||
-                (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
-              history_before = d.op.plasticity().committed_history();
-            stepping.accept_step(*newton, result);
-            const double lambda       = stepping.load_factor();
-            summary.final_residual    = result.newton.residual;
-            summary.relative_residual = result.newton.relative_residual;
+              summary.newton_iterations += result.newton_iterations;
+              summary.linear_iterations += result.linear_iterations;
+              summary.n_cuts += result.cuts;
+              newton_times += result.times;
+              timer.stop("newton");
+              ++steps_this_run;
+              const bool last_step = stepping.is_last_step(result);
+              const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
+                                     steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
+              const unsigned int step = stepping.position().step + 1;
+              // No checkpoint after the last step: the run is complete.
+              // Otherwise one every 'Checkpoint interval' steps, when
+              // 'Checkpoint wall time' has passed (the slowest rank's
+              // clock decides, so all ranks agree), and where the run stops.
+              const unsigned int interval = parameters.output.checkpoint_interval;
+              const double       wall     = parameters.output.checkpoint_wall_time;
+              const bool         time_due =
+                wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
+              const bool write_checkpoint_now =
+                !last_step && (stop_here || (interval > 0 && step % interval == 0) || time_due);
+              // The mesh adapts after the step's output and checkpoint,
+              // unless the run ends or stops here (a restart adapts then).
+              const bool adapt_now = !last_step && !stop_here && parameters.mesh.adaptive.due_after(step);
+              // A checkpoint holds the history before this step (the
+              // restart repeats the step's last stress update); the
+              // plastic-strain indicator compares with it.
+              std::vector<double> history_before;
+              if (write_checkpoint_now ||
+                  (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
+                history_before = d.op.plasticity().committed_history();
+              stepping.accept_step(*newton, result);
+              const double lambda       = stepping.load_factor();
+              summary.final_residual    = result.newton.residual;
+              summary.relative_residual = result.newton.relative_residual;
 
-            timer.start();
-            const auto u_host = d.to_host(newton->u);
-            monitor->record(step, lambda, result.newton.iterations, result.newton.linear_iterations,
-                            result.newton.plastic.n_plastic_points, u_host, newton->f_int);
-            if (parameters.output.write_vtu)
-              {
-                PointFields point_fields;
-                CellFields  fields = plastic_cell_fields(d, newton->u, point_fields);
-                d.add_geometry_fields(fields);
-                const std::string pvtu =
-                  d.write_vtu(output, newton->u, fields, parameters.output.base_name, step, point_fields);
-                pvd.emplace_back(lambda, pvtu);
-                std::ostringstream pvd_text;
-                dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
-                output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
-              }
-            output.write_text(parameters.output.base_name + ".csv", monitor->csv());
-            // Each converged step's files are complete: publish them.
-            output.commit();
-            timer.stop("output");
-            if (write_checkpoint_now)
-              {
-                timer.start();
-                LoadSteppingState now;
-                now.step              = step;
-                now.target_index      = stepping.position().target_index;
-                now.increment         = stepping.position().increment;
-                now.cuts_to_target    = stepping.position().cuts_to_target;
-                now.lambda            = lambda;
-                now.lambda_previous   = newton->lambda_previous;
-                now.force_scale       = newton->force_scale;
-                now.newton_iterations = summary.newton_iterations;
-                now.linear_iterations = summary.linear_iterations;
-                now.n_cuts            = summary.n_cuts;
-                now.pvd               = pvd;
-                monitor->save(now);
-                write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation,
-                                 d.dof_handler, u_host, history_before,
-                                 backend::PlasticityState::history_values_per_cell, now);
-                checkpoint_step = step;
-                timer.stop("checkpoint");
-                since_checkpoint.restart();
-              }
-            if (root)
-              std::cout << "load step " << step << ": load factor " << lambda << ", " << result.newton.iterations
-                        << " Newton iterations, " << result.newton.linear_iterations << " linear iterations, "
-                        << result.newton.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
-            if (adapt_now)
-              adapt(u_host, history_before, lambda, step);
-            if (stop_here)
-              {
-                stopped_early = true;
-                break;
-              }
-          }
-      }
-    catch (const Interrupted &where)
-      {
-        const int         signal = caught_signal();
-        const std::string name   = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
-        std::string       message = "interrupted by " + name + " " + where.what() + "; ";
-        if (checkpoint_step > 0)
-          message += "the checkpoint of load step " + std::to_string(checkpoint_step) +
-                     " continues the run: plastix --restart " + checkpoint;
-        else
-          message += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
-        throw Interrupted(message);
-      }
-    const unsigned int step  = stepping.position().step;
-    summary.n_steps          = step;
-    // The coarse solver may have changed in the Newton steps (automatic's switch to the dense inverse).
-    summary.solver = linear_solver.name() + ", " + tangent_name;
-    summary.yielded_points   = d.op.plasticity().n_yielded_points();
-    const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(newton->u);
-    summary.max_displacement                  = maxima.magnitude;
-    if (parameters.output.write_vtu && !pvd.empty())
-      summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
-    if (!std::isfinite(summary.max_displacement))
-      throw SolverError("the displacement is not finite");
-    print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
-    print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
-    if (root)
-      std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;
-    internal::append_summary(output, parameters.output, summary.line());
-    // The plot once per run (gnuplot takes a fraction of a second per
-    // call), next to the CSV staged once more with it.
-    if (parameters.monitor.write_plot && step > 0)
-      {
-        output.write_text(parameters.output.base_name + ".csv", monitor->csv());
-        if (root)
-          monitor->plot(output.staged_directory(), parameters.output.base_name, parameters.output.base_name + ".csv");
-      }
-    output.commit();
-    if (stopped_early)
-      {
-        if (root)
-          std::cout << "stopped after " << steps_this_run << " load steps of this run ('Load stepping/Steps per run'); "
-                    << (checkpoint_step == step ? "continue with: plastix --restart " + checkpoint :
-                                                  std::string("no checkpoint was written"))
-                    << std::endl;
-      }
-    else if (dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
-      {
-        // The run is complete: its checkpoint is no longer needed.
-        std::error_code ec;
-        std::filesystem::remove_all(checkpoint, ec);
-        std::filesystem::remove_all(checkpoint + ".old", ec);
-        std::filesystem::remove_all(checkpoint + ".new", ec);
-      }
-    return summary;
+              const auto u_host = d.to_host(newton->u);
+              write_step_output(step, lambda, result, u_host);
+              if (write_checkpoint_now)
+                write_step_checkpoint(step, lambda, stepping, u_host, history_before);
+              if (root)
+                std::cout << "load step " << step << ": load factor " << lambda << ", " << result.newton.iterations
+                          << " Newton iterations, " << result.newton.linear_iterations << " linear iterations, "
+                          << result.newton.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+              if (adapt_now)
+                adapt(u_host, history_before, lambda, step);
+              if (stop_here)
+                {
+                  stopped_early = true;
+                  break;
+                }
+            }
+        }
+      catch (const Interrupted &where)
+        {
+          const int         signal  = caught_signal();
+          const std::string name    = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
+          std::string       message = "interrupted by " + name + " " + where.what() + "; ";
+          if (checkpoint_step > 0)
+            message += "the checkpoint of load step " + std::to_string(checkpoint_step) +
+                       " continues the run: plastix --restart " + checkpoint;
+          else
+            message += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
+          throw Interrupted(message);
+        }
+      finish(stepping.position().step);
+    }
+
+    void
+    ElastoplasticRun::finish(const unsigned int step)
+    {
+      summary.n_steps = step;
+      // The coarse solver may have changed in the Newton steps (automatic's switch to the dense inverse).
+      summary.solver         = linear_solver.name() + ", " + tangent_name;
+      summary.yielded_points = d.op.plasticity().n_yielded_points();
+      const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(newton->u);
+      summary.max_displacement                  = maxima.magnitude;
+      if (parameters.output.write_vtu && !pvd.empty())
+        summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
+      if (!std::isfinite(summary.max_displacement))
+        throw SolverError("the displacement is not finite");
+      print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
+      print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
+      if (root)
+        std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;
+      internal::append_summary(output, parameters.output, summary.line());
+      // The plot once per run (gnuplot takes a fraction of a second per
+      // call), next to the CSV staged once more with it.
+      if (parameters.monitor.write_plot && step > 0)
+        {
+          output.write_text(parameters.output.base_name + ".csv", monitor->csv());
+          if (root)
+            monitor->plot(output.staged_directory(), parameters.output.base_name,
+                          parameters.output.base_name + ".csv");
+        }
+      output.commit();
+      if (stopped_early)
+        {
+          if (root)
+            std::cout << "stopped after " << steps_this_run
+                      << " load steps of this run ('Load stepping/Steps per run'); "
+                      << (checkpoint_step == step ? "continue with: plastix --restart " + checkpoint :
+                                                    std::string("no checkpoint was written"))
+                      << std::endl;
+        }
+      else if (root)
+        {
+          // The run is complete: its checkpoint is no longer needed.
+          std::error_code ec;
+          std::filesystem::remove_all(checkpoint, ec);
+          std::filesystem::remove_all(checkpoint + ".old", ec);
+          std::filesystem::remove_all(checkpoint + ".new", ec);
+        }
+    }
+
+    RunSummary
+    ElastoplasticRun::run()
+    {
+      set_up();
+      // Where the load stepping starts: load factor 0, or a checkpoint.
+      timer.start();
+      LoadSteppingState   start;
+      std::vector<double> restart_history_before;
+      if (restart)
+        {
+          restore_checkpoint(start, restart_history_before);
+          timer.stop("restart");
+        }
+      else
+        monitor->report_distant_points();
+      solve_load_steps(start, restart_history_before);
+      return summary;
+    }
+  } // namespace
+
+  RunSummary
+  ElastoplasticProblem::run()
+  {
+    ElastoplasticRun run(parameters, communicator, restart_directory);
+    return run.run();
   }
 } // namespace plastix
