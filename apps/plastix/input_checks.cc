@@ -78,23 +78,54 @@ namespace plastix
       fail(file, "unsupported cells: " + list + " (plastix needs a mesh of first-order hexahedra)");
     }
 
-    MeshFileContents
-    scan_gmsh(const std::string &file, std::istream &in)
+    /**
+     * A scan of a gmsh file (ASCII, format 2.x or 4.x): the nodes, the cell
+     * counts by type and every reason why deal.II's reader would fail or
+     * plastix could not use the mesh, as an InputError naming the file.
+     */
+    class GmshScanner
     {
-      MeshFileContents                          contents;
-      std::map<std::string, unsigned long long> unsupported;
-      std::unordered_set<long long>             nodes;
-      std::vector<std::pair<std::string, long long>> element_nodes_to_check;
-      std::string                               line;
-      double                                    version   = 0;
-      bool                                      have_nodes = false, have_elements = false;
-      auto next_line = [&](const char *section) {
+    public:
+      GmshScanner(const std::string &file, std::istream &in)
+        : file(file)
+        , in(in)
+      {}
+
+      MeshFileContents
+      scan()
+      {
+        while (std::getline(in, line))
+          {
+            const std::string t = trim(line);
+            if (t == "$MeshFormat")
+              read_format();
+            else if (t == "$Nodes" || t == "$NOD")
+              read_nodes(t == "$NOD");
+            else if (t == "$Elements" || t == "$ELM")
+              read_elements(t == "$ELM");
+          }
+        if (!have_nodes || !have_elements)
+          fail(file, "not a gmsh mesh (no $Nodes or $Elements section)");
+        reject_unsupported(file, unsupported);
+        if (contents.n_hexahedra == 0)
+          fail(file, "contains no hexahedra");
+        return contents;
+      }
+
+    private:
+      const std::string &
+      next_line(const char *section)
+      {
         if (!std::getline(in, line))
           fail(file, std::string("truncated in section ") + section);
-        return trim(line);
-      };
-      // The four non-negative integers of a gmsh 4 section or block header.
-      auto four_integers = [&](const std::string &text, const std::string &what) {
+        line = trim(line);
+        return line;
+      }
+
+      /** The four non-negative integers of a gmsh 4 section or block header. */
+      std::array<long long, 4>
+      four_integers(const std::string &text, const std::string &what) const
+      {
         std::istringstream       words(text);
         std::array<long long, 4> values{{0, 0, 0, 0}};
         for (auto &v : values)
@@ -102,152 +133,168 @@ namespace plastix
         if (!words || values[0] < 0 || values[3] < 0)
           fail(file, "unreadable " + what);
         return values;
-      };
-      while (std::getline(in, line))
-        {
-          const std::string t = trim(line);
-          if (t == "$MeshFormat")
-            {
-              std::istringstream format(next_line("$MeshFormat"));
-              int                file_type = -1, data_size = 0;
-              format >> version >> file_type >> data_size;
-              if (!format)
-                fail(file, "unreadable $MeshFormat line");
-              if (file_type != 0)
-                fail(file, "binary gmsh files are not supported (save the mesh as ASCII)");
-              if (version < 2 || version >= 5)
-                fail(file, "gmsh format version " + std::to_string(version) + " is not supported (2.x or 4.x)");
-            }
-          else if (t == "$Nodes" || t == "$NOD")
-            {
-              have_nodes = true;
-              std::istringstream header(next_line("$Nodes"));
-              if (version >= 4)
-                {
-                  const long long n_blocks = four_integers(header.str(), "$Nodes header")[0];
-                  for (long long b = 0; b < n_blocks; ++b)
-                    {
-                      const long long n_in_block = four_integers(next_line("$Nodes"), "node block in $Nodes")[3];
-                      for (long long i = 0; i < n_in_block; ++i)
-                        {
-                          std::istringstream tag(next_line("$Nodes"));
-                          long long          id = 0;
-                          if (!(tag >> id))
-                            fail(file, "unreadable node tag in $Nodes");
-                          nodes.insert(id);
-                        }
-                      for (long long i = 0; i < n_in_block; ++i)
-                        {
-                          std::istringstream xyz(next_line("$Nodes"));
-                          double             x, y, z;
-                          if (!(xyz >> x >> y >> z) || !std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
-                            fail(file, "unreadable or non-finite node coordinates in $Nodes");
-                        }
-                    }
-                }
-              else
-                {
-                  long long n_nodes = -1;
-                  header >> n_nodes;
-                  if (!header || n_nodes < 0)
-                    fail(file, "unreadable number of nodes in $Nodes");
-                  for (long long i = 0; i < n_nodes; ++i)
-                    {
-                      std::istringstream node(next_line("$Nodes"));
-                      long long          id;
-                      double             x, y, z;
-                      if (!(node >> id >> x >> y >> z))
-                        fail(file, "unreadable node line " + std::to_string(i + 1) + " in $Nodes");
-                      if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
-                        fail(file, "node " + std::to_string(id) + " has non-finite coordinates");
-                      nodes.insert(id);
-                    }
-                }
-              if (next_line("$Nodes") != (t == "$NOD" ? "$ENDNOD" : "$EndNodes"))
-                fail(file, "the $Nodes section does not end where its count says");
-              contents.n_nodes = nodes.size();
-            }
-          else if (t == "$Elements" || t == "$ELM")
-            {
-              have_elements = true;
-              if (!have_nodes)
-                fail(file, "$Elements before $Nodes");
-              std::istringstream header(next_line("$Elements"));
-              auto count_element = [&](const int type, const std::vector<long long> &element_nodes) {
-                const auto [name, n_nodes] = gmsh_type(type);
-                if (!gmsh_type_supported(type))
+      }
+
+      void
+      read_format()
+      {
+        std::istringstream format(next_line("$MeshFormat"));
+        int                file_type = -1, data_size = 0;
+        format >> version >> file_type >> data_size;
+        if (!format)
+          fail(file, "unreadable $MeshFormat line");
+        if (file_type != 0)
+          fail(file, "binary gmsh files are not supported (save the mesh as ASCII)");
+        if (version < 2 || version >= 5)
+          fail(file, "gmsh format version " + std::to_string(version) + " is not supported (2.x or 4.x)");
+      }
+
+      void
+      read_nodes(const bool legacy)
+      {
+        have_nodes = true;
+        std::istringstream header(next_line("$Nodes"));
+        if (version >= 4)
+          {
+            const long long n_blocks = four_integers(header.str(), "$Nodes header")[0];
+            for (long long b = 0; b < n_blocks; ++b)
+              {
+                const long long n_in_block = four_integers(next_line("$Nodes"), "node block in $Nodes")[3];
+                for (long long i = 0; i < n_in_block; ++i)
                   {
-                    ++unsupported[name + " (gmsh type " + std::to_string(type) + ")"];
-                    return;
+                    std::istringstream tag(next_line("$Nodes"));
+                    long long          id = 0;
+                    if (!(tag >> id))
+                      fail(file, "unreadable node tag in $Nodes");
+                    nodes.insert(id);
                   }
-                if (element_nodes.size() != n_nodes)
-                  fail(file, "a " + name + " with " + std::to_string(element_nodes.size()) + " nodes (a malformed or truncated element line)");
-                for (const auto node : element_nodes)
-                  if (nodes.count(node) == 0)
-                    fail(file, "an element refers to node " + std::to_string(node) + ", which is not in $Nodes");
-                if (type == 5)
-                  ++contents.n_hexahedra;
-                ++contents.cells[name];
-              };
-              if (version >= 4)
-                {
-                  const long long n_blocks = four_integers(header.str(), "$Elements header")[0];
-                  for (long long b = 0; b < n_blocks; ++b)
-                    {
-                      const auto      block      = four_integers(next_line("$Elements"), "element block in $Elements");
-                      const long long type       = block[2];
-                      const long long n_in_block = block[3];
-                      for (long long i = 0; i < n_in_block; ++i)
-                        {
-                          std::istringstream      element(next_line("$Elements"));
-                          long long               tag, node;
-                          std::vector<long long> element_nodes;
-                          element >> tag;
-                          while (element >> node)
-                            element_nodes.push_back(node);
-                          count_element(static_cast<int>(type), element_nodes);
-                        }
-                    }
-                }
-              else
-                {
-                  long long n_elements = -1;
-                  header >> n_elements;
-                  if (!header || n_elements < 0)
-                    fail(file, "unreadable number of elements in $Elements");
-                  for (long long i = 0; i < n_elements; ++i)
-                    {
-                      std::istringstream element(next_line("$Elements"));
-                      long long          id = 0, type = 0, n_tags = 0, value;
-                      if (!(element >> id >> type))
-                        fail(file, "unreadable element line " + std::to_string(i + 1));
-                      std::vector<long long> element_nodes;
-                      if (t == "$ELM")
-                        {
-                          long long physical, elementary, n;
-                          element >> physical >> elementary >> n;
-                        }
-                      else
-                        {
-                          element >> n_tags;
-                          for (long long k = 0; k < n_tags && element; ++k)
-                            element >> value;
-                        }
-                      while (element >> value)
-                        element_nodes.push_back(value);
-                      count_element(static_cast<int>(type), element_nodes);
-                    }
-                }
-              if (next_line("$Elements") != (t == "$ELM" ? "$ENDELM" : "$EndElements"))
-                fail(file, "the $Elements section does not end where its count says");
-            }
-        }
-      if (!have_nodes || !have_elements)
-        fail(file, "not a gmsh mesh (no $Nodes or $Elements section)");
-      reject_unsupported(file, unsupported);
-      if (contents.n_hexahedra == 0)
-        fail(file, "contains no hexahedra");
-      return contents;
+                for (long long i = 0; i < n_in_block; ++i)
+                  {
+                    std::istringstream xyz(next_line("$Nodes"));
+                    double             x, y, z;
+                    if (!(xyz >> x >> y >> z) || !std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
+                      fail(file, "unreadable or non-finite node coordinates in $Nodes");
+                  }
+              }
+          }
+        else
+          {
+            long long n_nodes = -1;
+            header >> n_nodes;
+            if (!header || n_nodes < 0)
+              fail(file, "unreadable number of nodes in $Nodes");
+            for (long long i = 0; i < n_nodes; ++i)
+              {
+                std::istringstream node(next_line("$Nodes"));
+                long long          id;
+                double             x, y, z;
+                if (!(node >> id >> x >> y >> z))
+                  fail(file, "unreadable node line " + std::to_string(i + 1) + " in $Nodes");
+                if (!std::isfinite(x) || !std::isfinite(y) || !std::isfinite(z))
+                  fail(file, "node " + std::to_string(id) + " has non-finite coordinates");
+                nodes.insert(id);
+              }
+          }
+        if (next_line("$Nodes") != (legacy ? "$ENDNOD" : "$EndNodes"))
+          fail(file, "the $Nodes section does not end where its count says");
+        contents.n_nodes = nodes.size();
+      }
+
+      void
+      count_element(const int type, const std::vector<long long> &element_nodes)
+      {
+        const auto [name, n_nodes] = gmsh_type(type);
+        if (!gmsh_type_supported(type))
+          {
+            ++unsupported[name + " (gmsh type " + std::to_string(type) + ")"];
+            return;
+          }
+        if (element_nodes.size() != n_nodes)
+          fail(file, "a " + name + " with " + std::to_string(element_nodes.size()) +
+                       " nodes (a malformed or truncated element line)");
+        for (const auto node : element_nodes)
+          if (nodes.count(node) == 0)
+            fail(file, "an element refers to node " + std::to_string(node) + ", which is not in $Nodes");
+        if (type == 5)
+          ++contents.n_hexahedra;
+        ++contents.cells[name];
+      }
+
+      void
+      read_elements(const bool legacy)
+      {
+        have_elements = true;
+        if (!have_nodes)
+          fail(file, "$Elements before $Nodes");
+        std::istringstream header(next_line("$Elements"));
+        if (version >= 4)
+          {
+            const long long n_blocks = four_integers(header.str(), "$Elements header")[0];
+            for (long long b = 0; b < n_blocks; ++b)
+              {
+                const auto      block      = four_integers(next_line("$Elements"), "element block in $Elements");
+                const long long type       = block[2];
+                const long long n_in_block = block[3];
+                for (long long i = 0; i < n_in_block; ++i)
+                  {
+                    std::istringstream     element(next_line("$Elements"));
+                    long long              tag, node;
+                    std::vector<long long> element_nodes;
+                    element >> tag;
+                    while (element >> node)
+                      element_nodes.push_back(node);
+                    count_element(static_cast<int>(type), element_nodes);
+                  }
+              }
+          }
+        else
+          {
+            long long n_elements = -1;
+            header >> n_elements;
+            if (!header || n_elements < 0)
+              fail(file, "unreadable number of elements in $Elements");
+            for (long long i = 0; i < n_elements; ++i)
+              {
+                std::istringstream element(next_line("$Elements"));
+                long long          id = 0, type = 0, n_tags = 0, value;
+                if (!(element >> id >> type))
+                  fail(file, "unreadable element line " + std::to_string(i + 1));
+                std::vector<long long> element_nodes;
+                if (legacy)
+                  {
+                    long long physical, elementary, n;
+                    element >> physical >> elementary >> n;
+                  }
+                else
+                  {
+                    element >> n_tags;
+                    for (long long k = 0; k < n_tags && element; ++k)
+                      element >> value;
+                  }
+                while (element >> value)
+                  element_nodes.push_back(value);
+                count_element(static_cast<int>(type), element_nodes);
+              }
+          }
+        if (next_line("$Elements") != (legacy ? "$ENDELM" : "$EndElements"))
+          fail(file, "the $Elements section does not end where its count says");
+      }
+
+      const std::string                         &file;
+      std::istream                              &in;
+      std::string                                line;
+      double                                     version       = 0;
+      bool                                       have_nodes    = false;
+      bool                                       have_elements = false;
+      MeshFileContents                           contents;
+      std::map<std::string, unsigned long long>  unsupported;
+      std::unordered_set<long long>              nodes;
+    };
+
+    MeshFileContents
+    scan_gmsh(const std::string &file, std::istream &in)
+    {
+      return GmshScanner(file, in).scan();
     }
 
     MeshFileContents
@@ -572,27 +619,194 @@ namespace plastix
       check_id_on_mesh(boundary, id, "Boundary conditions/Springs", "boundary id");
   }
 
+  namespace
+  {
+    /**
+     * The Gram matrix of the six rigid-body modes (translations e_0, e_1,
+     * e_2 and rotations e_a x x) restricted to the held components: each
+     * support adds the row of what it holds of every mode. A mode that no
+     * support holds is a null vector. Coordinates relative to the centre of
+     * the bounding box, scaled by its size, so that translations and
+     * rotations weigh alike.
+     */
+    class RigidBodyGram
+    {
+    public:
+      explicit RigidBodyGram(const dealii::Triangulation<3> &triangulation, const MPI_Comm comm)
+      {
+        const auto box = dealii::GridTools::compute_bounding_box(triangulation);
+        auto       lo  = box.get_boundary_points().first;
+        auto       hi  = box.get_boundary_points().second;
+        for (unsigned int d = 0; d < 3; ++d)
+          {
+            lo[d] = dealii::Utilities::MPI::min(lo[d], comm);
+            hi[d] = dealii::Utilities::MPI::max(hi[d], comm);
+          }
+        centre = 0.5 * (lo + hi);
+        size   = std::max(lo.distance(hi), 1e-300);
+      }
+
+      /** Component @p c of the six modes at @p p, times @p weight, added to @p row. */
+      void
+      add_modes(const dealii::Point<3> &p, const unsigned int c, const double weight, double *row) const
+      {
+        const dealii::Tensor<1, 3> x              = (p - centre) / size;
+        const double               rotation[3][3] = {{0, -x[2], x[1]}, {x[2], 0, -x[0]}, {-x[1], x[0], 0}};
+        row[c] += weight;
+        for (unsigned int a = 0; a < 3; ++a)
+          row[3 + a] += weight * rotation[a][c];
+      }
+
+      /** Add row^T row. */
+      void
+      add_row(const double *row)
+      {
+        for (unsigned int i = 0; i < 6; ++i)
+          for (unsigned int j = 0; j < 6; ++j)
+            gram[6 * i + j] += row[i] * row[j];
+      }
+
+      /** A component @p c held at @p p (a Dirichlet DoF). */
+      void
+      add_held_component(const dealii::Point<3> &p, const unsigned int c)
+      {
+        double row[6] = {0, 0, 0, 0, 0, 0};
+        add_modes(p, c, 1., row);
+        add_row(row);
+      }
+
+      /**
+       * A spring face holds, at each of its owned vertex DoFs, the modes with
+       * a component along the normal (k_n > 0) and along the face (k_t > 0).
+       */
+      template <typename FaceIterator>
+      void
+      add_spring_face(const FaceIterator &face, const BoundarySpring &spring, const dealii::IndexSet &owned)
+      {
+        const dealii::Tensor<1, 3> normal =
+          dealii::cross_product_3d(face->vertex(3) - face->vertex(0), face->vertex(2) - face->vertex(1));
+        if (normal.norm() == 0)
+          return;
+        const dealii::Tensor<1, 3> n = normal / normal.norm();
+        for (const auto fv : face->vertex_indices())
+          for (unsigned int c = 0; c < 3; ++c)
+            {
+              if (!owned.is_element(face->vertex_dof_index(fv, c)))
+                continue;
+              // The projection of e_c onto the normal and onto the face, weighted by the stiffness.
+              double row_normal[6] = {0, 0, 0, 0, 0, 0}, row_tangential[6] = {0, 0, 0, 0, 0, 0};
+              for (unsigned int d = 0; d < 3; ++d)
+                {
+                  const double projection = n[c] * n[d];
+                  add_modes(face->vertex(fv), d, spring.normal_stiffness > 0 ? projection : 0., row_normal);
+                  add_modes(face->vertex(fv), d, spring.tangential_stiffness > 0 ? (c == d) - projection : 0.,
+                            row_tangential);
+                }
+              add_row(row_normal);
+              add_row(row_tangential);
+            }
+      }
+
+      /**
+       * A normal support's line u_c = sum_j w_j u_j at vertex @p fv of
+       * @p face ties the components of one node: it holds the modes whose
+       * component c differs from the weighted others there
+       * (e_c - sum_j w_j e_j). A hanging-node line (to other nodes) holds no
+       * rigid motion.
+       */
+      template <typename FaceIterator>
+      void
+      add_normal_support_line(const FaceIterator                              &face,
+                              const unsigned int                               fv,
+                              const unsigned int                               c,
+                              const std::vector<std::pair<dealii::types::global_dof_index, double>> &entries)
+      {
+        double row[6] = {0, 0, 0, 0, 0, 0};
+        add_modes(face->vertex(fv), c, 1., row);
+        for (const auto &[column, weight] : entries)
+          {
+            unsigned int component = 3;
+            for (unsigned int d = 0; d < 3; ++d)
+              if (face->vertex_dof_index(fv, d) == column)
+                component = d;
+            if (component == 3)
+              return;
+            add_modes(face->vertex(fv), component, -weight, row);
+          }
+        add_row(row);
+      }
+
+      /** The Gram matrix summed over the ranks of @p comm, row by row. */
+      std::vector<double>
+      sum(const MPI_Comm comm) const
+      {
+        std::vector<double> total(36);
+        dealii::Utilities::MPI::sum(gram, comm, total);
+        return total;
+      }
+
+    private:
+      dealii::Point<3>    centre;
+      double              size = 1;
+      std::vector<double> gram = std::vector<double>(36, 0.);
+    };
+
+    /** InputError naming the rigid-body motions that the Gram matrix @p gram leaves free, if any. */
+    void
+    throw_on_free_motions(const std::vector<double> &gram)
+    {
+      dealii::LAPACKFullMatrix<double> matrix(6, 6);
+      for (unsigned int i = 0; i < 6; ++i)
+        for (unsigned int j = 0; j < 6; ++j)
+          matrix(i, j) = gram[6 * i + j];
+      dealii::Vector<double>     eigenvalues;
+      dealii::FullMatrix<double> eigenvectors;
+      matrix.compute_eigenvalues_symmetric(-1., 1e300, 0., eigenvalues, eigenvectors);
+      double largest = 0;
+      for (unsigned int i = 0; i < eigenvalues.size(); ++i)
+        largest = std::max(largest, eigenvalues[i]);
+      static const char *mode_names[6] = {"translation in x",  "translation in y",  "translation in z",
+                                          "rotation about x", "rotation about y", "rotation about z"};
+      std::vector<std::string> free_modes;
+      unsigned int             n_free = 0;
+      for (unsigned int i = 0; i < eigenvalues.size(); ++i)
+        if (eigenvalues[i] <= 1e-10 * std::max(largest, 1.))
+          {
+            ++n_free;
+            unsigned int dominant = 0;
+            for (unsigned int m = 1; m < 6; ++m)
+              if (std::abs(eigenvectors(m, i)) > std::abs(eigenvectors(dominant, i)))
+                dominant = m;
+            free_modes.push_back(mode_names[dominant]);
+          }
+      if (largest == 0)
+        throw InputError("Boundary conditions/Dirichlet",
+                         "no displacement is prescribed, so the body can move freely (a singular problem): "
+                         "prescribe displacements (or normal supports, or springs) that hold every translation and "
+                         "rotation");
+      if (free_modes.empty())
+        return;
+      std::sort(free_modes.begin(), free_modes.end());
+      free_modes.erase(std::unique(free_modes.begin(), free_modes.end()), free_modes.end());
+      std::string list;
+      for (const auto &m : free_modes)
+        list += (list.empty() ? "" : ", ") + m;
+      throw InputError("Boundary conditions/Dirichlet",
+                       "the prescribed displacements leave " + std::to_string(n_free) + " rigid-body motion(s) free (" +
+                         list +
+                         "), so the problem is singular: prescribe more components or faces (or normal "
+                         "supports, or springs)");
+    }
+  } // namespace
+
   void
-  check_rigid_body_motions(const dealii::DoFHandler<3>                       &dof_handler,
-                           const dealii::AffineConstraints<double>           &constraints,
+  check_rigid_body_motions(const dealii::DoFHandler<3>                   &dof_handler,
+                           const dealii::AffineConstraints<double>       &constraints,
                            const std::vector<dealii::types::boundary_id> &normal_supports,
                            const BoundarySprings                         &springs)
   {
-    const MPI_Comm comm = dof_handler.get_communicator();
-    // Coordinates relative to the centre of the bounding box, scaled by its
-    // size, so that translations and rotations weigh alike.
-    const auto box    = dealii::GridTools::compute_bounding_box(dof_handler.get_triangulation());
-    auto       lo     = box.get_boundary_points().first;
-    auto       hi     = box.get_boundary_points().second;
-    for (unsigned int d = 0; d < 3; ++d)
-      {
-        lo[d] = dealii::Utilities::MPI::min(lo[d], comm);
-        hi[d] = dealii::Utilities::MPI::max(hi[d], comm);
-      }
-    const dealii::Point<3> centre = 0.5 * (lo + hi);
-    const double           size   = std::max(lo.distance(hi), 1e-300);
-
-    std::vector<double>     gram(36, 0.);
+    const MPI_Comm          comm = dof_handler.get_communicator();
+    RigidBodyGram           gram(dof_handler.get_triangulation(), comm);
     const dealii::IndexSet &owned = dof_handler.locally_owned_dofs();
     // Dirichlet lines only: a hanging-node DoF follows its neighbours.
     const auto is_dirichlet = [&constraints](const dealii::types::global_dof_index dof) {
@@ -601,22 +815,18 @@ namespace plastix
     std::size_t n_owned_dirichlet = 0;
     for (const auto &line : constraints.get_lines())
       n_owned_dirichlet += owned.is_element(line.index) && is_dirichlet(line.index);
+    // Each owned constrained DoF counts once.
     std::vector<bool> counted(owned.n_elements(), false);
     std::size_t       n_counted = 0;
-    // Component c of the six rigid-body modes at vertex position p:
-    // translations e_0, e_1, e_2 and rotations e_a x x, added times
-    // @p weight to @p row.
-    const auto add_modes = [&](const dealii::Point<3> &p, const unsigned int c, const double weight, double *row) {
-      const dealii::Tensor<1, 3> x            = (p - centre) / size;
-      const double               rotation[3][3] = {{0, -x[2], x[1]}, {x[2], 0, -x[0]}, {-x[1], x[0], 0}};
-      row[c] += weight;
-      for (unsigned int a = 0; a < 3; ++a)
-        row[3 + a] += weight * rotation[a][c];
+    const auto        first_time = [&](const dealii::types::global_dof_index dof) {
+      const auto k = owned.index_within_set(dof);
+      if (counted[k])
+        return false;
+      counted[k] = true;
+      return true;
     };
-    const auto add_row = [&](const double *row) {
-      for (unsigned int i = 0; i < 6; ++i)
-        for (unsigned int j = 0; j < 6; ++j)
-          gram[6 * i + j] += row[i] * row[j];
+    const auto is_normal_support = [&](const dealii::types::boundary_id id) {
+      return std::find(normal_supports.begin(), normal_supports.end(), id) != normal_supports.end();
     };
     // The cells at the boundary first, where prescribed displacements
     // usually are; the others only if some Dirichlet DoF is still missing.
@@ -631,133 +841,33 @@ namespace plastix
             for (unsigned int c = 0; c < 3; ++c)
               {
                 const auto dof = cell->vertex_dof_index(v, c);
-                if (!owned.is_element(dof) || !is_dirichlet(dof))
-                  continue;
-                const auto k = owned.index_within_set(dof);
-                if (counted[k])
-                  continue;
-                counted[k]                = true;
-                ++n_counted;
-                double row[6] = {0, 0, 0, 0, 0, 0};
-                add_modes(cell->vertex(v), c, 1., row);
-                add_row(row);
-              }
-          // A spring face holds, at each of its vertices, the modes with a
-          // component along the normal (k_n > 0) and along the face (k_t > 0).
-          for (const auto f : cell->face_indices())
-            {
-              const auto face   = cell->face(f);
-              const auto spring = face->at_boundary() ? springs.find(face->boundary_id()) : springs.end();
-              if (spring == springs.end())
-                continue;
-              const dealii::Tensor<1, 3> normal = dealii::cross_product_3d(face->vertex(3) - face->vertex(0),
-                                                                           face->vertex(2) - face->vertex(1));
-              if (normal.norm() == 0)
-                continue;
-              const dealii::Tensor<1, 3> n = normal / normal.norm();
-              for (const auto fv : face->vertex_indices())
-                for (unsigned int c = 0; c < 3; ++c)
+                if (owned.is_element(dof) && is_dirichlet(dof) && first_time(dof))
                   {
-                    if (!owned.is_element(face->vertex_dof_index(fv, c)))
-                      continue;
-                    // The projection of e_c onto the normal and onto the face, weighted by the stiffness.
-                    double row_normal[6] = {0, 0, 0, 0, 0, 0}, row_tangential[6] = {0, 0, 0, 0, 0, 0};
-                    for (unsigned int d = 0; d < 3; ++d)
-                      {
-                        const double projection = n[c] * n[d];
-                        add_modes(face->vertex(fv), d, spring->second.normal_stiffness > 0 ? projection : 0.,
-                                  row_normal);
-                        add_modes(face->vertex(fv), d,
-                                  spring->second.tangential_stiffness > 0 ? (c == d) - projection : 0., row_tangential);
-                      }
-                    add_row(row_normal);
-                    add_row(row_tangential);
+                    ++n_counted;
+                    gram.add_held_component(cell->vertex(v), c);
                   }
-            }
-          if (normal_supports.empty())
-            continue;
-          // A normal support's line u_c = sum_j w_j u_j ties the components
-          // of one node: it holds the modes whose component c differs from
-          // the weighted others there (e_c - sum_j w_j e_j).
+              }
           for (const auto f : cell->face_indices())
             {
               const auto face = cell->face(f);
-              if (!face->at_boundary() || std::find(normal_supports.begin(), normal_supports.end(),
-                                                    face->boundary_id()) == normal_supports.end())
+              if (!face->at_boundary())
+                continue;
+              const auto spring = springs.find(face->boundary_id());
+              if (spring != springs.end())
+                gram.add_spring_face(face, spring->second, owned);
+              if (!is_normal_support(face->boundary_id()))
                 continue;
               for (const auto fv : face->vertex_indices())
                 for (unsigned int c = 0; c < 3; ++c)
                   {
                     const auto dof = face->vertex_dof_index(fv, c);
-                    if (!owned.is_element(dof) || !constraints.is_constrained(dof) || is_dirichlet(dof))
-                      continue;
-                    const auto k = owned.index_within_set(dof);
-                    if (counted[k])
-                      continue;
-                    counted[k]    = true;
-                    double row[6] = {0, 0, 0, 0, 0, 0};
-                    add_modes(face->vertex(fv), c, 1., row);
-                    bool same_node = true;
-                    for (const auto &[column, weight] : *constraints.get_constraint_entries(dof))
-                      {
-                        unsigned int component = 3;
-                        for (unsigned int d = 0; d < 3; ++d)
-                          if (face->vertex_dof_index(fv, d) == column)
-                            component = d;
-                        if (component == 3)
-                          same_node = false;
-                        else
-                          add_modes(face->vertex(fv), component, -weight, row);
-                      }
-                    // A hanging-node line (to other nodes) holds no rigid motion.
-                    if (same_node)
-                      add_row(row);
+                    if (owned.is_element(dof) && constraints.is_constrained(dof) && !is_dirichlet(dof) &&
+                        first_time(dof))
+                      gram.add_normal_support_line(face, fv, c, *constraints.get_constraint_entries(dof));
                   }
             }
         }
-    dealii::Utilities::MPI::sum(gram, comm, gram);
-
-    dealii::LAPACKFullMatrix<double> matrix(6, 6);
-    for (unsigned int i = 0; i < 6; ++i)
-      for (unsigned int j = 0; j < 6; ++j)
-        matrix(i, j) = gram[6 * i + j];
-    dealii::Vector<double>     eigenvalues;
-    dealii::FullMatrix<double> eigenvectors;
-    matrix.compute_eigenvalues_symmetric(-1., 1e300, 0., eigenvalues, eigenvectors);
-    double largest = 0;
-    for (unsigned int i = 0; i < eigenvalues.size(); ++i)
-      largest = std::max(largest, eigenvalues[i]);
-    static const char *mode_names[6] = {"translation in x",  "translation in y",  "translation in z",
-                                        "rotation about x", "rotation about y", "rotation about z"};
-    std::vector<std::string> free_modes;
-    unsigned int             n_free = 0;
-    for (unsigned int i = 0; i < eigenvalues.size(); ++i)
-      if (eigenvalues[i] <= 1e-10 * std::max(largest, 1.))
-        {
-          ++n_free;
-          unsigned int dominant = 0;
-          for (unsigned int m = 1; m < 6; ++m)
-            if (std::abs(eigenvectors(m, i)) > std::abs(eigenvectors(dominant, i)))
-              dominant = m;
-          free_modes.push_back(mode_names[dominant]);
-        }
-    if (largest == 0)
-      throw InputError("Boundary conditions/Dirichlet",
-                       "no displacement is prescribed, so the body can move freely (a singular problem): "
-                       "prescribe displacements (or normal supports, or springs) that hold every translation and rotation");
-    if (!free_modes.empty())
-      {
-        std::sort(free_modes.begin(), free_modes.end());
-        free_modes.erase(std::unique(free_modes.begin(), free_modes.end()), free_modes.end());
-        std::string list;
-        for (const auto &m : free_modes)
-          list += (list.empty() ? "" : ", ") + m;
-        throw InputError("Boundary conditions/Dirichlet",
-                         "the prescribed displacements leave " + std::to_string(n_free) +
-                           " rigid-body motion(s) free (" + list +
-                           "), so the problem is singular: prescribe more components or faces (or normal "
-                           "supports, or springs)");
-      }
+    throw_on_free_motions(gram.sum(comm));
   }
 
   void

@@ -167,9 +167,172 @@ namespace plastix
              "\" version=\"1.0\" byte_order=\"" + byte_order() +
              "\" header_type=\"UInt32\" compressor=\"vtkZLibDataCompressor\">\n";
     }
+
+    /** The points and cells of the written locally owned cells (one VTU piece). */
+    struct Piece
+    {
+      /** Coordinates and displacement of the distinct vertices, in the order met. */
+      std::vector<double> points, point_displacement;
+      /** The values of each point field at the points. */
+      std::vector<std::vector<double>> point_values;
+      std::vector<std::int32_t>        connectivity;
+      std::vector<std::int32_t>        material_id;
+      unsigned int                     n_points = 0;
+      /** Whether each locally owned cell is written. */
+      std::vector<bool> written;
+
+      std::size_t
+      n_cells() const
+      {
+        return material_id.size();
+      }
+    };
+
+    Piece
+    collect_piece(const dealii::DoFHandler<3>                                                    &dof_handler,
+                  const dealii::LinearAlgebra::distributed::Vector<double>                       &displacement,
+                  const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell,
+                  const PointFields                                                              &point_fields)
+    {
+      constexpr unsigned int    invalid = std::numeric_limits<unsigned int>::max();
+      std::vector<unsigned int> point_of_vertex(dof_handler.get_triangulation().n_vertices(), invalid);
+      Piece                     piece;
+      piece.point_values.resize(point_fields.size());
+      for (const auto &cell : dof_handler.active_cell_iterators())
+        {
+          if (!cell->is_locally_owned())
+            continue;
+          piece.written.push_back(!write_cell || write_cell(cell));
+          if (!piece.written.back())
+            continue;
+          for (const unsigned int vtk_vertex : vtk_to_deal_vertex)
+            {
+              unsigned int &point = point_of_vertex[cell->vertex_index(vtk_vertex)];
+              if (point == invalid)
+                {
+                  point       = piece.n_points++;
+                  const auto &x = cell->vertex(vtk_vertex);
+                  for (unsigned int d = 0; d < 3; ++d)
+                    {
+                      piece.points.push_back(x[d]);
+                      piece.point_displacement.push_back(displacement(cell->vertex_dof_index(vtk_vertex, d)));
+                    }
+                  for (std::size_t f = 0; f < point_fields.size(); ++f)
+                    {
+                      std::vector<double> &values = piece.point_values[f];
+                      values.resize(values.size() + point_fields[f].n_components);
+                      point_fields[f].values(cell->vertex_dof_index(vtk_vertex, 0),
+                                             values.data() + values.size() - point_fields[f].n_components);
+                    }
+                }
+              piece.connectivity.push_back(static_cast<std::int32_t>(point));
+            }
+          piece.material_id.push_back(static_cast<std::int32_t>(cell->material_id()));
+        }
+      AssertThrow(piece.n_points <= static_cast<unsigned int>(std::numeric_limits<std::int32_t>::max()) &&
+                    piece.connectivity.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
+                  dealii::ExcMessage("VTU output: piece too large for Int32 connectivity"));
+      return piece;
+    }
+
+    /** The values of @p cell_fields (given per locally owned cell) of the written cells. */
+    CellFields
+    written_cell_fields(const CellFields &cell_fields, const std::vector<bool> &written)
+    {
+      CellFields fields;
+      for (const auto &field : cell_fields)
+        {
+          AssertThrow(field.values.size() == field.n_components * written.size(),
+                      dealii::ExcMessage("VTU output: cell field '" + field.name + "' has " +
+                                         std::to_string(field.values.size()) + " values for " +
+                                         std::to_string(written.size()) + " locally owned cells and " +
+                                         std::to_string(field.n_components) + " components"));
+          std::vector<double> kept;
+          for (std::size_t c = 0; c < written.size(); ++c)
+            if (written[c])
+              kept.insert(kept.end(), field.values.begin() + c * field.n_components,
+                          field.values.begin() + (c + 1) * field.n_components);
+          fields.emplace_back(field.name, std::move(kept), field.n_components);
+        }
+      return fields;
+    }
+
+    /** The VTU file of @p piece written by rank @p rank. */
+    std::string
+    piece_text(const Piece &piece, const CellFields &fields, const PointFields &point_fields, const unsigned int rank)
+    {
+      const std::size_t         n_cells = piece.n_cells();
+      std::vector<std::int32_t> offsets(n_cells);
+      for (std::size_t c = 0; c < n_cells; ++c)
+        offsets[c] = static_cast<std::int32_t>(8 * (c + 1));
+      const std::vector<std::uint8_t> types(
+        n_cells, static_cast<std::uint8_t>(dealii::ReferenceCells::Hexahedron.vtk_linear_type()));
+      const std::vector<std::int32_t> ranks(n_cells, static_cast<std::int32_t>(rank));
+      std::ostringstream              out;
+      out << vtk_file_header("UnstructuredGrid") << "  <UnstructuredGrid>\n"
+          << "    <Piece NumberOfPoints=\"" << piece.n_points << "\" NumberOfCells=\"" << n_cells << "\">\n"
+          << "      <Points>\n";
+      write_data_array(out, "", 3, piece.points);
+      out << "      </Points>\n"
+          << "      <Cells>\n";
+      write_data_array(out, "connectivity", 1, piece.connectivity);
+      write_data_array(out, "offsets", 1, offsets);
+      write_data_array(out, "types", 1, types);
+      out << "      </Cells>\n"
+          << "      <PointData Vectors=\"displacement\">\n";
+      write_data_array(out, "displacement", 3, piece.point_displacement);
+      for (std::size_t f = 0; f < point_fields.size(); ++f)
+        write_data_array(out, point_fields[f].name, point_fields[f].n_components, piece.point_values[f]);
+      out << "      </PointData>\n"
+          << "      <CellData>\n";
+      for (const auto &field : fields)
+        write_data_array(out, field.name, field.n_components, field.values);
+      write_data_array(out, "material_id", 1, piece.material_id);
+      write_data_array(out, "rank", 1, ranks);
+      out << "      </CellData>\n"
+          << "    </Piece>\n"
+          << "  </UnstructuredGrid>\n"
+          << "</VTKFile>\n";
+      return out.str();
+    }
+
+    /** The PVTU record of the pieces @p piece_names with these fields. */
+    std::string
+    record_text(const PointFields &point_fields, const CellFields &cell_fields, const std::vector<std::string> &piece_names)
+    {
+      std::ostringstream out;
+      out << vtk_file_header("PUnstructuredGrid") << "  <PUnstructuredGrid GhostLevel=\"0\">\n"
+          << "    <PPoints>\n";
+      write_pdata_array(out, "Float64", "", 3);
+      out << "    </PPoints>\n"
+          << "    <PPointData Vectors=\"displacement\">\n";
+      write_pdata_array(out, "Float64", "displacement", 3);
+      for (const auto &field : point_fields)
+        write_pdata_array(out, "Float64", field.name, field.n_components);
+      out << "    </PPointData>\n"
+          << "    <PCellData>\n";
+      for (const auto &field : cell_fields)
+        write_pdata_array(out, "Float64", field.name, field.n_components);
+      write_pdata_array(out, "Int32", "material_id", 1);
+      write_pdata_array(out, "Int32", "rank", 1);
+      out << "    </PCellData>\n";
+      for (const std::string &name : piece_names)
+        out << "    <Piece Source=\"" << xml_escape(name) << "\"/>\n";
+      out << "  </PUnstructuredGrid>\n"
+          << "</VTKFile>\n";
+      return out.str();
+    }
+
+    /** Write @p text to @p path; the error message, or empty on success. */
+    std::string
+    write_file(const std::string &path, const std::string &text)
+    {
+      std::ofstream file(path, std::ios::binary);
+      file << text;
+      file.close();
+      return file ? std::string() : "cannot write '" + path + "'";
+    }
   } // namespace
-
-
 
   std::string
   write_vtu_with_cell_data(const std::string                                        &directory,
@@ -186,150 +349,20 @@ namespace plastix
     const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
     AssertThrow(dof_handler.get_fe().n_components() == 3 && dof_handler.get_fe().n_dofs_per_vertex() == 3,
                 dealii::ExcMessage("VTU output needs a vector-valued Q1 element with 3 components"));
-
-    // Points: the distinct vertices of the locally owned cells, numbered in the order they are met.
-    constexpr unsigned int    invalid = std::numeric_limits<unsigned int>::max();
-    std::vector<unsigned int> point_of_vertex(dof_handler.get_triangulation().n_vertices(), invalid);
-    std::vector<double>       points;
-    std::vector<double>       point_displacement;
-    std::vector<std::vector<double>> point_values(point_fields.size());
-    std::vector<std::int32_t> connectivity;
-    std::vector<std::int32_t> material_id;
-    unsigned int              n_points = 0;
-    std::vector<bool>         written; // per locally owned cell
-    for (const auto &cell : dof_handler.active_cell_iterators())
-      {
-        if (!cell->is_locally_owned())
-          continue;
-        written.push_back(!write_cell || write_cell(cell));
-        if (!written.back())
-          continue;
-        for (const unsigned int vtk_vertex : vtk_to_deal_vertex)
-          {
-            unsigned int &point = point_of_vertex[cell->vertex_index(vtk_vertex)];
-            if (point == invalid)
-              {
-                point = n_points++;
-                const auto &x = cell->vertex(vtk_vertex);
-                for (unsigned int d = 0; d < 3; ++d)
-                  {
-                    points.push_back(x[d]);
-                    point_displacement.push_back(displacement(cell->vertex_dof_index(vtk_vertex, d)));
-                  }
-                for (std::size_t f = 0; f < point_fields.size(); ++f)
-                  {
-                    std::vector<double> &values = point_values[f];
-                    values.resize(values.size() + point_fields[f].n_components);
-                    point_fields[f].values(cell->vertex_dof_index(vtk_vertex, 0),
-                                           values.data() + values.size() - point_fields[f].n_components);
-                  }
-              }
-            connectivity.push_back(static_cast<std::int32_t>(point));
-          }
-        material_id.push_back(static_cast<std::int32_t>(cell->material_id()));
-      }
-    const std::size_t n_cells = material_id.size();
-    AssertThrow(n_points <= static_cast<unsigned int>(std::numeric_limits<std::int32_t>::max()) &&
-                  connectivity.size() <= static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()),
-                dealii::ExcMessage("VTU output: piece too large for Int32 connectivity"));
-    for (const auto &field : cell_fields)
-      AssertThrow(field.values.size() == field.n_components * written.size(),
-                  dealii::ExcMessage("VTU output: cell field '" + field.name + "' has " +
-                                     std::to_string(field.values.size()) + " values for " +
-                                     std::to_string(written.size()) + " locally owned cells and " +
-                                     std::to_string(field.n_components) + " components"));
-    // The fields of the written cells.
-    CellFields fields;
-    for (const auto &field : cell_fields)
-      {
-        std::vector<double> kept;
-        kept.reserve(n_cells * field.n_components);
-        for (std::size_t c = 0; c < written.size(); ++c)
-          if (written[c])
-            kept.insert(kept.end(), field.values.begin() + c * field.n_components,
-                        field.values.begin() + (c + 1) * field.n_components);
-        fields.emplace_back(field.name, std::move(kept), field.n_components);
-      }
-    std::vector<std::int32_t> offsets(n_cells);
-    for (std::size_t c = 0; c < n_cells; ++c)
-      offsets[c] = static_cast<std::int32_t>(8 * (c + 1));
-    const std::vector<std::uint8_t> types(n_cells,
-                                          static_cast<std::uint8_t>(dealii::ReferenceCells::Hexahedron.vtk_linear_type()));
-    const std::vector<std::int32_t> ranks(n_cells, static_cast<std::int32_t>(rank));
+    const Piece      piece  = collect_piece(dof_handler, displacement, write_cell, point_fields);
+    const CellFields fields = written_cell_fields(cell_fields, piece.written);
 
     // File names as DataOutInterface::write_vtu_with_pvtu_record() gives them.
-    const std::string stem         = base_name + "_" + dealii::Utilities::int_to_string(counter, 4);
-    const unsigned int rank_digits = dealii::Utilities::needed_digits(n_ranks - 1);
-    auto piece_name = [&](const unsigned int r) {
-      return stem + "." + dealii::Utilities::int_to_string(r, rank_digits) + ".vtu";
-    };
+    const std::string        stem        = base_name + "_" + dealii::Utilities::int_to_string(counter, 4);
+    const unsigned int       rank_digits = dealii::Utilities::needed_digits(n_ranks - 1);
+    std::vector<std::string> piece_names;
+    for (unsigned int r = 0; r < n_ranks; ++r)
+      piece_names.push_back(stem + "." + dealii::Utilities::int_to_string(r, rank_digits) + ".vtu");
     const std::string prefix = directory.empty() ? std::string() : directory + "/";
-
-    // This rank's piece.
-    std::string error;
-    {
-      std::ostringstream out;
-      out << vtk_file_header("UnstructuredGrid") << "  <UnstructuredGrid>\n"
-          << "    <Piece NumberOfPoints=\"" << n_points << "\" NumberOfCells=\"" << n_cells << "\">\n"
-          << "      <Points>\n";
-      write_data_array(out, "", 3, points);
-      out << "      </Points>\n"
-          << "      <Cells>\n";
-      write_data_array(out, "connectivity", 1, connectivity);
-      write_data_array(out, "offsets", 1, offsets);
-      write_data_array(out, "types", 1, types);
-      out << "      </Cells>\n"
-          << "      <PointData Vectors=\"displacement\">\n";
-      write_data_array(out, "displacement", 3, point_displacement);
-      for (std::size_t f = 0; f < point_fields.size(); ++f)
-        write_data_array(out, point_fields[f].name, point_fields[f].n_components, point_values[f]);
-      out << "      </PointData>\n"
-          << "      <CellData>\n";
-      for (const auto &field : fields)
-        write_data_array(out, field.name, field.n_components, field.values);
-      write_data_array(out, "material_id", 1, material_id);
-      write_data_array(out, "rank", 1, ranks);
-      out << "      </CellData>\n"
-          << "    </Piece>\n"
-          << "  </UnstructuredGrid>\n"
-          << "</VTKFile>\n";
-      std::ofstream file(prefix + piece_name(rank), std::ios::binary);
-      file << out.str();
-      file.close();
-      if (!file)
-        error = "cannot write '" + prefix + piece_name(rank) + "'";
-    }
-
-    // The record (rank 0).
-    const std::string pvtu = stem + ".pvtu";
+    const std::string pvtu   = stem + ".pvtu";
+    std::string       error  = write_file(prefix + piece_names[rank], piece_text(piece, fields, point_fields, rank));
     if (rank == 0 && error.empty())
-      {
-        std::ostringstream out;
-        out << vtk_file_header("PUnstructuredGrid") << "  <PUnstructuredGrid GhostLevel=\"0\">\n"
-            << "    <PPoints>\n";
-        write_pdata_array(out, "Float64", "", 3);
-        out << "    </PPoints>\n"
-            << "    <PPointData Vectors=\"displacement\">\n";
-        write_pdata_array(out, "Float64", "displacement", 3);
-        for (const auto &field : point_fields)
-          write_pdata_array(out, "Float64", field.name, field.n_components);
-        out << "    </PPointData>\n"
-            << "    <PCellData>\n";
-        for (const auto &field : cell_fields)
-          write_pdata_array(out, "Float64", field.name, field.n_components);
-        write_pdata_array(out, "Int32", "material_id", 1);
-        write_pdata_array(out, "Int32", "rank", 1);
-        out << "    </PCellData>\n";
-        for (unsigned int r = 0; r < n_ranks; ++r)
-          out << "    <Piece Source=\"" << xml_escape(piece_name(r)) << "\"/>\n";
-        out << "  </PUnstructuredGrid>\n"
-            << "</VTKFile>\n";
-        std::ofstream file(prefix + pvtu, std::ios::binary);
-        file << out.str();
-        file.close();
-        if (!file)
-          error = "cannot write '" + prefix + pvtu + "'";
-      }
+      error = write_file(prefix + pvtu, record_text(point_fields, cell_fields, piece_names));
 
     // Every rank learns of any rank's failure, so that all of them throw (or none).
     const auto errors = dealii::Utilities::MPI::all_gather(communicator, error);

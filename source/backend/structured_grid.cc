@@ -431,18 +431,16 @@ namespace plastix
         });
       }
 
-      void
-      build_structured_grid(const MeshData &mesh, MechanicsOperator::Impl &d)
+      /**
+       * The lattice position of every cell (i | j << 21 | k << 42): cell 0's
+       * box and the lowest corner fix the lattice, every cell must be a box
+       * of the same size on it (std::invalid_argument naming the cell
+       * otherwise). Sets the lattice's points per direction.
+       */
+      std::vector<Index64>
+      locate_cells_on_lattice(const MeshData &mesh, StructuredGrid &g)
       {
-        StructuredGrid &g = d.structured;
-        if (!mesh.constraint_rows.empty())
-          throw std::invalid_argument("dbd structured: the mesh has hanging-node constraints; the strategy needs a "
-                                      "conforming lattice of equal boxes (use another strategy)");
         const LocalIndex n_cells = mesh.n_cells();
-        if (n_cells == 0)
-          return;
-        if (mesh.n_nodes > lattice_node_mask)
-          throw std::invalid_argument("dbd structured: more than 2^28 nodes in one process");
         auto vertex = [&](const LocalIndex cell, const int a) {
           return &mesh.node_coordinates[3 * static_cast<std::size_t>(mesh.cell_nodes[8 * static_cast<std::size_t>(cell) + a])];
         };
@@ -496,14 +494,26 @@ namespace plastix
               throw std::invalid_argument("dbd structured: more than 2^21 lattice points in a direction");
           }
         const Index64 n_points = g.n_points();
-        const Index64 X = g.points[0], Y = g.points[1];
         if (n_points >= (Index64(1) << 31))
           throw std::invalid_argument("dbd structured: more than 2^31 lattice points in one process");
         if (n_points > 64 * static_cast<Index64>(mesh.n_nodes) + 4096)
           throw std::invalid_argument("dbd structured: the " + std::to_string(n_cells) + " local cells fill too little of "
                                       "their bounding box (" + std::to_string(n_points) + " lattice points for " +
                                       std::to_string(mesh.n_nodes) + " nodes)");
+        return cell_point;
+      }
 
+      /**
+       * The node and the cell at each lattice point (with the node's
+       * constrained components in the entry's high bits) and the lattice
+       * point of each node, uploaded into @p g.
+       */
+      void
+      fill_lattice(const MeshData &mesh, const std::vector<Index64> &cell_point, StructuredGrid &g)
+      {
+        const LocalIndex n_cells  = mesh.n_cells();
+        const Index64    n_points = g.n_points();
+        const Index64    X = g.points[0], Y = g.points[1];
         std::vector<LocalIndex> lattice_node(n_points, -1), lattice_cell(n_points, -1), node_point(mesh.n_nodes, -1);
         for (LocalIndex cell = 0; cell < n_cells; ++cell)
           {
@@ -538,9 +548,18 @@ namespace plastix
         g.node_class.resize(n_points, "dbd structured: node classes");
         g.node_cells.resize(n_points, "dbd structured: node cells");
 
-        // The elastic element matrix of the box for each material (a cell of
-        // that material computes it; materials without local cells keep cell
-        // 0's, never used), and the 27-point stencils summed from it.
+      }
+
+      /**
+       * The elastic element matrix of the box for each material (a cell of
+       * that material computes it; materials without local cells keep cell
+       * 0's, never used), and the 27-point stencils summed from it.
+       */
+      void
+      build_stencils(const MeshData &mesh, MechanicsOperator::Impl &d)
+      {
+        StructuredGrid  &g       = d.structured;
+        const LocalIndex n_cells = mesh.n_cells();
         g.n_materials = mesh.materials.size();
         std::vector<LocalIndex> representative(g.n_materials, 0);
         std::vector<bool>       found(g.n_materials, false);
@@ -594,35 +613,59 @@ namespace plastix
         g.stencils      = DeviceArray<double>(S, "dbd structured: stencils");
         g.host_stencils = std::move(S);
 
-        // The cells of each lattice point; bit 8 where all eight exist and
-        // share material (one whose stencil sits in scratch memory) and factor.
-        {
-          const LocalIndex    *cells     = g.cell.data();
-          const std::uint16_t *material  = d.cell_material.data();
-          const float         *factors   = d.cell_factor_data();
-          std::uint16_t       *out       = g.node_cells.data();
-          const Index64        points[3] = {g.points[0], g.points[1], g.points[2]};
-          for_range("plastix::dbd_structured_node_cells", n_points, KOKKOS_LAMBDA(const Index64 p) {
-            const Index64 X = points[0], XY = points[0] * points[1];
-            std::uint16_t bits    = 0;
-            bool          uniform = true;
-            LocalIndex    first   = -1;
-            for (int q = 0; q < 8; ++q)
-              {
-                if (!cell_in_lattice(points, p, q) || cells[p + cell_offset(X, XY, q)] < 0)
-                  continue;
-                const LocalIndex cell = cells[p + cell_offset(X, XY, q)];
-                bits |= std::uint16_t(1u << q);
-                if (first < 0)
-                  first = cell;
-                else if (material[cell] != material[first] ||
-                         (factors != nullptr && !(factors[cell] == factors[first])))
-                  uniform = false;
-              }
-            const bool stencil = bits == 0xFF && uniform && material[first] < lattice_scratch_materials;
-            out[p] = static_cast<std::uint16_t>(bits | (stencil ? lattice_stencil_node | (material[first] << lattice_material_shift) : 0));
-          });
-        }
+      }
+
+      /**
+       * The cells of each lattice point; bit 8 where all eight exist and
+       * share material (one whose stencil sits in scratch memory) and factor.
+       */
+      void
+      find_node_cells(MechanicsOperator::Impl &d)
+      {
+        StructuredGrid &g        = d.structured;
+        const Index64   n_points = g.n_points();
+        const LocalIndex    *cells     = g.cell.data();
+        const std::uint16_t *material  = d.cell_material.data();
+        const float         *factors   = d.cell_factor_data();
+        std::uint16_t       *out       = g.node_cells.data();
+        const Index64        points[3] = {g.points[0], g.points[1], g.points[2]};
+        for_range("plastix::dbd_structured_node_cells", n_points, KOKKOS_LAMBDA(const Index64 p) {
+          const Index64 X = points[0], XY = points[0] * points[1];
+          std::uint16_t bits    = 0;
+          bool          uniform = true;
+          LocalIndex    first   = -1;
+          for (int q = 0; q < 8; ++q)
+            {
+              if (!cell_in_lattice(points, p, q) || cells[p + cell_offset(X, XY, q)] < 0)
+                continue;
+              const LocalIndex cell = cells[p + cell_offset(X, XY, q)];
+              bits |= std::uint16_t(1u << q);
+              if (first < 0)
+                first = cell;
+              else if (material[cell] != material[first] ||
+                       (factors != nullptr && !(factors[cell] == factors[first])))
+                uniform = false;
+            }
+          const bool stencil = bits == 0xFF && uniform && material[first] < lattice_scratch_materials;
+          out[p] = static_cast<std::uint16_t>(bits | (stencil ? lattice_stencil_node | (material[first] << lattice_material_shift) : 0));
+        });
+      }
+
+      void
+      build_structured_grid(const MeshData &mesh, MechanicsOperator::Impl &d)
+      {
+        StructuredGrid &g = d.structured;
+        if (!mesh.constraint_rows.empty())
+          throw std::invalid_argument("dbd structured: the mesh has hanging-node constraints; the strategy needs a "
+                                      "conforming lattice of equal boxes (use another strategy)");
+        if (mesh.n_cells() == 0)
+          return;
+        if (mesh.n_nodes > lattice_node_mask)
+          throw std::invalid_argument("dbd structured: more than 2^28 nodes in one process");
+        const std::vector<Index64> cell_point = locate_cells_on_lattice(mesh, g);
+        fill_lattice(mesh, cell_point, g);
+        build_stencils(mesh, d);
+        find_node_cells(d);
         update_structured_classes(d);
         Kokkos::fence();
       }

@@ -308,6 +308,190 @@ namespace plastix
       });
       return form;
     }
+    /** Cell DoF of component c of vertex v. */
+    using CellDofTable = std::array<std::array<unsigned int, 3>, 8>;
+
+    /** The owned coarse cells of one transfer: their 8 vertices and the 27 vertices of their children's lattice (first DoFs, global). */
+    struct CoarseCells
+    {
+      std::vector<std::array<GlobalIndex, 8>>  vertices;
+      std::vector<std::array<GlobalIndex, 27>> lattice;
+    };
+
+    /**
+     * The owned cells of level @p coarse_level and their children, whose
+     * DoFs come from @p active_dofs where the children are the active cells
+     * (@p fine_is_active), from the level DoFs otherwise.
+     */
+    CoarseCells
+    collect_coarse_cells(const dealii::DoFHandler<3> &active_dofs,
+                         const dealii::DoFHandler<3> &level_dofs,
+                         const unsigned int           coarse_level,
+                         const bool                   fine_is_active,
+                         const CellDofTable          &cell_dof)
+    {
+      const unsigned int                           dofs_per_cell = level_dofs.get_fe().n_dofs_per_cell();
+      std::vector<dealii::types::global_dof_index> coarse_dofs(dofs_per_cell), fine_dofs(dofs_per_cell);
+      auto child_dofs = [&](const auto &cell, const unsigned int c) {
+        const auto child = cell->child(c);
+        if (fine_is_active)
+          {
+            const typename dealii::DoFHandler<3>::cell_iterator active_child(&active_dofs.get_triangulation(),
+                                                                             child->level(), child->index(),
+                                                                             &active_dofs);
+            if (!active_child->is_active() || (!active_child->is_locally_owned() && !active_child->is_ghost()))
+              throw std::logic_error("MGTransferDevice: a child of an owned level cell is neither owned nor "
+                                     "a ghost on the active mesh (unexpected partition)");
+            active_child->get_dof_indices(fine_dofs);
+          }
+        else
+          child->get_mg_dof_indices(fine_dofs);
+      };
+      auto vertex_of = [&](const std::vector<dealii::types::global_dof_index> &dofs, const unsigned int v) {
+        const GlobalIndex vertex[3] = {dofs[cell_dof[v][0]], dofs[cell_dof[v][1]], dofs[cell_dof[v][2]]};
+        return first_of_vertex(vertex);
+      };
+      CoarseCells cells;
+      for (const auto &cell : level_dofs.mg_cell_iterators_on_level(coarse_level))
+        {
+          if (!cell->is_locally_owned_on_level())
+            continue;
+          if (!cell->has_children())
+            throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
+          cell->get_mg_dof_indices(coarse_dofs);
+          std::array<GlobalIndex, 8> vertices;
+          for (unsigned int a = 0; a < 8; ++a)
+            vertices[a] = vertex_of(coarse_dofs, a);
+          std::array<GlobalIndex, 27> lattice;
+          lattice.fill(dealii::numbers::invalid_dof_index);
+          for (unsigned int c = 0; c < cell->n_children(); ++c)
+            {
+              child_dofs(cell, c);
+              for (unsigned int v = 0; v < 8; ++v)
+                {
+                  const GlobalIndex node     = vertex_of(fine_dofs, v);
+                  auto             &position = lattice[lattice_point(c, v)];
+                  if (position != dealii::numbers::invalid_dof_index && position != node)
+                    throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
+                  position = node;
+                }
+            }
+          cells.vertices.push_back(vertices);
+          cells.lattice.push_back(lattice);
+        }
+      return cells;
+    }
+
+    /** The local node of the vertex whose first DoF is @p first. */
+    backend::LocalIndex
+    local_node(const dealii::Utilities::MPI::Partitioner &layout, const GlobalIndex first)
+    {
+      const GlobalIndex dofs[3] = {first, first + 1, first + 2};
+      return node_of(layout, dofs);
+    }
+
+    /**
+     * A layout with the owned DoFs of @p level and the ghosts @p needed: the
+     * level's own where it has them all on every process (collective).
+     */
+    std::shared_ptr<const dealii::Utilities::MPI::Partitioner>
+    layout_with(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &level,
+                const dealii::IndexSet                                           &needed,
+                const MPI_Comm                                                    communicator)
+    {
+      const bool fits =
+        dealii::Utilities::MPI::min((needed & level->ghost_indices()) == needed ? 1 : 0, communicator) == 1;
+      return fits ? level :
+                    std::make_shared<const dealii::Utilities::MPI::Partitioner>(level->locally_owned_range(), needed,
+                                                                                communicator);
+    }
+
+    /** The ghosts each transfer of @p form reads: the vertices of the cells it interpolates in, the fine vertices of the owned rows of R. */
+    void
+    gather_form_ghosts(const GlobalGatherForm                    &form,
+                       const dealii::Utilities::MPI::Partitioner &coarse_layout,
+                       const dealii::IndexSet                    &fine_owned,
+                       std::vector<GlobalIndex>                  &coarse_ghosts,
+                       std::vector<GlobalIndex>                  &fine_ghosts)
+    {
+      for (const auto &vertices : form.cells)
+        for (const GlobalIndex c : vertices)
+          if (!coarse_layout.in_local_range(c))
+            coarse_ghosts.push_back(c);
+      for (std::size_t node = 0; node < form.rows.size(); ++node)
+        for (unsigned int e = 0; e < form.row_length[node]; ++e)
+          if (!fine_owned.is_element(form.rows[node][e].first))
+            fine_ghosts.push_back(form.rows[node][e].first);
+    }
+
+    /** The backend's data of the gather form @p form in the local numbering of the transfer's layouts. */
+    void
+    fill_gather_form_data(const GlobalGatherForm                    &form,
+                          const dealii::Utilities::MPI::Partitioner &coarse_layout,
+                          const dealii::Utilities::MPI::Partitioner &fine_layout,
+                          backend::TransferData                     &data)
+    {
+      data.gather_form = true;
+      for (const auto &vertices : form.cells)
+        for (const GlobalIndex c : vertices)
+          data.coarse_cell_nodes.push_back(local_node(coarse_layout, c));
+      data.fine_node_cell.assign(form.fine_cell.begin(), form.fine_cell.end());
+      data.fine_node_position = form.fine_position;
+      data.coarse_row_start.assign(1, 0);
+      for (std::size_t node = 0; node < form.rows.size(); ++node)
+        {
+          std::vector<std::pair<backend::LocalIndex, std::uint8_t>> row;
+          for (unsigned int e = 0; e < form.row_length[node]; ++e)
+            row.emplace_back(local_node(fine_layout, form.rows[node][e].first), form.rows[node][e].second);
+          std::sort(row.begin(), row.end());
+          for (const auto &[f, k] : row)
+            {
+              data.coarse_row_fine_nodes.push_back(f);
+              data.coarse_row_midpoint_axes.push_back(k);
+            }
+          data.coarse_row_start.push_back(data.coarse_row_fine_nodes.size());
+        }
+    }
+
+    /** The constraint flags of the local DoFs of @p layout: 1 for the DoFs of @p boundary. */
+    std::vector<std::uint8_t>
+    constrained_flags(const dealii::Utilities::MPI::Partitioner &layout, const dealii::IndexSet &boundary)
+    {
+      std::vector<std::uint8_t> flags(layout.locally_owned_size() + layout.n_ghost_indices(), 0);
+      for (const auto i : boundary)
+        if (layout.in_local_range(i) || layout.is_ghost_entry(i))
+          flags[layout.global_to_local(i)] = 1;
+      return flags;
+    }
+
+    /**
+     * The node counts and constraint flags of @p data on the transfer's
+     * layouts, and the weights of the cell form (1 / the number of cells of
+     * a fine vertex).
+     */
+    void
+    complete_transfer_data(const dealii::Utilities::MPI::Partitioner &coarse,
+                           const dealii::Utilities::MPI::Partitioner &fine,
+                           const dealii::IndexSet                    &coarse_boundary,
+                           const dealii::IndexSet                    &fine_boundary,
+                           backend::TransferData                     &data)
+    {
+      if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
+          (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
+        throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
+      data.n_coarse_nodes     = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
+      data.n_fine_nodes       = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
+      data.coarse_constrained = constrained_flags(coarse, coarse_boundary);
+      data.fine_constrained   = constrained_flags(fine, fine_boundary);
+      if (!data.gather_form)
+        {
+          data.fine_node_weights.assign(data.n_fine_nodes, 0.);
+          for (const auto node : data.fine_cell_nodes)
+            data.fine_node_weights[node] += 1.;
+          for (double &weight : data.fine_node_weights)
+            weight = weight > 0 ? 1. / weight : 0.;
+        }
+    }
   } // namespace
 
   /** The transfer between level l - 1 and level l. */
@@ -358,8 +542,7 @@ namespace plastix
     const unsigned int          finest       = n_levels - 1;
     const auto                 &fe           = level_dofs.get_fe();
     internal::CollectiveFailure failures("plastix::MGTransferDevice (set-up)");
-    // Cell DoF of component c of vertex v.
-    unsigned int cell_dof[8][3];
+    CellDofTable                cell_dof{};
     failures.guard([&]() {
       if (new_layouts.size() != n_levels || level_boundary.size() + 1 < n_levels)
         throw std::invalid_argument("MGTransferDevice: need one layout per level and the boundary DoFs of every "
@@ -374,99 +557,17 @@ namespace plastix
         }
     });
     failures.throw_on_every_rank(communicator);
-    const unsigned int                          dofs_per_cell = fe.n_dofs_per_cell();
     std::vector<std::unique_ptr<LevelTransfer>> new_transfers(n_levels);
 
     for (unsigned int l = 1; l < n_levels; ++l)
       {
-        const bool  fine_is_active = l == finest;
-        const auto &coarse_layout  = *new_layouts[l - 1];
-        auto        transfer       = std::make_unique<LevelTransfer>();
-
-        // The fine DoFs of the children of the coarse cells owned here, through
-        // the active DoFs on the finest level.
-        std::vector<dealii::types::global_dof_index> coarse_dofs(dofs_per_cell), fine_dofs(dofs_per_cell);
-        auto child_dofs = [&](const auto &cell, const unsigned int c) {
-          const auto child = cell->child(c);
-          if (fine_is_active)
-            {
-              const typename dealii::DoFHandler<3>::cell_iterator active_child(&active_dofs.get_triangulation(),
-                                                                               child->level(), child->index(),
-                                                                               &active_dofs);
-              if (!active_child->is_active() || (!active_child->is_locally_owned() && !active_child->is_ghost()))
-                throw std::logic_error("MGTransferDevice: a child of an owned level cell is neither owned nor "
-                                       "a ghost on the active mesh (unexpected partition)");
-              active_child->get_dof_indices(fine_dofs);
-            }
-          else
-            child->get_mg_dof_indices(fine_dofs);
-        };
-        const auto             &fine_layout = new_layouts[l];
-        const dealii::IndexSet &owned       = fine_layout->locally_owned_range();
-
-        // The constraint flags of the local DoFs of the transfer's layouts.
-        const auto constrained_flags = [](const dealii::Utilities::MPI::Partitioner &layout,
-                                          const dealii::IndexSet                    &boundary) {
-          std::vector<std::uint8_t> flags(layout.locally_owned_size() + layout.n_ghost_indices(), 0);
-          for (const auto i : boundary)
-            if (layout.in_local_range(i) || layout.is_ghost_entry(i))
-              flags[layout.global_to_local(i)] = 1;
-          return flags;
-        };
-        // A layout with the owned DoFs of @p level and the ghosts @p needed:
-        // the level's own where it has them all on every process.
-        const auto layout_with = [&](const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &level,
-                                     const dealii::IndexSet                                           &needed) {
-          const bool fits =
-            dealii::Utilities::MPI::min((needed & level->ghost_indices()) == needed ? 1 : 0, communicator) == 1;
-          return fits ? level :
-                        std::make_shared<const dealii::Utilities::MPI::Partitioner>(level->locally_owned_range(),
-                                                                                    needed, communicator);
-        };
-        const auto local_node = [](const dealii::Utilities::MPI::Partitioner &layout, const GlobalIndex first) {
-          const GlobalIndex dofs[3] = {first, first + 1, first + 2};
-          return node_of(layout, dofs);
-        };
-
-        // Each owned coarse cell: its 8 vertices and the 27 vertices of its
-        // children's lattice (first DoFs, global).
-        std::vector<std::array<GlobalIndex, 8>>  cell_vertices;
-        std::vector<std::array<GlobalIndex, 27>> cell_lattice;
-        failures.guard([&]() {
-          for (const auto &cell : level_dofs.mg_cell_iterators_on_level(l - 1))
-            {
-              if (!cell->is_locally_owned_on_level())
-                continue;
-              if (!cell->has_children())
-                throw std::logic_error("MGTransferDevice: an owned level cell without children below the finest level");
-              cell->get_mg_dof_indices(coarse_dofs);
-              std::array<GlobalIndex, 8> vertices;
-              for (unsigned int a = 0; a < 8; ++a)
-                {
-                  const GlobalIndex vertex[3] = {coarse_dofs[cell_dof[a][0]], coarse_dofs[cell_dof[a][1]],
-                                                 coarse_dofs[cell_dof[a][2]]};
-                  vertices[a]                 = first_of_vertex(vertex);
-                }
-              std::array<GlobalIndex, 27> lattice;
-              lattice.fill(dealii::numbers::invalid_dof_index);
-              for (unsigned int c = 0; c < cell->n_children(); ++c)
-                {
-                  child_dofs(cell, c);
-                  for (unsigned int v = 0; v < 8; ++v)
-                    {
-                      const GlobalIndex vertex[3] = {fine_dofs[cell_dof[v][0]], fine_dofs[cell_dof[v][1]],
-                                                     fine_dofs[cell_dof[v][2]]};
-                      const GlobalIndex node      = first_of_vertex(vertex);
-                      auto             &position  = lattice[lattice_point(c, v)];
-                      if (position != dealii::numbers::invalid_dof_index && position != node)
-                        throw std::logic_error("MGTransferDevice: two children of a cell disagree on a shared vertex");
-                      position = node;
-                    }
-                }
-              cell_vertices.push_back(vertices);
-              cell_lattice.push_back(lattice);
-            }
-        });
+        const bool              fine_is_active = l == finest;
+        const auto             &coarse_layout  = *new_layouts[l - 1];
+        const auto             &fine_layout    = new_layouts[l];
+        const dealii::IndexSet &owned          = fine_layout->locally_owned_range();
+        auto                    transfer       = std::make_unique<LevelTransfer>();
+        CoarseCells             cells;
+        failures.guard([&]() { cells = collect_coarse_cells(active_dofs, level_dofs, l - 1, fine_is_active, cell_dof); });
 
         backend::TransferData data;
         if (n_processes > 1)
@@ -475,49 +576,17 @@ namespace plastix
             // give complete owned values and need no compress().
             dealii::IndexSet coarse_relevant = coarse_layout.locally_owned_range();
             coarse_relevant.add_indices(coarse_layout.ghost_indices());
-            const GlobalGatherForm form = build_gather_form(std::move(cell_vertices), cell_lattice,
+            const GlobalGatherForm form = build_gather_form(std::move(cells.vertices), cells.lattice,
                                                             coarse_layout.locally_owned_range(), coarse_relevant,
                                                             owned, communicator, failures);
-
-            // The ghosts each transfer reads: the vertices of the cells it
-            // interpolates in, the fine vertices of the owned rows of R.
             std::vector<GlobalIndex> coarse_ghosts, fine_ghosts;
-            failures.guard([&]() {
-              for (const auto &vertices : form.cells)
-                for (const GlobalIndex c : vertices)
-                  if (!coarse_layout.in_local_range(c))
-                    coarse_ghosts.push_back(c);
-              for (std::size_t node = 0; node < form.rows.size(); ++node)
-                for (unsigned int e = 0; e < form.row_length[node]; ++e)
-                  if (!owned.is_element(form.rows[node][e].first))
-                    fine_ghosts.push_back(form.rows[node][e].first);
-            });
+            failures.guard([&]() { gather_form_ghosts(form, coarse_layout, owned, coarse_ghosts, fine_ghosts); });
             failures.throw_on_every_rank(communicator);
-            transfer->coarse_layout = layout_with(new_layouts[l - 1], vertex_dofs(coarse_layout.size(), coarse_ghosts));
-            transfer->fine_layout   = layout_with(fine_layout, vertex_dofs(owned.size(), fine_ghosts));
-            failures.guard([&]() {
-              data.gather_form = true;
-              for (const auto &vertices : form.cells)
-                for (const GlobalIndex c : vertices)
-                  data.coarse_cell_nodes.push_back(local_node(*transfer->coarse_layout, c));
-              data.fine_node_cell.assign(form.fine_cell.begin(), form.fine_cell.end());
-              data.fine_node_position = form.fine_position;
-              data.coarse_row_start.assign(1, 0);
-              for (std::size_t node = 0; node < form.rows.size(); ++node)
-                {
-                  std::vector<std::pair<backend::LocalIndex, std::uint8_t>> row;
-                  for (unsigned int e = 0; e < form.row_length[node]; ++e)
-                    row.emplace_back(local_node(*transfer->fine_layout, form.rows[node][e].first),
-                                     form.rows[node][e].second);
-                  std::sort(row.begin(), row.end());
-                  for (const auto &[f, k] : row)
-                    {
-                      data.coarse_row_fine_nodes.push_back(f);
-                      data.coarse_row_midpoint_axes.push_back(k);
-                    }
-                  data.coarse_row_start.push_back(data.coarse_row_fine_nodes.size());
-                }
-            });
+            transfer->coarse_layout =
+              layout_with(new_layouts[l - 1], vertex_dofs(coarse_layout.size(), coarse_ghosts), communicator);
+            transfer->fine_layout = layout_with(fine_layout, vertex_dofs(owned.size(), fine_ghosts), communicator);
+            failures.guard(
+              [&]() { fill_gather_form_data(form, *transfer->coarse_layout, *transfer->fine_layout, data); });
           }
         else
           failures.guard([&]() {
@@ -526,32 +595,16 @@ namespace plastix
             // number of cells of a fine vertex, all local).
             transfer->fine_layout   = fine_layout;
             transfer->coarse_layout = new_layouts[l - 1];
-            for (const auto &vertices : cell_vertices)
+            for (const auto &vertices : cells.vertices)
               for (const GlobalIndex c : vertices)
                 data.coarse_cell_nodes.push_back(local_node(coarse_layout, c));
-            for (const auto &lattice : cell_lattice)
+            for (const auto &lattice : cells.lattice)
               for (const GlobalIndex f : lattice)
                 data.fine_cell_nodes.push_back(local_node(*fine_layout, f));
           });
         failures.guard([&]() {
-          const auto &coarse = *transfer->coarse_layout;
-          const auto &fine   = *transfer->fine_layout;
-          if ((coarse.locally_owned_size() + coarse.n_ghost_indices()) % 3 != 0 ||
-              (fine.locally_owned_size() + fine.n_ghost_indices()) % 3 != 0)
-            throw std::logic_error("MGTransferDevice: a level layout does not hold whole vertices");
-          data.n_coarse_nodes     = (coarse.locally_owned_size() + coarse.n_ghost_indices()) / 3;
-          data.n_fine_nodes       = (fine.locally_owned_size() + fine.n_ghost_indices()) / 3;
-          data.coarse_constrained = constrained_flags(coarse, level_boundary[l - 1]);
-          data.fine_constrained   = constrained_flags(fine, fine_is_active ? fine_boundary : level_boundary[l]);
-          if (!data.gather_form)
-            {
-              data.fine_node_weights.assign(data.n_fine_nodes, 0.);
-              for (const auto node : data.fine_cell_nodes)
-                data.fine_node_weights[node] += 1.;
-              for (double &weight : data.fine_node_weights)
-                weight = weight > 0 ? 1. / weight : 0.;
-            }
-
+          complete_transfer_data(*transfer->coarse_layout, *transfer->fine_layout, level_boundary[l - 1],
+                                 fine_is_active ? fine_boundary : level_boundary[l], data);
           transfer->q1 = std::make_unique<backend::Q1Transfer>(data);
           if (transfer->fine_layout != fine_layout || !transfer->q1->gathers())
             transfer->fine_work.reinit(transfer->fine_layout);
