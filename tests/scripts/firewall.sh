@@ -5,7 +5,8 @@
 #     must not depend on any deal.II header (a path containing '/deal.II/');
 #   - deal.II-side translation units (the library: source/{core,material,
 #     solvers}; the application apps/plastix; the deal.II benchmark and its
-#     reference operators in benchmarks/; tests/dealii) must not depend on a
+#     reference operators in benchmarks/; the C++ tests of tests/adapter,
+#     solvers, plasticity, app and their headers in tests/common) must not depend on a
 #     Kokkos header
 #     (Kokkos_*.hpp, KokkosExp_*.hpp, KokkosCore_config.h, ...) except through
 #     deal.II's own headers: the Debian deal.II includes Trilinos' Sacado from
@@ -79,6 +80,8 @@ DEALII = re.compile(r"(^|/)deal\.II/")
 # brings; tolerated like deal.II's own chains. Teuchos included directly is
 # still flagged (canary dealii-through-Teuchos).
 BELOS = re.compile(r"(^|/)Belos[A-Za-z_]*\.hpp$")
+# The folders of the deal.II-side C++ tests and their shared headers.
+DEALII_TEST_DIRS = ("tests/adapter", "tests/solvers", "tests/plasticity", "tests/app", "tests/common")
 KOKKOS = re.compile(r"(^|/)(Kokkos[A-Za-z]*_[^/]*\.hpp|KokkosCore_config\.h)$")
 HEADER_LINE = re.compile(r"^(\.+) (.+)$")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
@@ -95,8 +98,8 @@ def classify(path):
         return "backend"
     if r.startswith(("tests/backend/",)) or r in BACKEND_USERS:
         return "backend-user"
-    if r.startswith(("source/core/", "source/material/", "source/solvers/", "apps/plastix/", "tests/dealii/",
-                     "benchmarks/")) and r not in CUDA_ONLY:
+    if r.startswith(("source/core/", "source/material/", "source/solvers/", "apps/plastix/", "benchmarks/")
+                    + tuple(d + "/" for d in DEALII_TEST_DIRS)) and r not in CUDA_ONLY:
         return "dealii"
     return None
 
@@ -240,7 +243,7 @@ for entry in db:
 
 expected = []
 for d in ("source/backend", "source/backend/baselines", "source/core", "source/material", "source/solvers",
-          "apps/plastix", "benchmarks", "tests/dealii", "tests/backend"):
+          "apps/plastix", "benchmarks", "tests/backend") + DEALII_TEST_DIRS:
     full = os.path.join(src, d)
     if os.path.isdir(full):
         expected += [os.path.join(full, n) for n in sorted(os.listdir(full))
@@ -340,7 +343,8 @@ direct = []
 for path in list(files("source/backend", (".cc", ".h"))) + list(files("include/plastix/backend", (".h",))):
     direct += [(path, i) for _, i in direct_includes(path)
                if DEALII.search(i) or i.startswith(("plastix/core/", "plastix/material/", "plastix/solvers/"))]
-deal_ii_side = [p for d in library_dirs[1:] + ("apps/plastix", "benchmarks", "tests/dealii") for p in files(d, (".cc", ".h"))]
+deal_ii_side = [p for d in library_dirs[1:] + ("apps/plastix", "benchmarks") + DEALII_TEST_DIRS
+                for p in files(d, (".cc", ".h"))]
 for path in list(files("include/plastix", (".h",))) + list(files("tests/backend", (".cc",))) + deal_ii_side:
     direct += [(path, i) for _, i in direct_includes(path) if KOKKOS.search(i) or os.path.basename(i) in backend_internal]
 report(not direct, "#include lines: no deal.II (or plastix/{core,material,solvers}) include in the backend, no Kokkos or backend-internal include elsewhere%s"

@@ -14,6 +14,8 @@
 //  3. the internal force of a plasticity state at a displacement too small
 //     to yield against the elastic internal force of the operator
 //     (compute_internal_force()), both with the springs' S u, on every row.
+
+// Test: ranks 1 2
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>

@@ -4,6 +4,8 @@
 // rather than the operator's partitioner, and the refusal of a vector that
 // owns other entries; and make_material()'s documented elastic limits (yield
 // stress 0 or infinite: no Gauss point yields) and refusals. 1 and 2 ranks.
+
+// Test: ranks 1 2
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>

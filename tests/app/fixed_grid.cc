@@ -15,6 +15,8 @@
 //    cells (with them: more DoFs, the same solution);
 //  - bad fixed-grid input.
 // Run with 1 and 2 MPI ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/geometry_info.h>
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>

@@ -16,6 +16,8 @@
 //    operator refuses plasticity.
 // A ghost cell left out or given the wrong material or factor changes the
 // rows along the rank boundaries by O(1). Run with 1, 2 and 3 MPI ranks.
+
+// Test: ranks 1 2 3
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/mapping_q.h>

@@ -33,6 +33,8 @@
 //     switches to elasticity (equal to a new elastic operator to the last
 //     bit) and back; disable_plasticity() and reinit() leave an elastic
 //     operator without a state; Newton refuses an operator without one.
+
+// Test: ranks 1 2
 #include <deal.II/base/function.h>
 #include <deal.II/base/tensor.h>
 #include <deal.II/distributed/tria.h>

@@ -12,6 +12,8 @@
 // either route. Runtime's description of the route is checked too. 1 and 2
 // ranks (on one rank nothing is exchanged; on a GPU build the shared memory
 // is CUDA IPC).
+
+// Test: ranks 1 2
 #include <deal.II/distributed/tria.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_tools.h>

@@ -20,6 +20,8 @@
 // displacement are compared with values stored from a 1-rank run, so the
 // rank counts must agree too (Mesh/Distortion moves vertices as a function
 // of their position, not of the order the ranks store them in).
+
+// Test: ranks 1 2; labels long
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 

@@ -8,6 +8,8 @@
 // relative, and MechanicsOperator::cell_average_strain must equal sym(A) in
 // every cell. The same with the load factor 0.5 (lift_inhomogeneities and
 // set_constrained_values with scale). Run with 1 and 2 ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>

@@ -13,6 +13,8 @@
 //  - gnuplot not on the PATH: no PNG, the reason says so, the script stays;
 //    gnuplot failing (an output folder that does not exist): no PNG, a
 //    reason; a missing directory for the script throws std::runtime_error.
+
+// Test: libraries zlib
 #include "plot.h"
 
 #include <unistd.h>

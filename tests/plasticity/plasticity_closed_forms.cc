@@ -19,6 +19,8 @@
 //  - quadratic convergence of Newton near the solution (exact linear solves).
 //
 // Usage: test_plasticity_closed_forms <prm directory> [part: cube|sphere|cylinder|newton]
+
+// Test: ranks 1 2; arguments prm; labels long; libraries zlib
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 

@@ -26,6 +26,8 @@
 // assemble_external_force against the test's own, the materials of
 // make_material_table, and MechanicsOperator::cell_average_strain against the
 // FEValues cell average of the symmetric gradient. Run with 1 and 2 ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature_lib.h>

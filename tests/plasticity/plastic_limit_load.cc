@@ -17,6 +17,8 @@
 // one, end reaction above 1.02 P_L), which shows that the plateau checks
 // would catch locking. 1 and 2 ranks (mpirun variants), the
 // same bounds.
+
+// Test: ranks 1 2; arguments prm; labels long
 #include "plasticity_test_tools.h"
 #include "test_environment.h"
 

@@ -12,6 +12,8 @@
 //     none for ebe atomic and none on two ranks (ghost exchange).
 // A wrong coefficient, a lost x_old term, constrained rows not treated as
 // unit rows or a missed vector rotation changes entries by O(1).
+
+// Test: ranks 1 2
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_q.h>

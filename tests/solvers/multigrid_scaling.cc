@@ -31,6 +31,8 @@
 // with the direct coarse solver on a refined mesh whose level 0 has at most
 // 'Multigrid direct solver limit' DoFs, cg above, chebyshev on a mesh
 // without levels. Run with 1 and 2 ranks.
+
+// Test: ranks 1 2; labels long
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>

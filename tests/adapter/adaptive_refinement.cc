@@ -19,6 +19,8 @@
 //  - refinement_indicator(plastic strain increment) and mark_cells(): the
 //    indicator is the cell-averaged increment times the diameter; no cell is
 //    refined beyond the maximum level or where the indicator is zero.
+
+// Test: ranks 1 2
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>

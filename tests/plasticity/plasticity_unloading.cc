@@ -16,6 +16,8 @@
 // of the previous step's last iterate, which overshoots.
 //
 // Usage: test_plasticity_unloading <prm directory>
+
+// Test: ranks 1 2; arguments prm
 #include <deal.II/base/conditional_ostream.h>
 
 #include <plastix/core/runtime.h>

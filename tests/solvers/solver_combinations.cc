@@ -28,6 +28,8 @@
 // solvers, double under GMRES and MINRES; checked here too). Belos' own conformance
 // checks of the traits (Belos::TestMultiVecTraits/TestOperatorTraits) run
 // on the DeviceMultiVector. Run with 1 and 2 ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>

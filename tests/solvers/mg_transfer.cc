@@ -29,6 +29,8 @@
 // at the finest transfer, after the collective steps of the coarser ones).
 // Without the ranks' agreement the others wait in a collective step for
 // ever and the test times out.
+
+// Test: ranks 1 2 3
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>

@@ -8,6 +8,8 @@
 // the assembled B-bar matrix (plastix::elastic_cell_matrix, deal.II
 // FEValues and tensors). The matrix assembled on the device (Strategy::
 // assembled) entry by entry against deal.II's. Run with 1 and 2 MPI ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>

@@ -38,6 +38,8 @@
 // Case 2 also runs on the same annulus written to a gmsh file and read back
 // (Geometry = file, boundary ids as physical tags), with the same checks.
 // On 1 and 2 ranks.
+
+// Test: ranks 1 2; labels long
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>

@@ -25,6 +25,8 @@
 //     condensation with the hanging-node constraints alone, also on the
 //     clamped rows (reactions; a closed AffineConstraints has folded the
 //     weights on clamped DoFs into inhomogeneities).
+
+// Test: ranks 1 2
 #include <deal.II/base/function.h>
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>

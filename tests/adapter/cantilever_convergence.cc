@@ -21,6 +21,8 @@
 // (mean dilatation) converges from below to within 3 % of the nu = 0.4999
 // beam value, 15 times closer than full integration, with successive
 // differences that at least halve. Serial.
+
+// Test: labels long
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>

@@ -19,6 +19,8 @@
 //     whose cells with plastic points go element by element (one thread or
 //     eight shuffle lanes per cell), gives ebe atomic's internal force and
 //     tangent action.
+
+// Test: ranks 1 2
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/fe/fe_values.h>

@@ -15,6 +15,8 @@
 //    (sum of f_int over the face's x DoFs) to 1e-10 (relative);
 //  - the displacement at every vertex equals the reference's to 1e-9.
 // With 1 and 2 ranks (mpirun variants); the results must agree.
+
+// Test: ranks 1 2
 #include <deal.II/dofs/dof_tools.h>
 
 #include <plastix/core/runtime.h>

@@ -1,5 +1,5 @@
 // Voxel images as the body of a fixed grid, and material regions:
-//  - the quarter plate with a hole of tests/dealii/fixed_grid.cc given as
+//  - the quarter plate with a hole of tests/app/fixed_grid.cc given as
 //    images (NRRD with attached raw uint8 data, a detached NRRD header with
 //    big-endian int16 data, NRRD ascii, a headerless raw float32 volume) of
 //    4 x 4 x 4 voxels per grid cell, whose voxel centres are the cells'
@@ -11,6 +11,8 @@
 //    regions written with v, the body's value;
 //  - bad images and regions: one InputError naming the entry and the cause.
 // Run with 1 and 2 MPI ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/utilities.h>
 
 #include <plastix/core/device_vector.h>
@@ -36,7 +38,7 @@ using namespace dealii;
 
 namespace
 {
-  /** The plate of tests/dealii/fixed_grid.cc on a 32 x 32 x 1 grid, with the body's lines given. */
+  /** The plate of tests/app/fixed_grid.cc on a 32 x 32 x 1 grid, with the body's lines given. */
   std::string
   plate_text(const std::string &body_lines)
   {

@@ -14,6 +14,8 @@
 // and its maximum displacement agrees with the reference to 1e-6 relative;
 // multigrid needs far fewer linear iterations than Jacobi (at most a quarter).
 // The table of Newton/linear iterations and times is printed. 1 and 2 ranks.
+
+// Test: ranks 1 2
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 

@@ -23,6 +23,8 @@
 // An address-space limit would stop the CUDA driver, so a GPU build checks
 // the device memory only. Ranks that share a GPU would share the held-back
 // memory as well: there the test says so and checks nothing.
+
+// Test: ranks 2 3
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>

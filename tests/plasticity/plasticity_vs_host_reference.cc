@@ -21,6 +21,8 @@
 //     reference's number of plastic Gauss points, step by step (CSV).
 //
 // Usage: test_plasticity_vs_host_reference <prm directory> [case name]
+
+// Test: ranks 1 2; arguments prm; labels long
 #include <deal.II/base/conditional_ostream.h>
 #include <deal.II/base/timer.h>
 

@@ -17,6 +17,8 @@
 //    per owned level cell and never for a ghost cell (the ghosts take their
 //    owners' factors).
 // Run with 1 and 2 MPI ranks.
+
+// Test: ranks 1 2; labels long
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/fe/mapping_q.h>
