@@ -471,7 +471,7 @@ namespace plastix
         value << solver.divergence_factor;
         throw InputError("Linear solver/Divergence factor", "must be 0 (never) or greater than 1, not " + value.str());
       }
-    if (solver.multigrid_level_precision == LevelPrecision::single_precision && !solver.is_conjugate_gradients())
+    if (solver.multigrid.level_precision == LevelPrecision::single_precision && !solver.is_conjugate_gradients())
       throw InputError("Linear solver/Multigrid level precision",
                        "single needs Type = cg or belos cg (" + enum_name(solver.type.value) +
                          " assumes a preconditioner that is linear to double precision): use double or auto");

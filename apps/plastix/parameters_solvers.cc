@@ -73,15 +73,15 @@ namespace plastix
                       "linear solve), load step (at the first solve of each load step) or "
                       "always (built once for the elastic operator and reused). The coarser "
                       "multigrid levels and AMG are always elastic and built once");
-    prm.add_parameter("Multigrid smoother degree", multigrid_smoother_degree,
+    prm.add_parameter("Multigrid smoother degree", multigrid.smoother_degree,
                       "Degree of the Chebyshev-Jacobi smoother on each multigrid level (pre and "
                       "post smoothing)",
                       dealii::Patterns::Integer(1, 30));
-    prm.add_parameter("Multigrid smoothing range", multigrid_smoothing_range,
+    prm.add_parameter("Multigrid smoothing range", multigrid.smoothing_range,
                       "The multigrid smoother damps eigenvalues of D^-1 A in [lambda_max / range, "
                       "lambda_max] (lambda_max estimated by 12 CG iterations)",
                       dealii::Patterns::Double(1.));
-    prm.add_parameter("Multigrid coarse solver", multigrid_coarse_solver,
+    prm.add_parameter("Multigrid coarse solver", multigrid.coarse_solver,
                       "Solver of the coarsest multigrid level (the coarse mesh): cg (CG on the "
                       "device, preconditioned by Chebyshev-Jacobi, to 'Multigrid coarse "
                       "tolerance'), chebyshev (a Chebyshev-Jacobi polynomial on the device whose "
@@ -97,7 +97,7 @@ namespace plastix
                       "dense inverse at a Newton step once the cg solves have taken as long as "
                       "its set-up is estimated to take (up to 46,340 level-0 DoFs); the run "
                       "summary names the choice");
-    prm.add_parameter("Multigrid level precision", multigrid_level_precision,
+    prm.add_parameter("Multigrid level precision", multigrid.level_precision,
                       "Number type of the V-cycle: double, or single (level operators, "
                       "smoothers and transfers on float vectors, the coarse solve, the outer "
                       "Krylov solver and the Newton iteration in double precision: a "
@@ -108,31 +108,31 @@ namespace plastix
                       "single-precision V-cycle GMRES reported convergence at a true residual "
                       "far above its tolerance. auto: single under cg and belos cg, double "
                       "under the others");
-    prm.add_parameter("Multigrid coarse tolerance", multigrid_coarse_tolerance,
+    prm.add_parameter("Multigrid coarse tolerance", multigrid.coarse_tolerance,
                       "Relative residual reduction of the cg coarse solver; target error "
                       "reduction of the chebyshev coarse solver",
                       dealii::Patterns::Double(1e-12, 0.5));
-    prm.add_parameter("Multigrid direct solver limit", multigrid_direct_solver_limit,
+    prm.add_parameter("Multigrid direct solver limit", multigrid.direct_solver_limit,
                       "Multigrid coarse solver auto uses dense inverse (GPU) or direct (host) "
                       "up to this many level-0 DoFs (a factorisation of a 3D mesh grows much "
                       "faster than its size)",
                       dealii::Patterns::Integer(0));
-    prm.add_parameter("Multigrid dense inverse minimum", multigrid_dense_inverse_minimum,
+    prm.add_parameter("Multigrid dense inverse minimum", multigrid.dense_inverse_minimum,
                       "Multigrid coarse solver auto on a GPU uses dense inverse from this many "
                       "level-0 DoFs up to 'Multigrid direct solver limit', and direct below (the "
                       "dense inverse's one-off cuSOLVER set-up, about 0.2 s, pays off only over "
                       "many V-cycles on a small level 0)",
                       dealii::Patterns::Integer(0));
-    prm.add_parameter("AMG aggregation threshold", amg_aggregation_threshold,
+    prm.add_parameter("AMG aggregation threshold", amg.aggregation_threshold,
                       "ML aggregation threshold: couplings weaker than this fraction of the "
                       "diagonal are dropped when aggregating (Preconditioner = amg and the "
                       "multigrid coarse amg)",
                       dealii::Patterns::Double(0.));
-    prm.add_parameter("AMG smoother sweeps", amg_smoother_sweeps,
+    prm.add_parameter("AMG smoother sweeps", amg.smoother_sweeps,
                       "ML smoother sweeps per level (the polynomial degree for Chebyshev)",
                       dealii::Patterns::Integer(1, 20));
-    prm.add_parameter("AMG smoother", amg_smoother, "ML smoother on each AMG level");
-    prm.add_parameter("AMG rigid body modes", amg_rigid_body_modes,
+    prm.add_parameter("AMG smoother", amg.smoother_type, "ML smoother on each AMG level");
+    prm.add_parameter("AMG rigid body modes", amg.rigid_body_modes,
                       "Give ML the six rigid-body modes (from the node coordinates) as near-null "
                       "space, the setting for elasticity; false: ML's three translations");
     prm.leave_subsection();

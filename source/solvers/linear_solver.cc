@@ -52,8 +52,8 @@ namespace plastix
   LevelPrecision
   LinearSolver::level_precision(const LinearSolverData &parameters)
   {
-    if (!parameters.multigrid_level_precision.automatic)
-      return parameters.multigrid_level_precision.value;
+    if (!parameters.multigrid.level_precision.automatic)
+      return parameters.multigrid.level_precision.value;
     return parameters.is_conjugate_gradients() ? LevelPrecision::single_precision : LevelPrecision::double_precision;
   }
 
@@ -126,11 +126,7 @@ namespace plastix
           }
         else if (parameters.preconditioner == PreconditionerType::amg)
           {
-            AmgData data;
-            data.aggregation_threshold = parameters.amg_aggregation_threshold;
-            data.smoother_sweeps       = parameters.amg_smoother_sweeps;
-            data.smoother_type         = parameters.amg_smoother;
-            data.rigid_body_modes      = parameters.amg_rigid_body_modes;
+            AmgData data               = parameters.amg;
             data.element_formulation   = level_operator_data.element_formulation;
             data.cell_stiffness_factor = level_operator_data.cell_stiffness_factor;
             data.boundary_springs      = level_operator_data.boundary_springs;
@@ -155,19 +151,10 @@ namespace plastix
   void
   LinearSolver::build_multigrid()
   {
-    MultigridData data;
-    data.smoother_degree                  = parameters.multigrid_smoother_degree;
-    data.smoothing_range                  = parameters.multigrid_smoothing_range;
-    data.coarse_solver                    = parameters.multigrid_coarse_solver;
-    data.level_precision                  = level_precision(parameters);
-    data.coarse_tolerance                 = parameters.multigrid_coarse_tolerance;
-    data.direct_solver_limit              = parameters.multigrid_direct_solver_limit;
-    data.dense_inverse_minimum            = parameters.multigrid_dense_inverse_minimum;
-    data.coarse_amg.aggregation_threshold = parameters.amg_aggregation_threshold;
-    data.coarse_amg.smoother_sweeps       = parameters.amg_smoother_sweeps;
-    data.coarse_amg.smoother_type         = parameters.amg_smoother;
-    data.coarse_amg.rigid_body_modes      = parameters.amg_rigid_body_modes;
-    data.level_operator                   = multigrid_level_operator_data;
+    MultigridData data   = parameters.multigrid;
+    data.level_precision = level_precision(parameters);
+    data.coarse_amg      = parameters.amg;
+    data.level_operator  = multigrid_level_operator_data;
     multigrid                             = std::make_unique<MultigridPreconditioner>();
     try
       {
@@ -188,7 +175,7 @@ namespace plastix
   {
     warn_on_rank_0(*op, "the multigrid with single-precision levels failed (" + reason +
                           "); it is rebuilt with double-precision levels, which it keeps");
-    parameters.multigrid_level_precision = LevelPrecision::double_precision;
+    parameters.multigrid.level_precision = LevelPrecision::double_precision;
     switched_to_double                   = true;
     build_multigrid();
   }
@@ -277,9 +264,9 @@ namespace plastix
         // failure is the problem's (a singular tangent, too few
         // iterations), not the precision's: the single-precision
         // multigrid comes back and the first error stands.
-        const AutoOr<LevelPrecision> requested = parameters.multigrid_level_precision;
+        const AutoOr<LevelPrecision> requested = parameters.multigrid.level_precision;
         dealii::Timer                timer;
-        parameters.multigrid_level_precision = LevelPrecision::double_precision;
+        parameters.multigrid.level_precision = LevelPrecision::double_precision;
         build_multigrid();
         ++n_setups;
         const double rebuild_time = timer.wall_time();
@@ -295,7 +282,7 @@ namespace plastix
           }
         catch (const SolverError &)
           {
-            parameters.multigrid_level_precision = requested;
+            parameters.multigrid.level_precision = requested;
             build_multigrid();
             ++n_setups;
             x = initial;

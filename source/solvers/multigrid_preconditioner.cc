@@ -445,7 +445,9 @@ namespace plastix
   MultigridPreconditioner::level_precision() const
   {
     AssertThrow(implementation, dealii::ExcMessage("MultigridPreconditioner not initialized"));
-    return implementation->data.level_precision;
+    // An unresolved auto runs in double (MultigridData::level_precision).
+    return implementation->data.level_precision == LevelPrecision::single_precision ? LevelPrecision::single_precision :
+                                                                                      LevelPrecision::double_precision;
   }
 
   std::string
@@ -458,7 +460,7 @@ namespace plastix
     text << n_levels() << " levels (DoFs";
     for (const auto n : n_dofs_per_level())
       text << ' ' << n;
-    text << "), " << to_string(im.data.level_precision) << " precision, Chebyshev(" << im.data.smoother_degree
+    text << "), " << to_string(level_precision()) << " precision, Chebyshev(" << im.data.smoother_degree
          << ") smoother, coarse " << im.cycle->coarse_description();
     if (im.data.coarse_solver == CoarseSolverType::automatic)
       {

@@ -279,7 +279,7 @@ main(int argc, char **argv)
             solver_data.preconditioner          = preconditioner;
             solver_data.relative_tolerance      = 1e-11;
             solver_data.max_iterations          = 20000;
-            solver_data.multigrid_coarse_solver = coarse;
+            solver_data.multigrid.coarse_solver = coarse;
             plastix::LinearSolver solver(solver_data);
             solver.initialize(op, dof_handler, materials, dirichlet, true, data);
             plastix::DeviceVector x;
@@ -409,7 +409,7 @@ main(int argc, char **argv)
         {
           plastix::LinearSolverData solver_data;
           solver_data.preconditioner          = plastix::PreconditionerType::multigrid;
-          solver_data.multigrid_coarse_solver = plastix::CoarseSolverType::direct;
+          solver_data.multigrid.coarse_solver = plastix::CoarseSolverType::direct;
           plastix::LinearSolver solver(solver_data);
           solver.initialize(op, dof_handler, materials, {{0, ComponentMask(3, true)}}, true, throwing);
         }

@@ -157,7 +157,7 @@ main(int argc, char **argv)
     plastix::LinearSolverData data;
     data.type                    = plastix::SolverType::cg;
     data.preconditioner          = plastix::PreconditionerType::multigrid;
-    data.multigrid_coarse_solver = plastix::CoarseSolverType::dense_inverse;
+    data.multigrid.coarse_solver = plastix::CoarseSolverType::dense_inverse;
     data.relative_tolerance      = 1e-8;
     const auto initialize        = [&](plastix::LinearSolver &solver) {
       solver.initialize(op, dof_handler, materials, {{0, ComponentMask(3, true)}});

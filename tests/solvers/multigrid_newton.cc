@@ -78,9 +78,9 @@ main(int argc, char **argv)
             p.solver.type                       = plastix::parse_enum<plastix::SolverType>(run.type);
             p.solver.preconditioner             = plastix::parse_enum<plastix::PreconditionerType>(run.preconditioner);
             p.solver.reuse_preconditioner       = plastix::parse_enum<plastix::PreconditionerReuse>(run.reuse);
-            p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(run.precision);
+            p.solver.multigrid.level_precision = plastix::parse_enum<plastix::LevelPrecision>(run.precision);
             if (run.coarse_switch)
-              p.solver.multigrid_direct_solver_limit = 10;
+              p.solver.multigrid.direct_solver_limit = 10;
             p.output.directory                               = directory;
             p.output.write_vtu                               = false;
             p.monitor.write_plot                             = false;

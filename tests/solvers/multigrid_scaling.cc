@@ -100,8 +100,8 @@ namespace
 
     p.solver.type                      = plastix::SolverType::cg;
     p.solver.preconditioner            = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
-    p.solver.multigrid_coarse_solver   = plastix::parse_enum<plastix::CoarseSolverType>(coarse);
-    p.solver.multigrid_level_precision = plastix::parse_enum<plastix::LevelPrecision>(precision);
+    p.solver.multigrid.coarse_solver   = plastix::parse_enum<plastix::CoarseSolverType>(coarse);
+    p.solver.multigrid.level_precision = plastix::parse_enum<plastix::LevelPrecision>(precision);
     p.solver.relative_tolerance      = 1e-8;
     plastix::LinearSolver solver(p.solver);
     solver.initialize(op, dof_handler, materials, p.boundary.dirichlet_boundaries());
@@ -151,18 +151,18 @@ main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     {
-      // LinearSolverData (the .prm defaults) mirrors MultigridData's defaults
-      // (a program that builds the preconditioner itself); they must agree.
+      // LinearSolverData (the .prm defaults) nests a MultigridData: a program
+      // that builds the preconditioner itself gets the same defaults.
       const plastix::LinearSolverData solver;
       const plastix::MultigridData    multigrid;
       checker.check_true("LinearSolverData's multigrid defaults equal MultigridData's (smoother degree, smoothing "
                          "range, coarse solver, coarse tolerance, direct solver limit, dense inverse minimum)",
-                         solver.multigrid_smoother_degree == multigrid.smoother_degree &&
-                           solver.multigrid_smoothing_range == multigrid.smoothing_range &&
-                           solver.multigrid_coarse_solver == multigrid.coarse_solver &&
-                           solver.multigrid_coarse_tolerance == multigrid.coarse_tolerance &&
-                           solver.multigrid_direct_solver_limit == multigrid.direct_solver_limit &&
-                           solver.multigrid_dense_inverse_minimum == multigrid.dense_inverse_minimum);
+                         solver.multigrid.smoother_degree == multigrid.smoother_degree &&
+                           solver.multigrid.smoothing_range == multigrid.smoothing_range &&
+                           solver.multigrid.coarse_solver == multigrid.coarse_solver &&
+                           solver.multigrid.coarse_tolerance == multigrid.coarse_tolerance &&
+                           solver.multigrid.direct_solver_limit == multigrid.direct_solver_limit &&
+                           solver.multigrid.dense_inverse_minimum == multigrid.dense_inverse_minimum);
     }
     plastix::Parameters cube;
     cube.mesh.geometry                            = plastix::GeometryType::box;
@@ -301,7 +301,7 @@ main(int argc, char **argv)
       checker.check_true("auto on a refined mesh, level 0 small: " + refined.name,
                          refined.name == "cg + multigrid (coarse direct) (auto)");
       plastix::Parameters limited = cube;
-      limited.solver.multigrid_direct_solver_limit = 20;
+      limited.solver.multigrid.direct_solver_limit = 20;
       const Result large_coarse = run(limited, 1, env.comm, "auto", "auto");
       checker.check_true("auto on a refined mesh, level 0 above the direct solver limit: " + large_coarse.name,
                          large_coarse.name == "cg + multigrid (coarse cg) (auto)");

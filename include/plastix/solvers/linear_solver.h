@@ -10,6 +10,7 @@
 
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/solvers/preconditioner_data.h>
 #include <plastix/solvers/solver_types.h>
 
 #include <memory>
@@ -87,35 +88,18 @@ namespace plastix
     /** When the Newton solves rebuild the preconditioner. */
     PreconditionerReuse reuse_preconditioner = PreconditionerReuse::never;
     /**
-     * Degree of the Chebyshev-Jacobi smoother of the multigrid levels. 3: the
-     * shortest linear solves of most stock runs on a GPU and on the host
-     * (doc/solvers.md, "Multigrid settings"); problems that need many
-     * iterations per Newton step can gain from 4.
+     * The geometric multigrid (PreconditionerType::multigrid). Its level
+     * precision auto is resolved here (level_precision()), its coarse AMG is
+     * amg below, and its level operators take the choices of the operator
+     * it preconditions (initialize()).
      */
-    unsigned int multigrid_smoother_degree = 3;
-    /** Eigenvalue range [lambda_max / range, lambda_max] the multigrid smoother damps. */
-    double multigrid_smoothing_range = 15.;
-    /** Solver of the coarsest multigrid level. */
-    CoarseSolverType multigrid_coarse_solver = CoarseSolverType::automatic;
+    MultigridData multigrid;
     /**
-     * Number type of the V-cycle; auto: single under the CG solvers, double
-     * under GMRES and MINRES (LinearSolver::level_precision()).
+     * ML AMG (PreconditionerType::amg, and the multigrid's coarse amg). The
+     * element formulation, stiffness factors and springs are those of the
+     * operator it preconditions (initialize()).
      */
-    AutoOr<LevelPrecision> multigrid_level_precision;
-    /** Relative residual reduction of the cg coarse solver, target error reduction of the chebyshev one. */
-    double multigrid_coarse_tolerance = 1e-2;
-    /** Coarse solver auto: the direct solver up to this many level-0 DoFs, cg above. */
-    unsigned int multigrid_direct_solver_limit = 5000;
-    /** Coarse solver auto on a GPU: the dense inverse from this many level-0 DoFs (up to the limit above), direct below. */
-    unsigned int multigrid_dense_inverse_minimum = 2000;
-    /** ML aggregation threshold (amg, and the multigrid coarse amg). */
-    double amg_aggregation_threshold = 1e-4;
-    /** ML smoother sweeps per level. */
-    unsigned int amg_smoother_sweeps = 2;
-    /** The ML smoother. */
-    AmgSmoother amg_smoother = AmgSmoother::chebyshev;
-    /** Rigid-body modes as the ML near-null space (else ML's translations). */
-    bool amg_rigid_body_modes = true;
+    AmgData amg;
 
     /**
      * Whether the Krylov method is conjugate gradients (cg, belos cg): the
