@@ -83,12 +83,14 @@ namespace plastix
               throw std::invalid_argument("MeshData: the spring entries are not sorted by row and column");
           }
         const auto is_dirichlet = [&](const LocalIndex dof) { return mesh.constrained_dofs[dof] != 0; };
-        springs.all  = upload_rows(mesh, [](std::size_t) { return true; });
-        springs.free = upload_rows(mesh, [&](const std::size_t k) {
+        // An entry of the operator's products: neither its row nor its column is a Dirichlet DoF.
+        const auto is_free = [&](const std::size_t k) {
           return !is_dirichlet(mesh.spring_rows[k]) && !is_dirichlet(mesh.spring_columns[k]);
-        });
+        };
+        springs.all  = upload_rows(mesh, [](std::size_t) { return true; });
+        springs.free = upload_rows(mesh, is_free);
         for (std::size_t k = 0; k < n_entries; ++k)
-          if (!is_dirichlet(mesh.spring_rows[k]) && !is_dirichlet(mesh.spring_columns[k]))
+          if (is_free(k))
             {
               springs.host_rows.push_back(mesh.spring_rows[k]);
               springs.host_columns.push_back(mesh.spring_columns[k]);
@@ -111,9 +113,9 @@ namespace plastix
         std::vector<bool>   touched(mesh.n_dofs(), false);
         for (std::size_t k = 0; k < n_entries; ++k)
           {
-            const LocalIndex a = mesh.spring_rows[k], b = mesh.spring_columns[k];
-            if (is_dirichlet(a) || is_dirichlet(b))
+            if (!is_free(k))
               continue;
+            const LocalIndex a = mesh.spring_rows[k], b = mesh.spring_columns[k];
             for_each_term(a, [&](const LocalIndex i, const double w_i) {
               for_each_term(b, [&](const LocalIndex j, const double w_j) {
                 if (i == j)
