@@ -135,6 +135,17 @@ namespace plastix
         return values;
       }
 
+      /** The count of a gmsh 2 section header: "unreadable number of @p what" unless non-negative. */
+      long long
+      section_count(std::istringstream &header, const std::string &what) const
+      {
+        long long count = -1;
+        header >> count;
+        if (!header || count < 0)
+          fail(file, "unreadable number of " + what);
+        return count;
+      }
+
       void
       read_format()
       {
@@ -179,10 +190,7 @@ namespace plastix
           }
         else
           {
-            long long n_nodes = -1;
-            header >> n_nodes;
-            if (!header || n_nodes < 0)
-              fail(file, "unreadable number of nodes in $Nodes");
+            const long long n_nodes = section_count(header, "nodes in $Nodes");
             for (long long i = 0; i < n_nodes; ++i)
               {
                 std::istringstream node(next_line("$Nodes"));
@@ -249,10 +257,7 @@ namespace plastix
           }
         else
           {
-            long long n_elements = -1;
-            header >> n_elements;
-            if (!header || n_elements < 0)
-              fail(file, "unreadable number of elements in $Elements");
+            const long long n_elements = section_count(header, "elements in $Elements");
             for (long long i = 0; i < n_elements; ++i)
               {
                 std::istringstream element(next_line("$Elements"));
