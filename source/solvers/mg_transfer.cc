@@ -7,6 +7,8 @@
 #include <plastix/core/collective_failure.h>
 #include <plastix/solvers/mg_transfer.h>
 
+#include "preconditioner_tools.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -308,9 +310,6 @@ namespace plastix
       });
       return form;
     }
-    /** Cell DoF of component c of vertex v. */
-    using CellDofTable = std::array<std::array<unsigned int, 3>, 8>;
-
     /** The owned coarse cells of one transfer: their 8 vertices and the 27 vertices of their children's lattice (first DoFs, global). */
     struct CoarseCells
     {
@@ -328,7 +327,7 @@ namespace plastix
                          const dealii::DoFHandler<3> &level_dofs,
                          const unsigned int           coarse_level,
                          const bool                   fine_is_active,
-                         const CellDofTable          &cell_dof)
+                         const internal::CellDofTable &cell_dof)
     {
       const unsigned int                           dofs_per_cell = level_dofs.get_fe().n_dofs_per_cell();
       std::vector<dealii::types::global_dof_index> coarse_dofs(dofs_per_cell), fine_dofs(dofs_per_cell);
@@ -348,7 +347,7 @@ namespace plastix
           child->get_mg_dof_indices(fine_dofs);
       };
       auto vertex_of = [&](const std::vector<dealii::types::global_dof_index> &dofs, const unsigned int v) {
-        const GlobalIndex vertex[3] = {dofs[cell_dof[v][0]], dofs[cell_dof[v][1]], dofs[cell_dof[v][2]]};
+        const GlobalIndex vertex[3] = {dofs[cell_dof.index[v][0]], dofs[cell_dof.index[v][1]], dofs[cell_dof.index[v][2]]};
         return first_of_vertex(vertex);
       };
       CoarseCells cells;
@@ -542,7 +541,7 @@ namespace plastix
     const unsigned int          finest       = n_levels - 1;
     const auto                 &fe           = level_dofs.get_fe();
     internal::CollectiveFailure failures("plastix::MGTransferDevice (set-up)");
-    CellDofTable                cell_dof{};
+    internal::CellDofTable      cell_dof;
     failures.guard([&]() {
       if (new_layouts.size() != n_levels || level_boundary.size() + 1 < n_levels)
         throw std::invalid_argument("MGTransferDevice: need one layout per level and the boundary DoFs of every "
@@ -550,11 +549,7 @@ namespace plastix
       if (fe.n_dofs_per_cell() != 24 || fe.n_components() != 3)
         throw std::invalid_argument("MGTransferDevice needs FESystem(FE_Q(1), 3); got " + fe.get_name());
       check_embedding(fe);
-      for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
-        {
-          const auto [component, vertex] = fe.system_to_component_index(i);
-          cell_dof[vertex][component]    = i;
-        }
+      cell_dof = internal::CellDofTable(fe);
     });
     failures.throw_on_every_rank(communicator);
     std::vector<std::unique_ptr<LevelTransfer>> new_transfers(n_levels);

@@ -10,22 +10,14 @@ namespace plastix
 {
   namespace internal
   {
-    namespace
+    CellDofTable::CellDofTable(const dealii::FiniteElement<3> &fe)
     {
-    /** Which cell DoF is component c of vertex v (FESystem(FE_Q(1), 3)). */
-    struct CellDofTable
-    {
-      explicit CellDofTable(const dealii::FiniteElement<3> &fe)
-      {
-        for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
-          {
-            const auto [component, vertex] = fe.system_to_component_index(i);
-            index[vertex][component]       = i;
-          }
-      }
-      unsigned int index[8][3];
-    };
-    } // namespace
+      for (unsigned int i = 0; i < fe.n_dofs_per_cell(); ++i)
+        {
+          const auto [component, vertex] = fe.system_to_component_index(i);
+          index[vertex][component]       = i;
+        }
+    }
 
     std::vector<double>
     owned_dof_coordinates(const dealii::DoFHandler<3> &dof_handler, const unsigned int level)

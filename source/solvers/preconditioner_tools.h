@@ -1,5 +1,5 @@
-// What the host-side preconditioners share: the vertex coordinates of the
-// owned DoFs (AMG's rigid-body modes), copies between device vectors and
+// What the host-side preconditioners and the multigrid transfer share: the
+// cell DoF of each vertex component, the vertex coordinates of the owned DoFs (AMG's rigid-body modes), copies between device vectors and
 // Trilinos vectors, a vector gathered over the ranks, and the dense coarse
 // inverse's size limit and cost estimate.
 #ifndef PLASTIX_SOURCE_SOLVERS_PRECONDITIONER_TOOLS_H
@@ -8,6 +8,7 @@
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/types.h>
 #include <deal.II/dofs/dof_handler.h>
+#include <deal.II/fe/fe.h>
 #include <deal.II/lac/trilinos_vector.h>
 
 #include <plastix/core/device_vector.h>
@@ -19,6 +20,16 @@ namespace plastix
 {
   namespace internal
   {
+    /** Which cell DoF is component c of vertex v (FESystem(FE_Q(1), 3)): index[v][c]. */
+    struct CellDofTable
+    {
+      CellDofTable() = default;
+
+      explicit CellDofTable(const dealii::FiniteElement<3> &fe);
+
+      unsigned int index[8][3] = {};
+    };
+
     /**
      * x, y, z of the vertex of each locally owned DoF (3 values per owned
      * row), from the owned cells of @p level (numbers::invalid_unsigned_int:
