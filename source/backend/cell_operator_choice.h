@@ -56,6 +56,29 @@ namespace plastix
         return op;
       }
 
+      /** Whether every cell uses one element matrix (element-matrix kernel, congruent cells, no tangent's own). */
+      inline bool
+      uses_one_element_matrix(const MechanicsOperator::Impl &d)
+      {
+        return d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 &&
+               d.n_plastic_matrices == 0;
+      }
+
+      /**
+       * Run @p action with the cell operator of the settings' cell kernel:
+       * the element matrices, or the quadrature operator of
+       * with_quadrature_operator().
+       */
+      template <typename Number, typename Action>
+      void
+      with_cell_operator(const MechanicsOperator::Impl &d, const Action &action)
+      {
+        if (d.settings.cell_kernel == CellKernel::element_matrix)
+          action(matrix_operator<Number>(d));
+        else
+          with_quadrature_operator<Number>(d, action);
+      }
+
       /** The numeric pass of Strategy::assembled with the current law (elastic or tangent). */
       void
       assemble_matrix_values(MechanicsOperator::Impl &d);

@@ -3,7 +3,7 @@
 // state's tangent and the assembled matrix.
 #include <plastix/backend/mechanics_operator.h>
 
-#include "cell_operator_choice.h"
+#include "strategies/strategy_dispatch.h"
 
 #include <chrono>
 #include <stdexcept>
@@ -73,116 +73,6 @@ namespace plastix
     namespace
     {
       /**
-       * Strategy::dbd_structured: the lattice pass, then the cells it leaves
-       * (those with plastic points of a tangent) element by element with
-       * atomics, with the cell kernel of the settings.
-       */
-      template <typename Number>
-      void
-      apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
-      {
-        internal::apply_structured(d, src, dst, masked);
-        if (d.structured.n_other_cells > 0)
-          {
-            auto with_operator = [&](const auto &op) {
-              using CellOperator = std::decay_t<decltype(op)>;
-              const auto set_members = [&](auto &functor) {
-                functor.cell_operator = op;
-                functor.cell_nodes    = d.cell_node_table();
-                functor.masks         = d.cell_constraint_mask.data();
-                functor.cell_list     = d.structured.other_cells.data();
-                functor.src           = src;
-                functor.dst           = dst;
-              };
-              // Eight shuffle lanes per cell (ThreadMapping::shuffle) or one thread per cell.
-              if constexpr (internal::is_quadrature_operator<CellOperator>::value)
-                if (d.settings.thread_mapping == ThreadMapping::shuffle)
-                  {
-                    internal::with_element_by_element_variant<internal::LaneElementByElementApply, CellOperator>(
-                      masked, true, [&](auto functor) {
-                        set_members(functor);
-                        internal::launch_lanes("plastix::dbd_structured_other_cells_shuffle",
-                                               functor,
-                                               internal::Index64(0),
-                                               d.structured.n_other_cells);
-                      });
-                    return;
-                  }
-              internal::with_element_by_element_variant<internal::ElementByElementApply, CellOperator>(
-                masked, true, [&](auto functor) {
-                  set_members(functor);
-                  internal::for_range("plastix::dbd_structured_other_cells", d.structured.n_other_cells, functor);
-                });
-            };
-            if (d.settings.cell_kernel == CellKernel::element_matrix)
-              with_operator(matrix_operator<Number>(d));
-            else
-              with_quadrature_operator<Number>(d, with_operator);
-          }
-        // The lattice pass wrote the unit rows of the constrained owned DoFs
-        // itself; the element-by-element pass may have added to them since.
-        if (masked && (d.structured.n_other_cells > 0 || d.structured.n_points() == 0))
-          vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(), src, dst);
-      }
-
-      template <typename Number>
-      void
-      apply_cells(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
-      {
-        if (d.settings.strategy == Strategy::dbd_structured)
-          {
-            apply_structured(d, src, dst, masked);
-            return;
-          }
-        if (masked && d.settings.strategy == Strategy::assembled)
-          {
-            internal::csr_apply(d.matrix, src, dst);
-            vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(), src,
-                                            dst);
-            return;
-          }
-        const bool one_matrix =
-          d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 && d.n_plastic_matrices == 0;
-        if (one_matrix && d.settings.strategy == Strategy::ebe_tiled)
-          {
-            // One matrix for the whole mesh, read from scratch memory.
-            internal::launch_tiled<true>(d, matrix_operator<Number>(d), src, dst, masked);
-            if (masked)
-              vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(),
-                                              src, dst);
-          }
-        else if (one_matrix && d.settings.strategy == Strategy::ebe_atomic &&
-                 d.settings.thread_mapping != ThreadMapping::node)
-          {
-            // One matrix for the whole mesh: read it from scratch memory.
-            internal::Index64 n_dofs = 3 * static_cast<internal::Index64>(d.n_nodes);
-            vector_operations::set(n_dofs, Number(0), dst);
-            auto run = [&](auto functor) {
-              functor.matrix       = d.matrices.data();
-              functor.cell_factors = d.cell_factor_data();
-              functor.cell_nodes   = d.cell_node_table();
-              functor.masks      = d.cell_constraint_mask.data();
-              functor.src        = src;
-              functor.dst        = dst;
-              internal::launch_shared_matrix(functor, d.n_cells);
-            };
-            if (masked)
-              {
-                run(internal::SharedMatrixElementByElementApply<Number, true>{});
-                vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(),
-                                                src, dst);
-              }
-            else
-              run(internal::SharedMatrixElementByElementApply<Number, false>{});
-          }
-        else if (d.settings.cell_kernel == CellKernel::element_matrix)
-          internal::launch_apply(d, matrix_operator<Number>(d), src, dst, masked);
-        else
-          with_quadrature_operator<Number>(d,
-                                           [&](const auto &op) { internal::launch_apply(d, op, src, dst, masked); });
-      }
-
-      /**
        * The cells' product, then the boundary springs' (without the rows and
        * columns of Dirichlet DoFs if @p masked, so the unit rows stay).
        */
@@ -190,7 +80,8 @@ namespace plastix
       void
       apply_current(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
       {
-        apply_cells(d, src, dst, masked);
+        internal::with_strategy(d.settings.strategy,
+                                [&](auto strategy) { strategy.apply(d, src, dst, masked); });
         internal::add_boundary_springs(d.springs, src, dst, masked);
       }
 
@@ -414,10 +305,7 @@ namespace plastix
     {
       Impl &d = *impl_;
       update_element_matrices(d);
-      if (d.settings.strategy == Strategy::assembled && d.matrix.node_offsets.size() > 0)
-        assemble_matrix_values(d);
-      if (d.settings.strategy == Strategy::dbd_structured && d.structured.node_cells.size() > 0)
-        internal::update_structured_classes(d);
+      internal::with_strategy(d.settings.strategy, [&](auto strategy) { strategy.update_tangent(d); });
     }
 
     CsrMatrix

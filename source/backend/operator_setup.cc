@@ -2,7 +2,7 @@
 // mesh and the data that the chosen strategy and cell kernel need.
 #include <plastix/backend/mechanics_operator.h>
 
-#include "cell_operator_choice.h"
+#include "strategies/strategy_dispatch.h"
 #include "mesh_preprocessing.h"
 
 #include <chrono>
@@ -210,27 +210,6 @@ namespace plastix
         d.springs = internal::build_boundary_springs(mesh);
       }
 
-      /** What the element-by-element strategies need: colours, tiles or node-to-cell lists. */
-      void
-      build_strategy_data(const MeshData &mesh, MechanicsOperator::Impl &d)
-      {
-        if (d.settings.strategy == Strategy::ebe_colored)
-          {
-            std::vector<LocalIndex> sorted;
-            internal::color_cells(mesh, sorted, d.color_offsets);
-            d.colored_cells = DeviceArray<LocalIndex>(sorted, "colored cells");
-          }
-        else if (d.settings.strategy == Strategy::ebe_tiled)
-          internal::build_tiles(mesh, d.settings.cells_per_tile, d);
-        else if (d.settings.strategy == Strategy::dbd)
-          {
-            std::vector<LocalIndex> offsets, entries;
-            internal::node_cell_lists(mesh, offsets, entries);
-            d.node_offsets = DeviceArray<LocalIndex>(offsets, "node offsets");
-            d.node_entries = DeviceArray<LocalIndex>(entries, "node cell lists");
-          }
-      }
-
       /**
        * What the cell kernel needs: the stored geometry, or the element
        * matrices of the congruent-cell groups.
@@ -287,7 +266,6 @@ namespace plastix
       const bool thread_per_cell = d.settings.thread_mapping != ThreadMapping::node;
       upload_cells(mesh, thread_per_cell, d);
       upload_constraints(mesh, d);
-      build_strategy_data(mesh, d);
       build_cell_kernel_data(mesh, thread_per_cell, d);
       Kokkos::fence();
 
@@ -300,18 +278,9 @@ namespace plastix
           " cells have a non-positive Jacobian determinant at a Gauss point "
           "(tangled, degenerate or inverted hexahedra)");
 
-      if (d.settings.strategy == Strategy::dbd_structured)
-        internal::build_structured_grid(mesh, d);
-
-      if (d.settings.strategy == Strategy::assembled)
-        {
-          const auto start = std::chrono::steady_clock::now();
-          internal::assemble_symbolic(d.cell_node_table(), d.n_cells, d.n_nodes, d.matrix);
-          Kokkos::fence();
-          d.matrix.symbolic_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-          internal::assemble_matrix_values(d);
-        }
+      // What the strategy needs: colours, tiles, node-to-cell lists, the
+      // lattice or the assembled matrix.
+      internal::with_strategy(d.settings.strategy, [&](auto strategy) { strategy.setup(mesh, d); });
     }
   } // namespace backend
 } // namespace plastix

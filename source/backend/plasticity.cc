@@ -5,6 +5,7 @@
 
 #include "material/pressure_dependent.h"
 #include "plasticity_impl.h"
+#include "strategies/strategy_dispatch.h"
 
 #include <stdexcept>
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Kokkos/deal.II firewall (doc/design.md, "The Kokkos firewall"), checked
 # transitively on the compiler's view of every translation unit:
-#   - backend translation units (source/backend/*.cc, source/backend/baselines/*.cc)
+#   - backend translation units (source/backend/**/*.cc)
 #     must not depend on any deal.II header (a path containing '/deal.II/');
 #   - deal.II-side translation units (the library: source/{core,material,
 #     solvers}; the application apps/plastix; the deal.II benchmark and its

@@ -15,7 +15,7 @@
 
 #include <plastix/backend/material.h>
 
-#include "../q1_kernels.h"
+#include "../kernels/q1_kernels.h"
 
 #include <cstdint>
 

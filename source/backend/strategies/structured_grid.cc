@@ -2,7 +2,7 @@
 // classes of its nodes and the node-wise apply (Kokkos).
 #include "structured_grid.h"
 
-#include "plasticity_impl.h"
+#include "../plasticity_impl.h"
 
 #include <algorithm>
 #include <cmath>
@@ -673,4 +673,4 @@ namespace plastix
   }   // namespace backend
 } // namespace plastix
 
-#include "firewall_check.h"
+#include "../firewall_check.h"

@@ -8,7 +8,7 @@
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/mechanics_operator.h>
 
-#include "kokkos_common.h"
+#include "../kokkos_common.h"
 
 #include <cstdint>
 #include <vector>

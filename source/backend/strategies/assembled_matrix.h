@@ -8,8 +8,8 @@
 
 #include <plastix/backend/device_array.h>
 
-#include "kokkos_common.h"
-#include "q1_kernels.h"
+#include "../kokkos_common.h"
+#include "../kernels/q1_kernels.h"
 
 #include <cstdint>
 

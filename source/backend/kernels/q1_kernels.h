@@ -7,7 +7,7 @@
 
 #include <plastix/backend/mesh_data.h>
 
-#include "kokkos_common.h"
+#include "../kokkos_common.h"
 
 #include <type_traits>
 
