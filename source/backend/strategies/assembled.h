@@ -14,8 +14,12 @@ namespace plastix
   {
     namespace internal
     {
-      /** Strategy::assembled (the interface of a strategy, see strategy_dispatch.h). */
-      struct Assembled
+      /**
+       * Strategy::assembled (the interface of a strategy, see
+       * strategy_dispatch.h); apply_with() is ElementByElement's, with
+       * atomics: the matrix holds the operator's own law only.
+       */
+      struct Assembled : ElementByElement
       {
         /** The sparsity from the cell -> node table, then the values of the current law. */
         static void
@@ -26,18 +30,6 @@ namespace plastix
           Kokkos::fence();
           d.matrix.symbolic_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
           assemble_matrix_values(d);
-        }
-
-        /** dst = A src with @p cell_operator, element by element with atomics (the matrix holds the operator's own law only). */
-        template <typename CellOperator, typename Number>
-        static void
-        apply_with(const MechanicsOperator::Impl &d,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
-        {
-          ElementByElement::apply_with(d, cell_operator, src, dst, masked);
         }
 
         /** dst = A src: the CSR matrix if @p masked (its constrained rows are unit rows), else element by element. */

@@ -3,8 +3,8 @@
 #ifndef PLASTIX_SOURCE_BACKEND_STRATEGIES_DOF_BY_DOF_H
 #define PLASTIX_SOURCE_BACKEND_STRATEGIES_DOF_BY_DOF_H
 
-#include "../cell_operator_choice.h"
 #include "../mesh_preprocessing.h"
+#include "strategy_base.h"
 
 #include <vector>
 
@@ -55,7 +55,7 @@ namespace plastix
 
 
       /** Strategy::dbd (the interface of a strategy, see strategy_dispatch.h). */
-      struct DofByDof
+      struct DofByDof : StrategyBase<DofByDof>
       {
         /** The (cell << 3 | vertex) lists of the nodes. */
         static void
@@ -94,19 +94,6 @@ namespace plastix
           else
             run(DofByDofApply<CellOperator, false>{});
         }
-
-        /** dst = A src with the operator's cell operator. */
-        template <typename Number>
-        static void
-        apply(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
-        {
-          with_cell_operator<Number>(d, [&](const auto &op) { apply_with(d, op, src, dst, masked); });
-        }
-
-        /** Nothing depends on the tangent. */
-        static void
-        update_tangent(MechanicsOperator::Impl &)
-        {}
       };
     } // namespace internal
   }   // namespace backend

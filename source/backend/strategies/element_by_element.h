@@ -5,8 +5,8 @@
 #ifndef PLASTIX_SOURCE_BACKEND_STRATEGIES_ELEMENT_BY_ELEMENT_H
 #define PLASTIX_SOURCE_BACKEND_STRATEGIES_ELEMENT_BY_ELEMENT_H
 
-#include "../cell_operator_choice.h"
 #include "../mesh_preprocessing.h"
+#include "strategy_base.h"
 
 #include <string>
 #include <type_traits>
@@ -400,7 +400,7 @@ namespace plastix
        * atomic sums, or colour by colour (no two cells of a colour share a
        * node) with plain ones.
        */
-      struct ElementByElement
+      struct ElementByElement : StrategyBase<ElementByElement>
       {
         /** The colours (ebe colored). */
         static void
@@ -455,13 +455,8 @@ namespace plastix
                 copy_unit_rows(d, src, dst);
             }
           else
-            with_cell_operator<Number>(d, [&](const auto &op) { apply_with(d, op, src, dst, masked); });
+            StrategyBase::apply(d, src, dst, masked);
         }
-
-        /** Nothing depends on the tangent. */
-        static void
-        update_tangent(MechanicsOperator::Impl &)
-        {}
       };
     } // namespace internal
   }   // namespace backend

@@ -7,6 +7,9 @@
 //                                   dst = A src with a given cell operator (the stored-stress forces);
 //   update_tangent(d)               what depends on the law, after it changed.
 // With masked, the constrained DoFs get unit rows (MechanicsOperator::apply()).
+// StrategyBase (strategy_base.h) gives apply() through apply_with() and an
+// empty update_tangent(); assembled and dbd structured take ElementByElement's
+// apply_with() for the products with another cell operator.
 #ifndef PLASTIX_SOURCE_BACKEND_STRATEGIES_STRATEGY_DISPATCH_H
 #define PLASTIX_SOURCE_BACKEND_STRATEGIES_STRATEGY_DISPATCH_H
 

@@ -12,26 +12,18 @@ namespace plastix
   {
     namespace internal
     {
-      /** Strategy::dbd_structured (the interface of a strategy, see strategy_dispatch.h). */
-      struct Structured
+      /**
+       * Strategy::dbd_structured (the interface of a strategy, see
+       * strategy_dispatch.h); apply_with() is ElementByElement's, with
+       * atomics: the lattice holds the operator's own law only.
+       */
+      struct Structured : ElementByElement
       {
         /** The lattice, its node classes and stencils. */
         static void
         setup(const MeshData &mesh, MechanicsOperator::Impl &d)
         {
           build_structured_grid(mesh, d);
-        }
-
-        /** dst = A src with @p cell_operator, element by element with atomics (the lattice holds the operator's own law only). */
-        template <typename CellOperator, typename Number>
-        static void
-        apply_with(const MechanicsOperator::Impl &d,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
-        {
-          ElementByElement::apply_with(d, cell_operator, src, dst, masked);
         }
 
         /**

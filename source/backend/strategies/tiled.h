@@ -4,8 +4,8 @@
 #ifndef PLASTIX_SOURCE_BACKEND_STRATEGIES_TILED_H
 #define PLASTIX_SOURCE_BACKEND_STRATEGIES_TILED_H
 
-#include "../cell_operator_choice.h"
 #include "../mesh_preprocessing.h"
+#include "strategy_base.h"
 
 namespace plastix
 {
@@ -183,7 +183,7 @@ namespace plastix
 
 
       /** Strategy::ebe_tiled (the interface of a strategy, see strategy_dispatch.h). */
-      struct Tiled
+      struct Tiled : StrategyBase<Tiled>
       {
         /** The tiles: cells along a Morton curve, in groups of cells_per_tile. */
         static void
@@ -218,13 +218,8 @@ namespace plastix
                 copy_unit_rows(d, src, dst);
             }
           else
-            with_cell_operator<Number>(d, [&](const auto &op) { apply_with(d, op, src, dst, masked); });
+            StrategyBase::apply(d, src, dst, masked);
         }
-
-        /** Nothing depends on the tangent. */
-        static void
-        update_tangent(MechanicsOperator::Impl &)
-        {}
       };
     } // namespace internal
   }   // namespace backend
