@@ -553,9 +553,6 @@ namespace
           data.level_precision = precision;
           data.coarse_solver   = plastix::parse_enum<plastix::CoarseSolverType>(o.coarse_solver);
           data.smoother_degree = o.smoother_degree;
-          data.level_operator  = plastix::MechanicsOperator::AdditionalData(
-            plastix_runs[0]->op.backend_operator().settings().strategy,
-            plastix_runs[0]->op.backend_operator().settings().cell_kernel);
           const plastix::DirichletBoundaries clamp{{0, dealii::ComponentMask(3, true)}};
           auto      mg      = std::make_unique<plastix::MultigridPreconditioner>();
           Candidate c;

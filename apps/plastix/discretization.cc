@@ -22,7 +22,7 @@ namespace plastix
     needs_level_hierarchy(const Parameters &parameters)
     {
       return parameters.solver.preconditioner == PreconditionerType::multigrid ||
-             (parameters.solver.preconditioner == PreconditionerType::automatic &&
+             (!parameters.solver.preconditioner.is_resolved() &&
               parameters.mesh.global_refinements >= 1 && parameters.mesh.local_refinements == 0 &&
               !parameters.mesh.adaptive.enabled());
     }
@@ -236,8 +236,7 @@ namespace plastix
   {
     // The multigrid hierarchy reads the level DoFs.
     wait_for_level_dofs();
-    solver.initialize(op, dof_handler, materials, parameters.boundary.dirichlet_boundaries(), new_load_step,
-                      operator_data());
+    solver.initialize(op, dof_handler, materials, parameters.boundary.dirichlet_boundaries(), new_load_step);
   }
 
   void

@@ -201,22 +201,11 @@ namespace plastix
       return congruent_cells(mesh) && mesh.local_refinements == 0 && !mesh.adaptive.enabled();
     }
 
-    /** Thread mappings with eight threads per cell (node, shuffle): not for ebe tiled and assembled (one thread per cell or row). */
+    /** Whether @p strategy runs with the thread mapping @p mapping (the backend's rule). */
     bool
-    several_threads_per_cell(const backend::ThreadMapping mapping)
+    runs_with(const backend::Strategy strategy, const backend::ThreadMapping mapping)
     {
-      return mapping == backend::ThreadMapping::node || mapping == backend::ThreadMapping::shuffle;
-    }
-
-    /**
-     * Whether dbd structured can run with @p mapping: it runs one thread per
-     * lattice point, and cell or shuffle choose the threads of its
-     * element-by-element cells; node has no meaning there.
-     */
-    bool
-    structured_takes(const backend::ThreadMapping mapping)
-    {
-      return mapping != backend::ThreadMapping::node;
+      return backend::thread_mapping_conflict(strategy, mapping).empty();
     }
   } // namespace
 
@@ -229,7 +218,8 @@ namespace plastix
     // dbd structured (auto on lattices) computes the lattice's matrices itself; the cell kernel serves its
     // plastic cells and the diagonal, where the geometry on the fly needs no stored data.
     const bool structured = strategy == backend::Strategy::dbd_structured ||
-                            (!strategy.is_resolved() && lattice_mesh(mesh) && structured_takes(thread_mapping));
+                            (!strategy.is_resolved() && lattice_mesh(mesh) &&
+                             runs_with(backend::Strategy::dbd_structured, thread_mapping));
     if (structured)
       cell_kernel.resolve(CellKernel::geometry_on_the_fly);
     else if (problem_type == ProblemType::elastic && congruent_cells(mesh))
@@ -245,11 +235,11 @@ namespace plastix
   {
     if (strategy.is_resolved())
       return;
-    if (lattice_mesh(mesh) && structured_takes(thread_mapping))
+    if (lattice_mesh(mesh) && runs_with(backend::Strategy::dbd_structured, thread_mapping))
       strategy.resolve(backend::Strategy::dbd_structured);
     else
       strategy.resolve(problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
-                           congruent_cells(mesh) && !several_threads_per_cell(thread_mapping) ?
+                           congruent_cells(mesh) && runs_with(backend::Strategy::ebe_tiled, thread_mapping) ?
                          backend::Strategy::ebe_tiled :
                          backend::Strategy::ebe_atomic);
   }
@@ -384,7 +374,7 @@ namespace plastix
     // chose no preconditioner or strategy of the iterative path.
     const double limit  = problem.type == ProblemType::elastoplastic ? SolverParameters::direct_solver_work_elastoplastic :
                                                                           SolverParameters::direct_solver_work;
-    const bool   direct = solver.preconditioner == PreconditionerType::automatic &&
+    const bool   direct = !solver.preconditioner.is_resolved() &&
                         (op.strategy.automatic || op.strategy.value == backend::Strategy::assembled) &&
                         mesh.local_refinements == 0 && !mesh.adaptive.enabled() && boundary.normal_supports.empty() &&
                         estimate_direct_solver_work(mesh) <= limit;
@@ -430,6 +420,21 @@ namespace plastix
     else if (!initial_stress.is_zero())
       throw InputError("Initial stress/Stress",
                        "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
+    check_operator_and_solver();
+    check_supports_and_preconditioner();
+    if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
+      throw InputError("Mesh/Adaptive refinement/Indicator",
+                       "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type)");
+    if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
+      throw InputError("Linear solver/Preconditioner",
+                       "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
+    check_output();
+    check_memory_estimate(*this);
+  }
+
+  void
+  Parameters::check_operator_and_solver() const
+  {
     if (solver.type == SolverType::direct)
       {
         if (!(op.strategy == backend::Strategy::assembled))
@@ -443,19 +448,9 @@ namespace plastix
                                                                       "'Mesh/Adaptive refinement'") +
                              " makes them: use an iterative Type");
       }
-    const std::string mapping_name = backend::to_string(op.thread_mapping);
-    if (op.strategy == backend::Strategy::ebe_tiled && several_threads_per_cell(op.thread_mapping))
-      throw InputError("Operator/Thread mapping",
-                       "ebe tiled runs one thread per cell: use cell or auto, or another strategy for " + mapping_name);
-    if (op.strategy == backend::Strategy::assembled && several_threads_per_cell(op.thread_mapping))
-      throw InputError("Operator/Thread mapping",
-                       "the assembled matrix is applied by rows: use cell or auto, or another strategy for " +
-                         mapping_name);
-    if (op.strategy == backend::Strategy::dbd_structured && !structured_takes(op.thread_mapping))
-      throw InputError("Operator/Thread mapping",
-                       "dbd structured runs one thread per lattice point: use cell, shuffle (the threads of its "
-                       "element-by-element cells) or auto, or another strategy for " +
-                         mapping_name);
+    const std::string conflict = backend::thread_mapping_conflict(op.strategy.value, op.thread_mapping);
+    if (!conflict.empty())
+      throw InputError("Operator/Thread mapping", conflict);
     // A mesh file may be a lattice (the backend checks it); generated meshes are known here.
     if (op.strategy == backend::Strategy::dbd_structured && mesh.geometry != GeometryType::file && !lattice_mesh(mesh))
       throw InputError("Operator/Strategy",
@@ -475,6 +470,11 @@ namespace plastix
       throw InputError("Linear solver/Multigrid level precision",
                        "single needs Type = cg or belos cg (" + enum_name(solver.type.value) +
                          " assumes a preconditioner that is linear to double precision): use double or auto");
+  }
+
+  void
+  Parameters::check_supports_and_preconditioner()
+  {
     // The multigrid levels, the AMG matrix and the direct solver's matrix
     // know Dirichlet boundaries only, not the lines that tie the components
     // of a normal support's nodes together.
@@ -486,9 +486,10 @@ namespace plastix
         if (solver.preconditioner == PreconditionerType::multigrid ||
             solver.preconditioner == PreconditionerType::amg)
           throw InputError("Linear solver/Preconditioner",
-                           enum_name(solver.preconditioner) + " knows the Dirichlet boundaries only, not the "
+                           enum_name(solver.preconditioner.value) + " knows the Dirichlet boundaries only, not the "
                              "constraints of 'Boundary conditions/Normal supports': use auto, chebyshev or jacobi");
-        if (solver.preconditioner == PreconditionerType::automatic)
+        // Given, not resolved: LinearSolver chooses again only for an automatic one.
+        if (!solver.preconditioner.is_resolved())
           solver.preconditioner = PreconditionerType::chebyshev;
       }
     // The reaction of a spring face is the springs' force; with prescribed
@@ -518,15 +519,7 @@ namespace plastix
     // that the rediscretized multigrid levels cannot follow (doc/solvers.md,
     // "Stiffness factors").
     if (mesh.geometry == GeometryType::fixed_grid && mesh.fixed_grid.keep_outside_cells &&
-        solver.preconditioner == PreconditionerType::automatic)
+        !solver.preconditioner.is_resolved())
       solver.preconditioner = PreconditionerType::chebyshev;
-    if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
-      throw InputError("Mesh/Adaptive refinement/Indicator",
-                       "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type)");
-    if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
-      throw InputError("Linear solver/Preconditioner",
-                       "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
-    check_output();
-    check_memory_estimate(*this);
   }
 } // namespace plastix

@@ -698,6 +698,22 @@ namespace plastix
     check_output() const;
 
     /**
+     * The operator and solver choices against each other (direct and the
+     * assembled strategy, the thread mapping of the strategy, dbd structured
+     * and the mesh, the divergence factor, single-precision levels).
+     */
+    void
+    check_operator_and_solver() const;
+
+    /**
+     * Normal supports and springs against the solver and the reactions, and
+     * what multigrid needs of the mesh; picks the preconditioner that auto
+     * stands for where these decide it.
+     */
+    void
+    check_supports_and_preconditioner();
+
+    /**
      * Whether the operator of the Newton solves is symmetric: elastic runs,
      * the initial-stiffness tangent, and consistent tangents of associative
      * materials (a dilation angle below the friction angle is not).

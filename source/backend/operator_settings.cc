@@ -118,39 +118,42 @@ namespace plastix
       return mapping == ThreadMapping::shuffle && kernel != CellKernel::element_matrix;
     }
 
+    std::string
+    thread_mapping_conflict(const Strategy strategy, const ThreadMapping mapping)
+    {
+      const std::string not_this = "thread mapping '" + to_string(mapping) + "' does not apply";
+      const bool several_threads_per_cell = mapping == ThreadMapping::node || mapping == ThreadMapping::shuffle;
+      if (strategy == Strategy::ebe_tiled && several_threads_per_cell)
+        return "ebe tiled runs one thread per cell: " + not_this + " (use cell or auto, or another strategy)";
+      if (strategy == Strategy::assembled && several_threads_per_cell)
+        return "the assembled matrix is applied by rows: " + not_this + " (use cell or auto, or another strategy)";
+      // The thread mapping of dbd structured is that of its element-by-element
+      // pass (the cells the lattice leaves: those with plastic points of a
+      // tangent, the stored-stress products), one thread or eight shuffle
+      // lanes per cell.
+      if (strategy == Strategy::dbd_structured && mapping == ThreadMapping::node)
+        return "dbd structured runs one thread per lattice point: " + not_this +
+               " (cell or shuffle choose the threads of its element-by-element cells; or use auto or another "
+               "strategy)";
+      return {};
+    }
+
     namespace internal
     {
       OperatorSettings
       resolve_settings(const OperatorSettings &requested)
       {
-        OperatorSettings settings = requested;
-        // Strategies that run one thread per cell, node or row refuse these mappings.
-        const bool several_threads_per_cell =
-          requested.thread_mapping == ThreadMapping::node || requested.thread_mapping == ThreadMapping::shuffle;
-        if (requested.strategy == Strategy::ebe_tiled)
-          {
-            if (several_threads_per_cell)
-              throw std::invalid_argument("ebe tiled runs one thread per cell: thread mapping '" +
-                                          to_string(requested.thread_mapping) + "' does not apply");
-            if (requested.cells_per_tile < 1 || requested.cells_per_tile > 128)
-              throw std::invalid_argument("ebe tiled: cells per tile must lie in [1, 128], not " +
-                                          std::to_string(requested.cells_per_tile));
-            settings.thread_mapping = ThreadMapping::cell;
-          }
-        if (requested.strategy == Strategy::assembled)
-          {
-            if (several_threads_per_cell)
-              throw std::invalid_argument("assembled: the matrix is applied by rows; thread mapping '" +
-                                          to_string(requested.thread_mapping) + "' does not apply");
-            settings.thread_mapping = ThreadMapping::cell;
-          }
-        // dbd structured runs one thread per lattice point; the thread mapping
-        // is that of its element-by-element pass (the cells the lattice leaves:
-        // those with plastic points of a tangent, the stored-stress products),
-        // one thread or eight shuffle lanes per cell.
-        if (requested.strategy == Strategy::dbd_structured && requested.thread_mapping == ThreadMapping::node)
-          throw std::invalid_argument("dbd structured runs one thread per node: thread mapping 'node' does not apply "
-                                      "(cell or shuffle choose the threads of its element-by-element cells)");
+        OperatorSettings  settings = requested;
+        const std::string conflict = thread_mapping_conflict(requested.strategy, requested.thread_mapping);
+        if (!conflict.empty())
+          throw std::invalid_argument(conflict);
+        if (requested.strategy == Strategy::ebe_tiled &&
+            (requested.cells_per_tile < 1 || requested.cells_per_tile > 128))
+          throw std::invalid_argument("ebe tiled: cells per tile must lie in [1, 128], not " +
+                                      std::to_string(requested.cells_per_tile));
+        // One thread per cell or matrix row.
+        if (requested.strategy == Strategy::ebe_tiled || requested.strategy == Strategy::assembled)
+          settings.thread_mapping = ThreadMapping::cell;
         if (settings.thread_mapping == ThreadMapping::automatic)
           settings.thread_mapping = automatic_thread_mapping(requested.strategy, requested.cell_kernel);
         return settings;
@@ -170,10 +173,10 @@ namespace plastix
         // for the EbE strategies, stored geometry included, with Kokkos Serial
         // and OpenMP alike; the element-matrix kernel runs one thread per
         // cell either way.
-        if (strategy == Strategy::ebe_tiled || strategy == Strategy::assembled || strategy == Strategy::dbd)
-          return ThreadMapping::cell;
         const bool element_by_element = strategy == Strategy::ebe_atomic || strategy == Strategy::ebe_colored ||
                                         strategy == Strategy::dbd_structured;
+        if (!element_by_element)
+          return ThreadMapping::cell;
         if (!on_device)
           return element_by_element && kernel != CellKernel::element_matrix ? ThreadMapping::shuffle :
                                                                                ThreadMapping::cell;

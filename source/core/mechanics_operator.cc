@@ -85,11 +85,12 @@ namespace plastix
                            const dealii::AffineConstraints<double> &constraints,
                            const MaterialTable                     &materials,
                            const unsigned int                       level,
-                           const AdditionalData                    &additional_data)
+                           const AdditionalData                    &new_additional_data)
   {
     // The state belongs to the cells being replaced.
     disable_plasticity();
-    material_table = materials;
+    material_table  = materials;
+    additional_data = new_additional_data;
     // level == invalid_unsigned_int: the active cells and DoFs; otherwise the
     // cells and level DoFs of that multigrid level.
     const bool on_level = level != dealii::numbers::invalid_unsigned_int;
@@ -511,6 +512,12 @@ namespace plastix
   MechanicsOperator::get_partitioner() const
   {
     return partitioner;
+  }
+
+  const MechanicsOperator::AdditionalData &
+  MechanicsOperator::get_additional_data() const
+  {
+    return additional_data;
   }
 
   const backend::MechanicsOperator &

@@ -27,10 +27,11 @@ namespace plastix
   AmgPreconditioner::~AmgPreconditioner() = default;
 
   void
-  AmgPreconditioner::initialize(const dealii::DoFHandler<3>           &dof_handler,
-                                const MaterialTable                   &materials,
-                                const DirichletBoundaries             &dirichlet,
-                                const AmgData                         &data)
+  AmgPreconditioner::initialize(const dealii::DoFHandler<3>             &dof_handler,
+                                const MaterialTable                     &materials,
+                                const DirichletBoundaries               &dirichlet,
+                                const AmgData                           &data,
+                                const MechanicsOperator::AdditionalData &operator_data)
   {
     // Homogeneous Dirichlet rows/columns and the hanging-node lines, as in
     // the device operator (C^T A C; without the lines AMG would precondition
@@ -42,8 +43,8 @@ namespace plastix
     for (const auto &[boundary_id, components] : dirichlet)
       dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
     constraints.close();
-    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, data.element_formulation,
-                            data.cell_stiffness_factor, data.boundary_springs);
+    assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, operator_data.element_formulation,
+                            operator_data.cell_stiffness_factor, operator_data.boundary_springs);
     initialize(own_matrix, owned_dof_coordinates(dof_handler, dealii::numbers::invalid_unsigned_int), data);
   }
 

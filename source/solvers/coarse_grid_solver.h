@@ -6,7 +6,6 @@
 #define PLASTIX_SOURCE_SOLVERS_COARSE_GRID_SOLVER_H
 
 #include <deal.II/base/index_set.h>
-#include <deal.II/base/mg_level_object.h>
 #include <deal.II/base/mpi.h>
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/utilities.h>
@@ -19,13 +18,8 @@
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/lapack_full_matrix.h>
 #include <deal.II/lac/sparsity_tools.h>
-#include <deal.II/multigrid/mg_constrained_dofs.h>
 #include <deal.II/multigrid/mg_coarse.h>
-#include <deal.II/multigrid/mg_matrix.h>
-#include <deal.II/multigrid/mg_smoother.h>
 #include <deal.II/multigrid/mg_tools.h>
-#include <deal.II/multigrid/multigrid.h>
-#include <deal.II/multigrid/multigrid.templates.h>
 #include <deal.II/base/timer.h>
 #include <deal.II/lac/solver_cg.h>
 #include <deal.II/lac/solver_control.h>
@@ -36,13 +30,11 @@
 #include <plastix/core/collective_failure.h>
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/solvers/chebyshev_smoother.h>
-#include <plastix/solvers/mg_transfer.h>
 #include <plastix/solvers/preconditioners.h>
 
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -79,8 +71,8 @@ namespace plastix
        * @p prepared_dense: a DenseInverse whose prepare() ran (or null) for
        * the dense_inverse type. @p may_switch: CoarseSolverType::automatic
        * chose cg, which switch_if_repaid() may replace by the dense inverse
-       * (then @p level_dofs and @p data's cell stiffness factor must outlive
-       * this object).
+       * (then @p level_dofs and @p level_operator's cell stiffness factor must
+       * outlive this object).
        */
       CoarseSolver(const CoarseSolverType                        type,
                    const MechanicsOperator                      &level_operator,
@@ -102,7 +94,6 @@ namespace plastix
             switch_state->level_dofs = &level_dofs;
             switch_state->boundary   = boundary;
             switch_state->materials  = materials;
-            switch_state->data       = data;
           }
         if constexpr (!std::is_same<Number, double>::value)
           {
@@ -141,7 +132,7 @@ namespace plastix
           }
         else
           {
-            assemble_level_matrix(level_dofs, boundary, materials, data);
+            assemble_level_matrix(level_dofs, boundary, materials);
             if (type == CoarseSolverType::dense_inverse)
               setup_dense_inverse();
             else
@@ -189,8 +180,7 @@ namespace plastix
           {
             // Both throw on every rank if they fail on some rank (host or
             // device memory): no rank is left waiting in a collective step.
-            assemble_level_matrix(*switch_state->level_dofs, switch_state->boundary, switch_state->materials,
-                                  switch_state->data);
+            assemble_level_matrix(*switch_state->level_dofs, switch_state->boundary, switch_state->materials);
             setup_dense_inverse();
           }
         catch (const std::exception &error)
@@ -318,8 +308,7 @@ namespace plastix
       void
       assemble_level_matrix(const dealii::DoFHandler<3> &level_dofs,
                             const dealii::IndexSet      &boundary,
-                            const MaterialTable         &materials,
-                            const MultigridData         &data)
+                            const MaterialTable         &materials)
       {
         // Level-0 stiffness matrix, assembled like the device operator
         // (elastic_cell_matrix: QGauss(2), trilinear mapping, the level
@@ -328,6 +317,7 @@ namespace plastix
         const unsigned int      level        = 0;
         const MPI_Comm          communicator = level_dofs.get_communicator();
         const dealii::IndexSet &owned        = level_dofs.locally_owned_mg_dofs(level);
+        const MechanicsOperator::AdditionalData &operator_data = level_operator.get_additional_data();
         // A failure of one rank's local steps (a user's stiffness-factor
         // callback that throws, a material id without a material, host
         // memory) must not leave the others waiting in the collective steps
@@ -370,11 +360,10 @@ namespace plastix
                 throw std::invalid_argument("plastix multigrid: no material given for material id " +
                                             std::to_string(cell->material_id()) + " of a level-0 cell");
               fe_values.reinit(cell);
-              elastic_cell_matrix(fe_values, material->second, data.level_operator.element_formulation,
-                                  cell_matrix);
-              if (data.level_operator.cell_stiffness_factor)
-                cell_matrix *= data.level_operator.cell_stiffness_factor(cell);
-              add_boundary_spring_matrices(fe_face_values, cell, data.level_operator.boundary_springs, cell_matrix);
+              elastic_cell_matrix(fe_values, material->second, operator_data.element_formulation, cell_matrix);
+              if (operator_data.cell_stiffness_factor)
+                cell_matrix *= operator_data.cell_stiffness_factor(cell);
+              add_boundary_spring_matrices(fe_face_values, cell, operator_data.boundary_springs, cell_matrix);
               cell->get_mg_dof_indices(dofs);
               constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
             }
@@ -571,7 +560,6 @@ namespace plastix
         const dealii::DoFHandler<3> *level_dofs = nullptr;
         dealii::IndexSet             boundary;
         MaterialTable                materials;
-        MultigridData                data;
         /** The cg solves so far (this rank's time). */
         double       cg_seconds  = 0;
         unsigned int n_cg_solves = 0;

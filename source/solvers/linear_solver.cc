@@ -36,7 +36,6 @@ namespace plastix
 
   LinearSolver::LinearSolver(const LinearSolverData &data)
     : parameters(data)
-    , automatic(parameters.preconditioner == PreconditionerType::automatic)
   {
     if (!parameters.type.is_resolved())
       throw std::invalid_argument("plastix::LinearSolver: LinearSolverData::type is automatic; resolve it "
@@ -45,7 +44,6 @@ namespace plastix
     if (parameters.type == SolverType::direct)
       {
         parameters.preconditioner = PreconditionerType::none;
-        automatic                 = false;
       }
   }
 
@@ -76,14 +74,12 @@ namespace plastix
   void
   LinearSolver::initialize(const MechanicsOperator &new_op, const bool new_load_step)
   {
-    if (automatic)
-      parameters.preconditioner = automatic_preconditioner(nullptr);
+    if (parameters.preconditioner.automatic)
+      parameters.preconditioner.resolve(automatic_preconditioner(nullptr));
     if (parameters.preconditioner == PreconditionerType::multigrid || parameters.preconditioner == PreconditionerType::amg)
-      throw std::invalid_argument("LinearSolver: preconditioner '" + enum_name(parameters.preconditioner) +
+      throw std::invalid_argument("LinearSolver: preconditioner '" + enum_name(parameters.preconditioner.value) +
                                   "' needs the DoFHandler, materials and Dirichlet boundaries: use "
                                   "initialize(op, dof_handler, materials, dirichlet_boundaries)");
-    if (automatic)
-      parameters.preconditioner = automatic_preconditioner(nullptr);
     dealii::Timer timer;
     const bool    new_operator = op != &new_op || op_layout != new_op.get_partitioner();
     op                         = &new_op;
@@ -101,13 +97,12 @@ namespace plastix
                            const dealii::DoFHandler<3>             &new_dof_handler,
                            const MaterialTable                     &materials,
                            const DirichletBoundaries               &dirichlet,
-                           const bool                               new_load_step,
-                           const MechanicsOperator::AdditionalData &level_operator_data)
+                           const bool                               new_load_step)
   {
     dealii::Timer timer;
     const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
-    if (automatic && new_operator)
-      parameters.preconditioner = automatic_preconditioner(&new_dof_handler);
+    if (parameters.preconditioner.automatic && new_operator)
+      parameters.preconditioner.resolve(automatic_preconditioner(&new_dof_handler));
     op                      = &new_op;
     op_layout               = new_op.get_partitioner();
     dof_handler             = &new_dof_handler;
@@ -121,17 +116,12 @@ namespace plastix
           {
             multigrid_materials           = materials;
             multigrid_dirichlet           = dirichlet;
-            multigrid_level_operator_data = level_operator_data;
             build_multigrid();
           }
         else if (parameters.preconditioner == PreconditionerType::amg)
           {
-            AmgData data               = parameters.amg;
-            data.element_formulation   = level_operator_data.element_formulation;
-            data.cell_stiffness_factor = level_operator_data.cell_stiffness_factor;
-            data.boundary_springs      = level_operator_data.boundary_springs;
-            amg                        = std::make_unique<AmgPreconditioner>();
-            amg->initialize(new_dof_handler, materials, dirichlet, data);
+            amg = std::make_unique<AmgPreconditioner>();
+            amg->initialize(new_dof_handler, materials, dirichlet, parameters.amg, new_op.get_additional_data());
           }
         if (!multigrid)
           refresh_operator_dependent_parts();
@@ -154,7 +144,6 @@ namespace plastix
     MultigridData data   = parameters.multigrid;
     data.level_precision = level_precision(parameters);
     data.coarse_amg      = parameters.amg;
-    data.level_operator  = multigrid_level_operator_data;
     multigrid                             = std::make_unique<MultigridPreconditioner>();
     try
       {
@@ -481,12 +470,12 @@ namespace plastix
   {
     if (parameters.type == SolverType::direct)
       return std::string("direct (Amesos KLU") + (parameters.type.automatic ? ", auto)" : ")");
-    std::string text = parameters.type.description() + " + " + enum_name(parameters.preconditioner);
+    std::string text = parameters.type.description() + " + " + enum_name(parameters.preconditioner.value);
     if (multigrid)
       text += " (coarse " + std::string(multigrid->coarse_solver_switched() ? "cg, then " : "") +
               to_string(multigrid->coarse_solver()) +
               (multigrid->level_precision() == LevelPrecision::single_precision ? ", single" : "") + ")";
-    if (automatic)
+    if (parameters.preconditioner.automatic)
       text += " (auto)";
     return text;
   }
@@ -504,7 +493,7 @@ namespace plastix
       return "amg (Trilinos ML on the assembled elastic matrix, host)";
     if (direct)
       return "none (direct: Amesos KLU of the assembled matrix, host)";
-    return enum_name(parameters.preconditioner);
+    return enum_name(parameters.preconditioner.value);
   }
 
   unsigned int

@@ -3,33 +3,21 @@
 #include <deal.II/base/index_set.h>
 #include <deal.II/base/mg_level_object.h>
 #include <deal.II/base/mpi.h>
-#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/utilities.h>
 #include <deal.II/dofs/dof_tools.h>
-#include <deal.II/fe/fe.h>
-#include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
-#include <deal.II/lac/affine_constraints.templates.h>
-#include <deal.II/lac/dynamic_sparsity_pattern.h>
+#include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/la_parallel_vector.h>
-#include <deal.II/lac/lapack_full_matrix.h>
-#include <deal.II/lac/sparsity_tools.h>
 #include <deal.II/multigrid/mg_constrained_dofs.h>
-#include <deal.II/multigrid/mg_coarse.h>
 #include <deal.II/multigrid/mg_matrix.h>
 #include <deal.II/multigrid/mg_smoother.h>
-#include <deal.II/multigrid/mg_tools.h>
 #include <deal.II/multigrid/multigrid.h>
 #include <deal.II/multigrid/multigrid.templates.h>
 #include <deal.II/base/timer.h>
-#include <deal.II/lac/solver_cg.h>
-#include <deal.II/lac/solver_control.h>
 
 #include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
 #include <plastix/backend/vector_operations.h>
-#include <plastix/core/collective_failure.h>
-#include <plastix/core/elastic_matrix.h>
 #include <plastix/solvers/chebyshev_smoother.h>
 #include <plastix/solvers/mg_transfer.h>
 #include <plastix/solvers/preconditioners.h>
@@ -37,7 +25,6 @@
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
-#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -376,7 +363,8 @@ namespace plastix
             constraints.add_line(i);
         constraints.close();
         auto level_operator = std::make_shared<MechanicsOperator>();
-        level_operator->reinit_level(mapping, *im.level_dofs, constraints, materials, l, data.level_operator);
+        level_operator->reinit_level(mapping, *im.level_dofs, constraints, materials, l,
+                                     fine_operator.get_additional_data());
         im.operators[l] = level_operator;
         layouts[l]      = level_operator->get_partitioner();
       }

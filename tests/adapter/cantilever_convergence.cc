@@ -108,7 +108,7 @@ namespace
     op.lift_inhomogeneities(b);
     op.set_constrained_values(x);
     plastix::LinearSolver solver(p.solver);
-    solver.initialize(op, dof_handler, materials, p.boundary.dirichlet_boundaries(), true, data);
+    solver.initialize(op, dof_handler, materials, p.boundary.dirichlet_boundaries(), true);
     const auto statistics = solver.solve(x, b);
 
     LinearAlgebra::distributed::Vector<double> u(op.get_partitioner());

@@ -281,7 +281,7 @@ main(int argc, char **argv)
             solver_data.max_iterations          = 20000;
             solver_data.multigrid.coarse_solver = coarse;
             plastix::LinearSolver solver(solver_data);
-            solver.initialize(op, dof_handler, materials, dirichlet, true, data);
+            solver.initialize(op, dof_handler, materials, dirichlet, true);
             plastix::DeviceVector x;
             op.initialize_dof_vector(x);
             const auto statistics = solver.solve(x, b);
@@ -411,7 +411,7 @@ main(int argc, char **argv)
           solver_data.preconditioner          = plastix::PreconditionerType::multigrid;
           solver_data.multigrid.coarse_solver = plastix::CoarseSolverType::direct;
           plastix::LinearSolver solver(solver_data);
-          solver.initialize(op, dof_handler, materials, {{0, ComponentMask(3, true)}}, true, throwing);
+          solver.initialize(op, dof_handler, materials, {{0, ComponentMask(3, true)}}, true);
         }
       catch (const CallbackFailure &)
         {

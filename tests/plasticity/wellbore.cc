@@ -286,7 +286,7 @@ namespace
       problem.op, problem.external_force, linear_solver,
       [&](const bool new_step) {
         linear_solver.initialize(problem.op, problem.dof_handler, problem.materials,
-                                 problem.parameters.boundary.dirichlet_boundaries(), new_step, problem.data);
+                                 problem.parameters.boundary.dirichlet_boundaries(), new_step);
       },
       problem.parameters.newton);
     if (p0 != 0)
@@ -425,7 +425,7 @@ main(int argc, char **argv)
           problem.op.set_constrained_values(x);
           plastix::LinearSolver solver(p.solver);
           solver.initialize(problem.op, problem.dof_handler, problem.materials, p.boundary.dirichlet_boundaries(),
-                            true, problem.data);
+                            true);
           solver.solve(x, b);
           const auto        u = problem.to_host(x);
           const MappingQ<3> mapping(1);

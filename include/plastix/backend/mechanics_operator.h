@@ -170,6 +170,18 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT bool
     cells_on_shuffle_lanes(ThreadMapping mapping, CellKernel kernel);
 
+    /**
+     * Why @p strategy cannot run with the thread mapping @p mapping, or an
+     * empty string if it can (automatic always can): ebe tiled and
+     * assembled run one thread per cell or matrix row (cell only); dbd
+     * structured runs one thread per lattice point, and cell or shuffle
+     * choose the threads of its element-by-element cells (not node). The
+     * one statement of these rules: the operator refuses such settings with
+     * this text, and the application checks its input with it.
+     */
+    PLASTIX_BACKEND_EXPORT std::string
+    thread_mapping_conflict(Strategy strategy, ThreadMapping mapping);
+
     /** The name parse_strategy() accepts. */
     PLASTIX_BACKEND_EXPORT std::string
     to_string(Strategy strategy);

@@ -393,6 +393,15 @@ namespace plastix
     const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &
     get_partitioner() const;
 
+    /**
+     * The choices this operator was built with (the last reinit() or
+     * reinit_level()). The preconditioners of LinearSolver take them over
+     * for what they build of the same operator: the multigrid level
+     * operators, the level-0 and AMG matrices.
+     */
+    const AdditionalData &
+    get_additional_data() const;
+
     /** The device operator. */
     const backend::MechanicsOperator &
     backend_operator() const;
@@ -426,8 +435,10 @@ namespace plastix
           const dealii::AffineConstraints<double> &constraints,
           const MaterialTable                     &materials,
           unsigned int                             level,
-          const AdditionalData                    &additional_data);
+          const AdditionalData                    &new_additional_data);
 
+    /** The choices of the last reinit() or reinit_level(). */
+    AdditionalData                                               additional_data;
     std::unique_ptr<backend::MechanicsOperator>                  device_operator;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner>   partitioner;
     backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;

@@ -51,10 +51,11 @@ namespace plastix
      */
     AutoOr<SolverType> type = SolverType::cg;
     /**
-     * The preconditioner; automatic: multigrid on a mesh with levels, else
-     * chebyshev (LinearSolver::automatic_preconditioner()).
+     * The preconditioner; automatic: LinearSolver chooses multigrid on a
+     * mesh with levels, else chebyshev, for each new operator
+     * (LinearSolver::automatic_preconditioner()).
      */
-    PreconditionerType preconditioner = PreconditionerType::automatic;
+    AutoOr<PreconditionerType> preconditioner;
     /** Stop when the residual is below relative_tolerance |b| ... */
     double relative_tolerance = 1e-8;
     /** ... or below this absolute value, whichever is larger. */
@@ -181,17 +182,17 @@ namespace plastix
      * As above, for any preconditioner: @p op acts on the active DoFs of
      * @p dof_handler with the materials @p materials; @p dirichlet gives the
      * boundaries with prescribed displacements and their components (zero
-     * constraints on the multigrid levels and in the AMG matrix). @p level_operator_data
-     * chooses the device operator of the coarser multigrid levels. All
-     * references must stay valid while this solver is used.
+     * constraints on the multigrid levels and in the AMG matrix). The
+     * multigrid level operators and the AMG matrix take the choices of
+     * @p op (MechanicsOperator::get_additional_data()). All references must
+     * stay valid while this solver is used.
      */
     void
     initialize(const MechanicsOperator                 &op,
                const dealii::DoFHandler<3>             &dof_handler,
                const MaterialTable                     &materials,
                const DirichletBoundaries               &dirichlet,
-               bool                                     new_load_step       = true,
-               const MechanicsOperator::AdditionalData &level_operator_data = MechanicsOperator::AdditionalData());
+               bool                                     new_load_step = true);
 
     /**
      * Solve op x = b starting from x. The tolerance is max(relative |b|,
@@ -298,16 +299,14 @@ namespace plastix
     SolverStatistics
     solve_once(DeviceVector &x, const DeviceVector &b, double tolerance_override);
 
+    /** The settings; an automatic preconditioner holds what it stands for with the current operator. */
     LinearSolverData                                           parameters;
-    /** Preconditioner = auto: parameters.preconditioner is what it chose. */
-    bool automatic = false;
     const MechanicsOperator                                   *op = nullptr;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner> op_layout;
     const dealii::DoFHandler<3>                               *dof_handler = nullptr;
     /** What the multigrid hierarchy was built for (copies of initialize()'s arguments). */
     MaterialTable                     multigrid_materials;
     DirichletBoundaries               multigrid_dirichlet;
-    MechanicsOperator::AdditionalData multigrid_level_operator_data;
     /** A failed single-precision solve switched the multigrid levels to double. */
     bool switched_to_double = false;
     using Jacobi    = dealii::DiagonalMatrix<DeviceVector>;

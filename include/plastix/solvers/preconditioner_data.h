@@ -26,13 +26,6 @@ namespace plastix
      * translations per node (false).
      */
     bool rigid_body_modes = true;
-    // The operator's choices: LinearSolver takes them from the operator it preconditions.
-    /** Formulation of the assembled elastic matrix (that of the operator it preconditions). */
-    backend::ElementFormulation element_formulation = backend::ElementFormulation::full;
-    /** Stiffness factors of the cells (those of the operator it preconditions), or empty. */
-    CellStiffnessFactor cell_stiffness_factor;
-    /** Boundary springs (those of the operator it preconditions), or none. */
-    BoundarySprings boundary_springs;
   };
 
   /** Settings of the matrix-free geometric multigrid. */
@@ -72,7 +65,8 @@ namespace plastix
      * most about twice what the better fixed choice would have cost (where
      * the estimate holds); runs whose coarse cg needs many iterations gain
      * most (doc/solvers.md). The level-0 matrix
-     * is then assembled: level_operator.cell_stiffness_factor must still be
+     * is then assembled: the fine operator's
+     * MechanicsOperator::AdditionalData::cell_stiffness_factor must still be
      * valid.
      */
     CoarseSolverType coarse_solver = CoarseSolverType::automatic;
@@ -99,11 +93,6 @@ namespace plastix
     unsigned int coarse_max_iterations = 200;
     /** ML settings of CoarseSolverType::amg (LinearSolver takes LinearSolverData::amg). */
     AmgData coarse_amg;
-    /**
-     * Operator choices of the device operators of the coarser levels
-     * (LinearSolver takes those of the operator it preconditions).
-     */
-    MechanicsOperator::AdditionalData level_operator;
   };
 
 } // namespace plastix

@@ -44,10 +44,11 @@ namespace plastix
      * the device operator does) and set up ML on it.
      */
     void
-    initialize(const dealii::DoFHandler<3>           &dof_handler,
-               const MaterialTable                   &materials,
-               const DirichletBoundaries             &dirichlet,
-               const AmgData                         &data);
+    initialize(const dealii::DoFHandler<3>             &dof_handler,
+               const MaterialTable                     &materials,
+               const DirichletBoundaries               &dirichlet,
+               const AmgData                           &data,
+               const MechanicsOperator::AdditionalData &operator_data);
 
     /**
      * Set up ML on @p matrix (kept by reference: it must outlive this

@@ -60,8 +60,6 @@ namespace plastix
   /** Preconditioner of LinearSolver. */
   enum class PreconditionerType
   {
-    /** Multigrid on a mesh with levels, else chebyshev (LinearSolver::automatic_preconditioner()). */
-    automatic,
     /** The identity. */
     none,
     /** The inverse matrix-free diagonal. */
@@ -169,9 +167,9 @@ namespace plastix
     static std::vector<std::pair<PreconditionerType, std::string>>
     table()
     {
-      return {{PreconditionerType::automatic, "auto"},   {PreconditionerType::none, "none"},
-              {PreconditionerType::jacobi, "jacobi"},    {PreconditionerType::chebyshev, "chebyshev"},
-              {PreconditionerType::multigrid, "multigrid"}, {PreconditionerType::amg, "amg"}};
+      return {{PreconditionerType::none, "none"},           {PreconditionerType::jacobi, "jacobi"},
+              {PreconditionerType::chebyshev, "chebyshev"}, {PreconditionerType::multigrid, "multigrid"},
+              {PreconditionerType::amg, "amg"}};
     }
   };
 
