@@ -1,11 +1,11 @@
-// DeviceVector: device storage, backend arithmetic, MPI ghost exchange.
+// DeviceVector: device storage and backend arithmetic; the ghost exchange is ghost_exchange.h's.
 #include <deal.II/base/mpi.h>
 #include <deal.II/lac/vector_memory.templates.h>
 
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/device_vector.h>
 
-#include "node_exchange.h"
+#include "ghost_exchange.h"
 
 #include <iomanip>
 #include <ostream>
@@ -50,143 +50,8 @@ namespace plastix
 
   namespace internal
   {
-    /**
-     * Who sends what in a ghost exchange, flattened from a deal.II
-     * partitioner: owned entries to export (device indices) grouped by
-     * target rank, and the ghost range received from each owner; and which
-     * of these peers share memory with this rank (NodeExchange).
-     */
-    struct GhostExchangePattern
-    {
-      explicit GhostExchangePattern(const dealii::Utilities::MPI::Partitioner &p)
-        : communicator(p.get_mpi_communicator())
-        , n_owned(p.locally_owned_size())
-        , n_ghosts(p.n_ghost_indices())
-      {
-        std::vector<backend::LocalIndex> indices;
-        for (const auto &range : p.import_indices())
-          for (unsigned int i = range.first; i < range.second; ++i)
-            indices.push_back(i);
-        import_indices = backend::DeviceArray<backend::LocalIndex>(indices, "ghost export indices");
-        n_import       = indices.size();
-        for (const auto &t : p.import_targets())
-          import_targets.emplace_back(t.first, t.second);
-        for (const auto &t : p.ghost_targets())
-          ghost_targets.emplace_back(t.first, t.second);
-      }
-
-      bool
-      communicates() const
-      {
-        return !import_targets.empty() || !ghost_targets.empty();
-      }
-
-      /**
-       * Bring the routes up to date with NodeExchange (after
-       * Runtime::set_ghost_exchange()); returns whether any peer shares
-       * memory with this rank (any_through_mpi: whether any does not).
-       */
-      bool
-      update_routes() const
-      {
-        if (route_generation == NodeExchange::generation())
-          return any_shared;
-        route_generation = NodeExchange::generation();
-        const auto pieces = [this](const std::vector<std::pair<int, unsigned int>> &targets,
-                                   std::vector<TransferPiece>                      &result,
-                                   std::vector<std::size_t>                        &offsets) {
-          std::vector<int> ranks;
-          for (const auto &t : targets)
-            ranks.push_back(t.first);
-          const std::vector<int> shared = NodeExchange::shared_ranks(communicator, ranks);
-          result.clear();
-          offsets.clear();
-          std::size_t offset = 0;
-          for (std::size_t i = 0; i < targets.size(); ++i)
-            {
-              result.push_back({targets[i].first, shared[i], targets[i].second});
-              offsets.push_back(offset);
-              offset += targets[i].second;
-              any_shared      = any_shared || shared[i] >= 0;
-              any_through_mpi = any_through_mpi || shared[i] < 0;
-            }
-        };
-        any_shared      = false;
-        any_through_mpi = false;
-        pieces(import_targets, import_pieces, import_offsets);
-        pieces(ghost_targets, ghost_pieces, ghost_offsets);
-        return any_shared;
-      }
-
-      MPI_Comm                                 communicator;
-      std::size_t                              n_owned;
-      std::size_t                              n_ghosts;
-      std::size_t                              n_import = 0;
-      backend::DeviceArray<backend::LocalIndex> import_indices;
-      std::vector<std::pair<int, unsigned int>> import_targets;
-      std::vector<std::pair<int, unsigned int>> ghost_targets;
-
-      /** The peers of import_targets and ghost_targets with their routes, and where their entries start. */
-      mutable std::vector<TransferPiece> import_pieces, ghost_pieces;
-      mutable std::vector<std::size_t>   import_offsets, ghost_offsets;
-      mutable unsigned int               route_generation = static_cast<unsigned int>(-1);
-      mutable bool                       any_shared       = false;
-      mutable bool                       any_through_mpi  = false;
-    };
-
     namespace
     {
-      /**
-       * Room in the buffers of the MPI route: @p n_send entries on the host
-       * to send, @p n_receive to receive, the larger of the two on the device.
-       */
-      template <typename Number>
-      void
-      reserve_staging(const std::size_t                    n_send,
-                      const std::size_t                    n_receive,
-                      backend::DeviceArray<Number>         &device_buffer,
-                      backend::HostStagingArray<Number>    &host_send_buffer,
-                      backend::HostStagingArray<Number>    &host_receive_buffer)
-      {
-        device_buffer.resize(std::max(n_send, n_receive), "ghost exchange buffer");
-        host_send_buffer.reserve(n_send);
-        host_receive_buffer.reserve(n_receive);
-      }
-
-      /** Send consecutive chunks of @p send to @p send_targets and receive chunks of @p receive from @p receive_sources. */
-      template <typename Number>
-      void
-      exchange(MPI_Comm                                         communicator,
-               const std::vector<std::pair<int, unsigned int>> &send_targets,
-               const Number                                    *send,
-               const std::vector<std::pair<int, unsigned int>> &receive_sources,
-               Number                                          *receive)
-      {
-        const MPI_Datatype type = std::is_same<Number, float>::value ? MPI_FLOAT : MPI_DOUBLE;
-        std::vector<MPI_Request> requests;
-        requests.reserve(send_targets.size() + receive_sources.size());
-        std::size_t offset = 0;
-        for (const auto &[rank, count] : receive_sources)
-          {
-            requests.emplace_back();
-            const int ierr = MPI_Irecv(receive + offset, count, type, rank, ghost_data_tag,
-                                       communicator, &requests.back());
-            AssertThrowMPI(ierr);
-            offset += count;
-          }
-        offset = 0;
-        for (const auto &[rank, count] : send_targets)
-          {
-            requests.emplace_back();
-            const int ierr = MPI_Isend(send + offset, count, type, rank, ghost_data_tag,
-                                       communicator, &requests.back());
-            AssertThrowMPI(ierr);
-            offset += count;
-          }
-        const int ierr = MPI_Waitall(requests.size(), requests.data(), MPI_STATUSES_IGNORE);
-        AssertThrowMPI(ierr);
-      }
-
       double
       sum_over_ranks(const double local, MPI_Comm communicator)
       {
@@ -530,75 +395,18 @@ namespace plastix
     void
     Vector<Number>::update_ghost_values() const
     {
-      const auto &x = *exchange;
-      if (!x.communicates())
-        return;
-      // The shared route stages nothing unless some peer goes through MPI.
-      const bool shared = x.update_routes();
-      if (!shared || x.any_through_mpi)
-        internal::reserve_staging(x.n_import, x.n_ghosts, device_buffer, host_send_buffer, host_receive_buffer);
-      if (shared)
-        {
-          Number *const ghosts = values.data() + x.n_owned;
-          internal::NodeExchange::transfer(
-            internal::TransferDirection::owners_to_ghosts, x.communicator, x.import_pieces, x.ghost_pieces,
-            sizeof(Number),
-            [&](const std::size_t i, void *destination) {
-              ops::gather(x.import_pieces[i].count, x.import_indices.data() + x.import_offsets[i], values.data(),
-                          static_cast<Number *>(destination));
-            },
-            [&](const std::size_t j, const void *source) {
-              ops::equ(x.ghost_pieces[j].count, Number(1), static_cast<const Number *>(source),
-                       ghosts + x.ghost_offsets[j]);
-            },
-            device_buffer.data(), host_send_buffer.data(), host_receive_buffer.data());
-          return;
-        }
-      ops::gather(x.n_import, x.import_indices.data(), values.data(), device_buffer.data());
-      backend::copy_to_host(host_send_buffer.data(), device_buffer.data(), x.n_import * sizeof(Number));
-      internal::exchange(x.communicator, x.import_targets, host_send_buffer.data(), x.ghost_targets,
-                         host_receive_buffer.data());
-      backend::copy_to_device(values.data() + x.n_owned, host_receive_buffer.data(), x.n_ghosts * sizeof(Number));
+      internal::update_ghosts(*exchange, values.data(), device_buffer, host_send_buffer, host_receive_buffer);
     }
 
     template <typename Number>
     void
     Vector<Number>::compress(const dealii::VectorOperation::values operation)
     {
-      const auto &x = *exchange;
-      if (!x.communicates())
+      if (!exchange->communicates())
         return;
       if (operation == dealii::VectorOperation::add)
-        {
-          const bool shared = x.update_routes();
-          if (!shared || x.any_through_mpi)
-            internal::reserve_staging(x.n_ghosts, x.n_import, device_buffer, host_send_buffer, host_receive_buffer);
-          if (shared)
-            {
-              Number *const ghosts = values.data() + x.n_owned;
-              internal::NodeExchange::transfer(
-                internal::TransferDirection::ghosts_to_owners, x.communicator, x.ghost_pieces, x.import_pieces,
-                sizeof(Number),
-                [&](const std::size_t i, void *destination) {
-                  ops::equ(x.ghost_pieces[i].count, Number(1), ghosts + x.ghost_offsets[i],
-                           static_cast<Number *>(destination));
-                },
-                [&](const std::size_t j, const void *source) {
-                  ops::scatter_add(x.import_pieces[j].count, x.import_indices.data() + x.import_offsets[j],
-                                   static_cast<const Number *>(source), values.data());
-                },
-                device_buffer.data(), host_send_buffer.data(), host_receive_buffer.data());
-            }
-          else
-            {
-              backend::copy_to_host(host_send_buffer.data(), values.data() + x.n_owned,
-                                    x.n_ghosts * sizeof(Number));
-              internal::exchange(x.communicator, x.ghost_targets, host_send_buffer.data(), x.import_targets,
-                                 host_receive_buffer.data());
-              backend::copy_to_device(device_buffer.data(), host_receive_buffer.data(), x.n_import * sizeof(Number));
-              ops::scatter_add(x.n_import, x.import_indices.data(), device_buffer.data(), values.data());
-            }
-        }
+        internal::add_ghosts_to_owners(*exchange, values.data(), device_buffer, host_send_buffer,
+                                       host_receive_buffer);
       zero_out_ghost_values();
     }
 

@@ -34,8 +34,9 @@ namespace plastix
      * device memory: the locally owned entries first, then the ghost entries
      * of the partitioner. All arithmetic runs on the device (backend
      * kernels); reductions accumulate in double precision, return one scalar
-     * to the host and are summed over the ranks. Ghost values are exchanged
-     * through host buffers with MPI.
+     * to the host and are summed over the ranks. Ghost values go device to
+     * device between the ranks of one node (shared memory, Runtime's ghost
+     * exchange) and through host buffers with MPI otherwise.
      *
      * Implements what deal.II's SolverCG, SolverGMRES, LinearOperator,
      * DiagonalMatrix, PreconditionChebyshev and Multigrid need from a
