@@ -22,6 +22,57 @@ namespace plastix
       kind[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(kind[0])));
       return kind;
     }
+
+    /** One item 'id: components = values' of Boundary conditions/Dirichlet. */
+    DirichletCondition
+    parse_dirichlet_condition(const std::string &id_text, const std::string &rest, const std::string &entry)
+    {
+      DirichletCondition c;
+      c.boundary_id = parse_id(id_text, entry, "boundary id");
+      const auto eq = rest.find('=');
+      if (eq == std::string::npos)
+        throw InputError(entry, "'" + rest + "' is not 'components = values'");
+      const std::string components = trim(rest.substr(0, eq));
+      const auto        values     = split(rest.substr(eq + 1), ',');
+      if (components.empty())
+        throw InputError(entry, "no components given for boundary id " + id_text);
+      unsigned int n = 0;
+      for (const char ch : components)
+        {
+          if (ch != 'x' && ch != 'y' && ch != 'z')
+            throw InputError(entry, "component '" + std::string(1, ch) + "' is not x, y or z");
+          const unsigned int d = ch - 'x';
+          if (c.components[d])
+            throw InputError(entry, "component '" + std::string(1, ch) + "' given twice");
+          c.components[d] = true;
+          if (n >= values.size())
+            throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
+                                      " components but " + std::to_string(values.size()) + " values");
+          c.values[d] = parse_double(values[n++], entry);
+        }
+      if (n != values.size())
+        throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
+                                  " components but " + std::to_string(values.size()) + " values");
+      return c;
+    }
+
+    /** The 'k_n, k_t' of one item of Boundary conditions/Springs. */
+    BoundarySpring
+    parse_spring(const std::string &id_text, const std::string &rest, const std::string &entry)
+    {
+      const auto values = split(rest, ',');
+      if (values.size() != 2)
+        throw InputError(entry, "boundary id " + id_text + ": '" + trim(rest) +
+                                  "' is not 'k_n, k_t' (normal and tangential stiffness per area)");
+      BoundarySpring spring;
+      spring.normal_stiffness     = parse_double(values[0], entry);
+      spring.tangential_stiffness = parse_double(values[1], entry);
+      if (!(spring.normal_stiffness >= 0) || !(spring.tangential_stiffness >= 0) ||
+          !std::isfinite(spring.normal_stiffness) || !std::isfinite(spring.tangential_stiffness) ||
+          spring.normal_stiffness + spring.tangential_stiffness == 0)
+        throw InputError(entry, "boundary id " + id_text + ": the stiffnesses must be finite and >= 0, not both 0");
+      return spring;
+    }
   } // namespace
 
   void
@@ -162,33 +213,7 @@ namespace plastix
       const std::string entry = "Boundary conditions/Dirichlet";
       for (const auto &[id_text, rest] : parse_id_list(dirichlet_text, entry, "0: xyz = 0, 0, 0"))
         {
-          DirichletCondition c;
-          c.boundary_id = parse_id(id_text, entry, "boundary id");
-          const auto eq = rest.find('=');
-          if (eq == std::string::npos)
-            throw InputError(entry, "'" + rest + "' is not 'components = values'");
-          const std::string components = trim(rest.substr(0, eq));
-          const auto        values     = split(rest.substr(eq + 1), ',');
-          if (components.empty())
-            throw InputError(entry, "no components given for boundary id " + id_text);
-          unsigned int n = 0;
-          for (const char ch : components)
-            {
-              if (ch != 'x' && ch != 'y' && ch != 'z')
-                throw InputError(entry, "component '" + std::string(1, ch) + "' is not x, y or z");
-              const unsigned int d = ch - 'x';
-              if (c.components[d])
-                throw InputError(entry, "component '" + std::string(1, ch) + "' given twice");
-              c.components[d] = true;
-              if (n >= values.size())
-                throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
-                                          " components but " + std::to_string(values.size()) + " values");
-              c.values[d] = parse_double(values[n++], entry);
-            }
-          if (n != values.size())
-            throw InputError(entry, "boundary id " + id_text + ": " + std::to_string(components.size()) +
-                                      " components but " + std::to_string(values.size()) + " values");
-          dirichlet.push_back(c);
+          dirichlet.push_back(parse_dirichlet_condition(id_text, rest, entry));
         }
     }
     {
@@ -246,18 +271,8 @@ namespace plastix
       const std::string entry = "Boundary conditions/Springs";
       for (const auto &[id_text, rest] : parse_id_list(springs_text, entry, "0: 1e9, 1e8"))
         {
-          const auto id     = parse_id(id_text, entry, "boundary id");
-          const auto values = split(rest, ',');
-          if (values.size() != 2)
-            throw InputError(entry, "boundary id " + id_text + ": '" + trim(rest) +
-                                      "' is not 'k_n, k_t' (normal and tangential stiffness per area)");
-          BoundarySpring spring;
-          spring.normal_stiffness     = parse_double(values[0], entry);
-          spring.tangential_stiffness = parse_double(values[1], entry);
-          if (!(spring.normal_stiffness >= 0) || !(spring.tangential_stiffness >= 0) ||
-              !std::isfinite(spring.normal_stiffness) || !std::isfinite(spring.tangential_stiffness) ||
-              spring.normal_stiffness + spring.tangential_stiffness == 0)
-            throw InputError(entry, "boundary id " + id_text + ": the stiffnesses must be finite and >= 0, not both 0");
+          const auto           id     = parse_id(id_text, entry, "boundary id");
+          const BoundarySpring spring = parse_spring(id_text, rest, entry);
           if (!springs.emplace(id, spring).second)
             throw InputError(entry, "boundary id " + id_text + " is listed twice");
           for (const auto &d : dirichlet)

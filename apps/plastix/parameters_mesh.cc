@@ -15,6 +15,91 @@
 
 namespace plastix
 {
+  namespace
+  {
+    /** The subsection Mesh/Adaptive refinement. */
+    void
+    declare_adaptive_refinement(dealii::ParameterHandler &prm, AdaptiveRefinementParameters &parameters)
+    {
+      prm.enter_subsection("Adaptive refinement");
+      prm.add_parameter("Indicator", parameters.indicator,
+                        "Refine (and coarsen) the mesh between the load steps of an elastoplastic run: none; "
+                        "kelly (deal.II's KellyErrorEstimator on the displacement); plastic strain increment "
+                        "(the cell average of the increment of equivalent plastic strain over the last load "
+                        "step, times the cell diameter). The Gauss-point history moves with the cells (a child "
+                        "takes the state of its parent's Gauss point in the same octant, a coarsened parent "
+                        "the volume average of each child), the displacement is interpolated, and the step is "
+                        "re-equilibrated before the next one. The preconditioner cannot be multigrid (auto "
+                        "picks chebyshev)");
+      prm.add_parameter("Refine fraction", parameters.refine_fraction,
+                        "Fraction of the active cells, largest indicator first, refined each time (cells at "
+                        "'Maximum level' and cells whose indicator is zero are not)",
+                        dealii::Patterns::Double(0., 1.));
+      prm.add_parameter("Coarsen fraction", parameters.coarsen_fraction,
+                        "Fraction of the active cells, smallest indicator first, coarsened each time (a parent "
+                        "is coarsened when all its children are marked; no cell is coarsened to a level below "
+                        "'Global refinements')",
+                        dealii::Patterns::Double(0., 1.));
+      prm.add_parameter("Maximum level", parameters.maximum_level,
+                        "No cell is refined beyond this level (the coarse mesh is level 0; 'Global "
+                        "refinements' and 'Local refinements' count)",
+                        dealii::Patterns::Integer(0, 12));
+      prm.add_parameter("Interval", parameters.interval,
+                        "Adapt after every Interval-th converged load step (never after the last)",
+                        dealii::Patterns::Integer(1, 100000));
+      prm.leave_subsection();
+    }
+
+    /** The subsection Mesh/Fixed grid. */
+    void
+    declare_fixed_grid(dealii::ParameterHandler &prm, FixedGridParameters &parameters)
+    {
+      prm.enter_subsection("Fixed grid");
+      prm.add_parameter("Body", parameters.body,
+                        "Geometry = fixed grid: the body as an expression of x, y, z (deal.II FunctionParser, "
+                        "pi known), negative inside and positive outside, e.g. a signed distance: "
+                        "'0.1 - sqrt(x^2 + y^2)' is outside a hole of radius 0.1; unions, intersections and "
+                        "differences of shapes are min(a, b), max(a, b) and max(a, -b). Or give an Image file "
+                        "instead",
+                        dealii::Patterns::Anything());
+      prm.add_parameter("Image file", parameters.image_file,
+                        "A voxel image as the body instead of Body: an NRRD file (.nrrd with the data attached, "
+                        "or a .nhdr header naming its data file; raw or ascii encoding, 8-, 16- or 32-bit "
+                        "integers or floats, either byte order) or a headerless raw volume (any other name; "
+                        "Image size and Image type give its layout, little endian, x fastest). The image spans "
+                        "the box from Lower corner to Upper corner; the body is where the voxel value is at "
+                        "least Threshold. Relative names are taken from the working directory",
+                        dealii::Patterns::Anything());
+      prm.add_parameter("Image size", parameters.image_size,
+                        "Voxels in x, y, z of a raw Image file (NRRD files carry their own)",
+                        dealii::Patterns::List(dealii::Patterns::Integer(0), 3, 3));
+      prm.add_parameter("Image type", parameters.image_type, "Voxel type of a raw Image file");
+      prm.add_parameter("Threshold", parameters.threshold,
+                        "The body of an Image file is where the voxel value is at least this");
+      prm.add_parameter("Material regions", parameters.material_regions,
+                        "Material ids of the grid cells: 'id: expression; id: expression' (deal.II FunctionParser "
+                        "in x, y, z and v, the body's value at the point: the voxel value of an Image file or the "
+                        "Body expression; pi known). A cell of the grid (Subdivisions; refined cells inherit it) "
+                        "takes the id of the first region whose expression is negative at its centre, 0 if none; "
+                        "'Materials/Per material id' gives each id its material. E.g. '1: y - 0.5' for a second "
+                        "material below y = 0.5, '2: 1000 - v' for image values below 1000",
+                        dealii::Patterns::Anything());
+      prm.add_parameter("Samples", parameters.samples,
+                        "Sample points per direction of a cell for its volume fraction xi (Samples^3 points at "
+                        "the centres of equal sub-cells); a coarser multigrid cell takes the mean of its children",
+                        dealii::Patterns::Integer(1, 16));
+      prm.add_parameter("Void stiffness", parameters.void_stiffness,
+                        "Delta of the stiffness factor xi + Delta (1 - xi) of a cell with volume fraction xi",
+                        dealii::Patterns::Double(0., 1.));
+      prm.add_parameter("Keep outside cells", parameters.keep_outside_cells,
+                        "Keep the cells of the grid that hold no sample of the body (stiffness factor Delta) "
+                        "instead of leaving them and the DoFs only they touch out of the problem. Their faces on "
+                        "the box get id 6, so that loads and supports act on the body only; their DoFs move "
+                        "freely (max |u| of the summary includes them)");
+      prm.leave_subsection();
+    }
+  } // namespace
+
   void
   MeshParameters::declare(dealii::ParameterHandler &prm)
   {
@@ -64,33 +149,7 @@ namespace plastix
                       "'0.25 - (x-1)^2 - y^2' for a disc of radius 0.5 around (1, 0): cells whose centre "
                       "gives a positive value are refined by each of the 'Local refinements'",
                       dealii::Patterns::Anything());
-    prm.enter_subsection("Adaptive refinement");
-    prm.add_parameter("Indicator", adaptive.indicator,
-                      "Refine (and coarsen) the mesh between the load steps of an elastoplastic run: none; "
-                      "kelly (deal.II's KellyErrorEstimator on the displacement); plastic strain increment "
-                      "(the cell average of the increment of equivalent plastic strain over the last load "
-                      "step, times the cell diameter). The Gauss-point history moves with the cells (a child "
-                      "takes the state of its parent's Gauss point in the same octant, a coarsened parent "
-                      "the volume average of each child), the displacement is interpolated, and the step is "
-                      "re-equilibrated before the next one. The preconditioner cannot be multigrid (auto "
-                      "picks chebyshev)");
-    prm.add_parameter("Refine fraction", adaptive.refine_fraction,
-                      "Fraction of the active cells, largest indicator first, refined each time (cells at "
-                      "'Maximum level' and cells whose indicator is zero are not)",
-                      dealii::Patterns::Double(0., 1.));
-    prm.add_parameter("Coarsen fraction", adaptive.coarsen_fraction,
-                      "Fraction of the active cells, smallest indicator first, coarsened each time (a parent "
-                      "is coarsened when all its children are marked; no cell is coarsened to a level below "
-                      "'Global refinements')",
-                      dealii::Patterns::Double(0., 1.));
-    prm.add_parameter("Maximum level", adaptive.maximum_level,
-                      "No cell is refined beyond this level (the coarse mesh is level 0; 'Global "
-                      "refinements' and 'Local refinements' count)",
-                      dealii::Patterns::Integer(0, 12));
-    prm.add_parameter("Interval", adaptive.interval,
-                      "Adapt after every Interval-th converged load step (never after the last)",
-                      dealii::Patterns::Integer(1, 100000));
-    prm.leave_subsection();
+    declare_adaptive_refinement(prm, adaptive);
     prm.add_parameter("Distortion", distortion,
                       "Pseudo-random displacement of interior vertices as a fraction of the "
                       "shortest adjacent edge, a function of the vertex position only, so "
@@ -112,49 +171,7 @@ namespace plastix
                       "Wellbore geometry: size ratio of radially neighbouring coarse cells (1 = uniform; "
                       "> 1 grades the mesh towards the inner radius)",
                       dealii::Patterns::Double(0.));
-    prm.enter_subsection("Fixed grid");
-    prm.add_parameter("Body", fixed_grid.body,
-                      "Geometry = fixed grid: the body as an expression of x, y, z (deal.II FunctionParser, "
-                      "pi known), negative inside and positive outside, e.g. a signed distance: "
-                      "'0.1 - sqrt(x^2 + y^2)' is outside a hole of radius 0.1; unions, intersections and "
-                      "differences of shapes are min(a, b), max(a, b) and max(a, -b). Or give an Image file "
-                      "instead",
-                      dealii::Patterns::Anything());
-    prm.add_parameter("Image file", fixed_grid.image_file,
-                      "A voxel image as the body instead of Body: an NRRD file (.nrrd with the data attached, "
-                      "or a .nhdr header naming its data file; raw or ascii encoding, 8-, 16- or 32-bit "
-                      "integers or floats, either byte order) or a headerless raw volume (any other name; "
-                      "Image size and Image type give its layout, little endian, x fastest). The image spans "
-                      "the box from Lower corner to Upper corner; the body is where the voxel value is at "
-                      "least Threshold. Relative names are taken from the working directory",
-                      dealii::Patterns::Anything());
-    prm.add_parameter("Image size", fixed_grid.image_size,
-                      "Voxels in x, y, z of a raw Image file (NRRD files carry their own)",
-                      dealii::Patterns::List(dealii::Patterns::Integer(0), 3, 3));
-    prm.add_parameter("Image type", fixed_grid.image_type, "Voxel type of a raw Image file");
-    prm.add_parameter("Threshold", fixed_grid.threshold,
-                      "The body of an Image file is where the voxel value is at least this");
-    prm.add_parameter("Material regions", fixed_grid.material_regions,
-                      "Material ids of the grid cells: 'id: expression; id: expression' (deal.II FunctionParser "
-                      "in x, y, z and v, the body's value at the point: the voxel value of an Image file or the "
-                      "Body expression; pi known). A cell of the grid (Subdivisions; refined cells inherit it) "
-                      "takes the id of the first region whose expression is negative at its centre, 0 if none; "
-                      "'Materials/Per material id' gives each id its material. E.g. '1: y - 0.5' for a second "
-                      "material below y = 0.5, '2: 1000 - v' for image values below 1000",
-                      dealii::Patterns::Anything());
-    prm.add_parameter("Samples", fixed_grid.samples,
-                      "Sample points per direction of a cell for its volume fraction xi (Samples^3 points at "
-                      "the centres of equal sub-cells); a coarser multigrid cell takes the mean of its children",
-                      dealii::Patterns::Integer(1, 16));
-    prm.add_parameter("Void stiffness", fixed_grid.void_stiffness,
-                      "Delta of the stiffness factor xi + Delta (1 - xi) of a cell with volume fraction xi",
-                      dealii::Patterns::Double(0., 1.));
-    prm.add_parameter("Keep outside cells", fixed_grid.keep_outside_cells,
-                      "Keep the cells of the grid that hold no sample of the body (stiffness factor Delta) "
-                      "instead of leaving them and the DoFs only they touch out of the problem. Their faces on "
-                      "the box get id 6, so that loads and supports act on the body only; their DoFs move "
-                      "freely (max |u| of the summary includes them)");
-    prm.leave_subsection();
+    declare_fixed_grid(prm, fixed_grid);
     prm.leave_subsection();
   }
 

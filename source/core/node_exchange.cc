@@ -71,7 +71,35 @@ namespace plastix
         std::size_t                        slot_bytes = 0;
         std::uint64_t                      sequence   = 0;
         Growth                             growth;
+
+        /**
+         * A buffer of two slots of at least @p bytes each, announced to the
+         * receiving rank @p peer of @p communicator by a message with @p tag
+         * (its request appended to @p requests; growth must stay until it
+         * completes).
+         */
+        void
+        grow(const std::size_t bytes, const int peer, const int tag, MPI_Comm communicator,
+             std::vector<MPI_Request> &requests)
+        {
+          // The old buffer stays mapped by the peer until the channel goes,
+          // since its stream may still read it.
+          if (buffer.data() != nullptr)
+            retired.push_back(std::move(buffer));
+          // Room to grow; whole 256-byte blocks keep the second slot as
+          // aligned as the first (a GPU faults on misaligned doubles).
+          slot_bytes        = (std::max<std::size_t>(bytes + bytes / 2, 4096) + 255) / 256 * 256;
+          buffer            = backend::SharedBuffer(2 * slot_bytes);
+          growth.bytes      = bytes;
+          growth.slot_bytes = slot_bytes;
+          growth.buffer     = buffer.handle();
+          requests.emplace_back();
+          check_mpi(MPI_Isend(&growth, sizeof(Growth), MPI_BYTE, peer, tag, communicator, &requests.back()));
+        }
       };
+
+      std::string
+      out_of_step(int peer, const std::string &what);
 
       /** The receiving end of a channel. */
       struct Receiver
@@ -80,6 +108,25 @@ namespace plastix
         std::vector<backend::MappedBuffer> retired;
         std::size_t                        slot_bytes = 0;
         std::uint64_t                      sequence   = 0;
+
+        /**
+         * Map the larger buffer that Sender::grow() announced (rank @p peer
+         * of @p communicator, @p tag) for a piece of @p bytes; @p rank names
+         * the peer in a message.
+         */
+        void
+        grow(const std::size_t bytes, const int peer, const int tag, MPI_Comm communicator, const int rank)
+        {
+          Growth announced;
+          check_mpi(MPI_Recv(&announced, sizeof(Growth), MPI_BYTE, peer, tag, communicator, MPI_STATUS_IGNORE));
+          if (announced.bytes != bytes)
+            throw backend::DeviceError(out_of_step(rank, std::to_string(announced.bytes) + " bytes sent, " +
+                                                           std::to_string(bytes) + " expected"));
+          if (buffer.data() != nullptr)
+            retired.push_back(std::move(buffer));
+          buffer     = backend::MappedBuffer(announced.buffer, 2 * announced.slot_bytes);
+          slot_bytes = announced.slot_bytes;
+        }
       };
 
       /** Everything setup() establishes. */
@@ -439,22 +486,7 @@ namespace plastix
           Sender        &c    = sender(direction, piece.shared_rank);
           const unsigned slot = c.sequence % 2;
           if (bytes > c.slot_bytes)
-            {
-              // A larger buffer; the old one stays mapped by the peer until
-              // the channel goes, since its stream may still read it.
-              if (c.buffer.data() != nullptr)
-                c.retired.push_back(std::move(c.buffer));
-              // Room to grow; whole 256-byte blocks keep the second slot as
-              // aligned as the first (a GPU faults on misaligned doubles).
-              c.slot_bytes        = (std::max<std::size_t>(bytes + bytes / 2, 4096) + 255) / 256 * 256;
-              c.buffer            = backend::SharedBuffer(2 * c.slot_bytes);
-              c.growth.bytes      = bytes;
-              c.growth.slot_bytes = c.slot_bytes;
-              c.growth.buffer     = c.buffer.handle();
-              send_requests.emplace_back();
-              check_mpi(MPI_Isend(&c.growth, sizeof(Growth), MPI_BYTE, piece.shared_rank,
-                                  growth_tag + static_cast<int>(direction), s.communicator, &send_requests.back()));
-            }
+            c.grow(bytes, piece.shared_rank, growth_tag + static_cast<int>(direction), s.communicator, send_requests);
           else if (c.sequence >= 2)
             // The receiver has read this slot the time before.
             backend::wait_for_flag(own_flag(piece.shared_rank, FlagKind::consumed, slot), flag_value(c.sequence - 2),
@@ -490,18 +522,7 @@ namespace plastix
           const std::size_t bytes = piece.count * entry_bytes;
           Receiver         &r     = receiver(direction, piece.shared_rank);
           if (bytes > r.slot_bytes)
-            {
-              Growth growth;
-              check_mpi(MPI_Recv(&growth, sizeof(Growth), MPI_BYTE, piece.shared_rank,
-                                 growth_tag + static_cast<int>(direction), s.communicator, MPI_STATUS_IGNORE));
-              if (growth.bytes != bytes)
-                throw backend::DeviceError(out_of_step(piece.rank, std::to_string(growth.bytes) + " bytes sent, " +
-                                                                     std::to_string(bytes) + " expected"));
-              if (r.buffer.data() != nullptr)
-                r.retired.push_back(std::move(r.buffer));
-              r.buffer     = backend::MappedBuffer(growth.buffer, 2 * growth.slot_bytes);
-              r.slot_bytes = growth.slot_bytes;
-            }
+            r.grow(bytes, piece.shared_rank, growth_tag + static_cast<int>(direction), s.communicator, piece.rank);
           const unsigned slot = r.sequence % 2;
           backend::wait_for_flag(own_flag(piece.shared_rank, FlagKind::ready, slot), flag_value(r.sequence),
                                  "rank " + std::to_string(piece.rank) + " in the ghost exchange");

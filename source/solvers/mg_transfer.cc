@@ -155,6 +155,45 @@ namespace plastix
     };
 
     /**
+     * The cells that other processes sent for the owned fine vertices
+     * without a cell yet (entries: fine vertex, the cell's 8 coarse
+     * vertices, the lattice position): first those whose coarse vertices
+     * are all in @p coarse_relevant (no new ghosts), then any; each cell is
+     * added to @p form once.
+     */
+    template <typename Received>
+    void
+    take_received_cells(const Received         &prolongation_in,
+                        const dealii::IndexSet &fine_owned,
+                        const dealii::IndexSet &coarse_relevant,
+                        GlobalGatherForm       &form)
+    {
+      constexpr auto none = dealii::numbers::invalid_dof_index;
+      std::map<std::array<GlobalIndex, 8>, std::size_t> received_cells;
+      for (const bool only_relevant : {true, false})
+        for (const auto &[rank, entries] : prolongation_in)
+          for (const auto &entry : entries)
+            {
+              if (!fine_owned.is_element(entry[0]))
+                throw std::logic_error("MGTransferDevice: received a fine vertex owned elsewhere");
+              const std::size_t node = fine_owned.index_within_set(entry[0]) / 3;
+              if (form.fine_cell[node] != none)
+                continue;
+              std::array<GlobalIndex, 8> vertices;
+              std::copy(entry.begin() + 1, entry.begin() + 9, vertices.begin());
+              if (only_relevant && !std::all_of(vertices.begin(), vertices.end(), [&](const GlobalIndex c) {
+                    return coarse_relevant.is_element(c);
+                  }))
+                continue;
+              const auto [position, is_new] = received_cells.emplace(vertices, form.cells.size());
+              if (is_new)
+                form.cells.push_back(vertices);
+              form.fine_cell[node]     = position->second;
+              form.fine_position[node] = static_cast<std::uint8_t>(entry[9]);
+            }
+    }
+
+    /**
      * Build the gather form from the coarse cells owned here, given by their
      * vertices and the 27 lattice vertices of their children (first DoFs).
      * A fine vertex owned elsewhere sends its lattice position and cell to
@@ -245,28 +284,7 @@ namespace plastix
       };
       std::map<unsigned int, std::vector<RestrictionEntry>> restriction_out;
       failures.guard([&]() {
-        std::map<std::array<GlobalIndex, 8>, std::size_t> received_cells;
-        for (const bool only_relevant : {true, false})
-          for (const auto &[rank, entries] : prolongation_in)
-            for (const ProlongationEntry &entry : entries)
-              {
-                if (!fine_owned.is_element(entry[0]))
-                  throw std::logic_error("MGTransferDevice: received a fine vertex owned elsewhere");
-                const std::size_t node = fine_owned.index_within_set(entry[0]) / 3;
-                if (form.fine_cell[node] != none)
-                  continue;
-                std::array<GlobalIndex, 8> vertices;
-                std::copy(entry.begin() + 1, entry.begin() + 9, vertices.begin());
-                if (only_relevant && !std::all_of(vertices.begin(), vertices.end(), [&](const GlobalIndex c) {
-                      return coarse_relevant.is_element(c);
-                    }))
-                  continue;
-                const auto [position, is_new] = received_cells.emplace(vertices, form.cells.size());
-                if (is_new)
-                  form.cells.push_back(vertices);
-                form.fine_cell[node]     = position->second;
-                form.fine_position[node] = static_cast<std::uint8_t>(entry[9]);
-              }
+        take_received_cells(prolongation_in, fine_owned, coarse_relevant, form);
         if (std::find(form.fine_cell.begin(), form.fine_cell.end(), none) != form.fine_cell.end())
           throw std::logic_error("MGTransferDevice: an owned fine vertex lies in no coarse cell of any process");
 

@@ -190,6 +190,58 @@ namespace plastix
     result.reference         = reference;
   }
 
+  void
+  NewtonRaphson::predictor(const double lambda_old, const double lambda_new, NewtonResult &result)
+  {
+    {
+      const AddElapsed time(result.times.linear_solves);
+      du                    = 0.;
+      const double rhs_norm = residual.l2_norm();
+      result.linear_iterations += linear_solver.solve(du, residual, data.max_forcing_term * rhs_norm).iterations;
+    }
+    // The lifting assumed du = (a(lambda_new) - a(lambda_old)) g on the
+    // prescribed DoFs; an inexact solve only approaches that, so it is set
+    // exactly (the prescribed values hold in every iteration).
+    op.set_constrained_values(du, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
+    u.add(1., du);
+    op.set_constrained_values(u, prescribed_scale(lambda_new));
+  }
+
+  NewtonRaphson::IterateVerdict
+  NewtonRaphson::judge_iterate(const double       load_factor,
+                               const unsigned int iteration,
+                               const unsigned int step_number,
+                               const bool         verbose,
+                               const char        *method,
+                               const double      *omega,
+                               NewtonResult      &result)
+  {
+    if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
+      throw Interrupted("during load step " + std::to_string(step_number));
+    double du_norm, u_norm;
+    evaluate_iterate(load_factor, iteration, result, du_norm, u_norm);
+    if (verbose)
+      {
+        std::cout << "  step " << step_number << " (load factor " << load_factor << ") " << method << " "
+                  << iteration << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
+                  << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat;
+        if (omega != nullptr)
+          std::cout << ", omega " << *omega;
+        std::cout << ", plastic points " << result.plastic.n_plastic_points << std::endl;
+      }
+    if (!std::isfinite(result.residual))
+      {
+        result.failure = "the residual is not finite";
+        return IterateVerdict::failed;
+      }
+    if (result.relative_residual <= data.residual_tolerance && du_norm <= data.displacement_tolerance * u_norm)
+      {
+        result.converged = true;
+        return IterateVerdict::converged;
+      }
+    return IterateVerdict::go_on;
+  }
+
   NewtonResult
   NewtonRaphson::step(const double lambda_old, const double lambda_new, const unsigned int step_number, const bool verbose)
   {
@@ -215,18 +267,7 @@ namespace plastix
           const AddElapsed time(result.times.preconditioner);
           initialize_linear_solver(true);
         }
-        {
-          const AddElapsed time(result.times.linear_solves);
-          du                    = 0.;
-          const double rhs_norm = residual.l2_norm();
-          result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
-        }
-        // The lifting assumed du = (a(lambda_new) - a(lambda_old)) g on the
-        // prescribed DoFs; an inexact solve only approaches that, so it is
-        // set exactly (the prescribed values hold in every iteration).
-        op.set_constrained_values(du, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
-        u.add(1., du);
-        op.set_constrained_values(u, prescribed_scale(lambda_new));
+        predictor(lambda_old, lambda_new, result);
         if (reversal)
           {
             const AddElapsed time(result.times.preconditioner);
@@ -237,26 +278,10 @@ namespace plastix
         double first_residual = 0, previous_residual = 0;
         for (unsigned int k = 1; k <= np.max_iterations; ++k)
           {
-            if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
-              throw Interrupted("during load step " + std::to_string(step_number));
-            double du_norm, u_norm;
-            evaluate_iterate(lambda_new, k, result, du_norm, u_norm);
+            if (judge_iterate(lambda_new, k, step_number, verbose, "Newton", nullptr, result) !=
+                IterateVerdict::go_on)
+              return result;
             const double residual_norm = result.residual, reference = result.reference;
-            if (verbose)
-              std::cout << "  step " << step_number << " (load factor " << lambda_new << ") Newton " << k
-                        << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
-                        << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat
-                        << ", plastic points " << result.plastic.n_plastic_points << std::endl;
-            if (!std::isfinite(residual_norm))
-              {
-                result.failure = "the residual is not finite";
-                return result;
-              }
-            if (result.relative_residual <= np.residual_tolerance && du_norm <= np.displacement_tolerance * u_norm)
-              {
-                result.converged = true;
-                return result;
-              }
             if (k == 1)
               first_residual = residual_norm;
             else if (residual_norm > np.divergence_factor * first_residual)
@@ -330,39 +355,15 @@ namespace plastix
           set_out_of_balance(lambda_new);
           op.lift_inhomogeneities(residual, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
         }
-        {
-          const AddElapsed time(result.times.linear_solves);
-          du                    = 0.;
-          const double rhs_norm = residual.l2_norm();
-          result.linear_iterations += linear_solver.solve(du, residual, np.max_forcing_term * rhs_norm).iterations;
-        }
-        op.set_constrained_values(du, prescribed_scale(lambda_new) - prescribed_scale(lambda_old));
-        u.add(1., du);
-        op.set_constrained_values(u, prescribed_scale(lambda_new));
+        predictor(lambda_old, lambda_new, result);
 
         double omega = 1., first_residual = 0.;
         for (unsigned int k = 1; k <= np.max_iterations; ++k)
           {
-            if (interrupt_requested(op.get_partitioner()->get_mpi_communicator()))
-              throw Interrupted("during load step " + std::to_string(step_number));
-            double du_norm, u_norm;
-            evaluate_iterate(lambda_new, k, result, du_norm, u_norm);
+            if (judge_iterate(lambda_new, k, step_number, verbose, "initial stiffness", &omega, result) !=
+                IterateVerdict::go_on)
+              break;
             const double residual_norm = result.residual, reference = result.reference;
-            if (verbose)
-              std::cout << "  step " << step_number << " (load factor " << lambda_new << ") initial stiffness " << k
-                        << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
-                        << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat
-                        << ", omega " << omega << ", plastic points " << result.plastic.n_plastic_points << std::endl;
-            if (!std::isfinite(residual_norm))
-              {
-                result.failure = "the residual is not finite";
-                break;
-              }
-            if (result.relative_residual <= np.residual_tolerance && du_norm <= np.displacement_tolerance * u_norm)
-              {
-                result.converged = true;
-                break;
-              }
             if (k == 1)
               first_residual = residual_norm;
             else if (residual_norm > np.divergence_factor * first_residual)

@@ -243,6 +243,42 @@ namespace plastix
     void
     evaluate_iterate(double load_factor, unsigned int iteration, NewtonResult &result, double &du_norm, double &u_norm);
 
+    /**
+     * The predictor of a step from @p lambda_old to @p lambda_new: du from
+     * the tangent and the residual (the out-of-balance force with the
+     * prescribed increment lifted), timed into @p result; the prescribed
+     * values set exactly; u += du.
+     */
+    void
+    predictor(double lambda_old, double lambda_new, NewtonResult &result);
+
+    /** What an iterate's residual says of the iteration. */
+    enum class IterateVerdict
+    {
+      /** Neither converged nor failed: iterate on. */
+      go_on,
+      /** Converged (result.converged set). */
+      converged,
+      /** The residual is not finite (result.failure set). */
+      failed
+    };
+
+    /**
+     * Iteration @p iteration of @p method ("Newton", "initial stiffness") at
+     * the current u: a pending interruption throws Interrupted;
+     * evaluate_iterate(), the line of the iteration if @p verbose (with the
+     * relaxation factor @p omega if given), and the verdict of the
+     * tolerances.
+     */
+    IterateVerdict
+    judge_iterate(double        load_factor,
+                  unsigned int  iteration,
+                  unsigned int  step_number,
+                  bool          verbose,
+                  const char   *method,
+                  const double *omega,
+                  NewtonResult &result);
+
     /** residual = lambda f_ext + f_0 + sum_k a_k(lambda) f_k - f_int (all rows). */
     void
     set_out_of_balance(double load_factor);
