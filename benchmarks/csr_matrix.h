@@ -34,7 +34,7 @@ namespace plastix
     /**
      * Assemble the elastic stiffness matrix of @p mesh (Q1, 2x2x2 Gauss
      * points) over its local DoFs; constrained DoFs get zero rows and
-     * columns and a unit diagonal, as MechanicsOperator::apply() treats
+     * columns and a unit diagonal, as DeviceOperator::apply() treats
      * them. Throws std::runtime_error if the matrix has 2^31 or more entries.
      */
     PLASTIX_BACKEND_EXPORT CsrMatrixHost

@@ -21,7 +21,7 @@
 // median and the minimum of the samples.
 //
 // Effective traffic models (bytes per application, summed over ranks):
-//   plastix      backend::MechanicsOperator::bytes_per_apply() (operator data
+//   plastix      backend::DeviceOperator::bytes_per_apply() (operator data
 //                read once, src read, dst written; EbE: dst zeroed, then read
 //                and written by the accumulation)
 // With --multigrid the plastix geometric multigrid preconditioner (deal.II's

@@ -32,7 +32,7 @@
 // solver tolerance: exit status 2 otherwise).
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 #include <plastix/backend/vector_operations.h>
 
 #include <algorithm>
@@ -184,7 +184,7 @@ namespace
 
   /** Jacobi-preconditioned CG on the device: K u = f, |r| <= tolerance |f|. */
   SolveResult
-  jacobi_cg(const MechanicsOperator &op, const DeviceArray<double> &f, DeviceArray<double> &u, const double tolerance,
+  jacobi_cg(const DeviceOperator &op, const DeviceArray<double> &f, DeviceArray<double> &u, const double tolerance,
             const unsigned int max_iterations)
   {
     const std::size_t   n = f.size();
@@ -314,10 +314,10 @@ main(int argc, char **argv)
                 settings.cell_kernel = settings.strategy == Strategy::dbd_structured ? CellKernel::geometry_on_the_fly :
                                                                                         CellKernel::element_matrix;
                 const auto setup_start = std::chrono::steady_clock::now();
-                std::unique_ptr<MechanicsOperator> op;
+                std::unique_ptr<DeviceOperator> op;
                 try
                   {
-                    op = std::make_unique<MechanicsOperator>(problem.mesh, settings);
+                    op = std::make_unique<DeviceOperator>(problem.mesh, settings);
                   }
                 catch (const DeviceMemoryError &error)
                   {

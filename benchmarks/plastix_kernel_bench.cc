@@ -44,7 +44,7 @@
 // atomic, element matrix) for scale; the two are checked against each other.
 //
 // For every size, strategy and cell kernel: median time of one operator
-// application, GDoF/s, effective GB/s (MechanicsOperator::bytes_per_apply)
+// application, GDoF/s, effective GB/s (DeviceOperator::bytes_per_apply)
 // and its fraction of the STREAM triad measured in the same run; results of
 // all variants are checked against the first one.
 #include "bench_tools.h"
@@ -55,8 +55,8 @@
 #endif
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/device_operator.h>
+#include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/q1_transfer.h>
 #include <plastix/backend/vector_operations.h>
 
@@ -163,7 +163,7 @@ namespace
    * until then); @p status becomes 2 if they differ by 1e-10 or more.
    */
   CheckedApplication
-  time_checked_double(const MechanicsOperator &op, const DeviceArray<double> &src, DeviceArray<double> &dst,
+  time_checked_double(const DeviceOperator &op, const DeviceArray<double> &src, DeviceArray<double> &dst,
                       std::vector<double> &reference, const int repeats, int &status)
   {
     CheckedApplication checked;
@@ -183,7 +183,7 @@ namespace
    * 2 if they differ by 1e-5 or more.
    */
   CheckedApplication
-  time_checked_single(const MechanicsOperator &op, const DeviceArray<float> &src, DeviceArray<float> &dst,
+  time_checked_single(const DeviceOperator &op, const DeviceArray<float> &src, DeviceArray<float> &dst,
                       const std::vector<double> &reference, const int repeats, int &status)
   {
     CheckedApplication checked;
@@ -308,7 +308,7 @@ namespace
   report_assembly(const int                  n,
                   const std::size_t          n_dofs,
                   const std::string         &kernel,
-                  MechanicsOperator         &op,
+                  DeviceOperator         &op,
                   const DeviceArray<double> &src,
                   DeviceArray<double>       &dst,
                   const std::vector<double> &reference,
@@ -366,7 +366,7 @@ namespace
 
   /** The threads column: node, cell, or cell and the tile size. */
   std::string
-  threads_column(const OperatorSettings &settings, const MechanicsOperator &op)
+  threads_column(const OperatorSettings &settings, const DeviceOperator &op)
   {
     if (settings.strategy == Strategy::dbd)
       return "node";
@@ -512,10 +512,10 @@ main(int argc, char **argv)
           std::map<ElementFormulation, std::vector<double>> references;
           for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
               {
-                std::unique_ptr<MechanicsOperator> op_pointer;
+                std::unique_ptr<DeviceOperator> op_pointer;
                 try
                   {
-                    op_pointer = std::make_unique<MechanicsOperator>(mesh, settings);
+                    op_pointer = std::make_unique<DeviceOperator>(mesh, settings);
                   }
                 catch (const std::invalid_argument &error)
                   {
@@ -524,7 +524,7 @@ main(int argc, char **argv)
                               << " | not applicable: " << error.what() << " |\n";
                     continue;
                   }
-                MechanicsOperator &op = *op_pointer;
+                DeviceOperator &op = *op_pointer;
                 auto report = [&](const char *precision, const double s, const double rel, const double bytes) {
                   char line[512];
                   std::snprintf(line, sizeof(line),
@@ -601,17 +601,17 @@ main(int argc, char **argv)
               std::map<ElementFormulation, std::vector<double>> tangent_references;
               for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
                     {
-                      std::unique_ptr<MechanicsOperator> op_pointer;
+                      std::unique_ptr<DeviceOperator> op_pointer;
                       try
                         {
-                          op_pointer = std::make_unique<MechanicsOperator>(plastic_mesh, settings);
+                          op_pointer = std::make_unique<DeviceOperator>(plastic_mesh, settings);
                         }
                       catch (const std::invalid_argument &)
                         {
                           continue;
                         }
-                      MechanicsOperator &op = *op_pointer;
-                      PlasticityState  &state = op.create_plasticity_state();
+                      DeviceOperator &op = *op_pointer;
+                      GaussPointState  &state = op.create_plasticity_state();
                       op.use_tangent(false);
                       StressUpdateStatistics statistics;
                       const double update_s = median_seconds(repeats, [&] { statistics = state.update(u.data(), f_int.data()); });
@@ -675,7 +675,7 @@ main(int argc, char **argv)
               if (!(rel < 1e-12))
                 status = 2;
 
-              MechanicsOperator op(mesh, OperatorSettings{Strategy::ebe_atomic, CellKernel::element_matrix});
+              DeviceOperator op(mesh, OperatorSettings{Strategy::ebe_atomic, CellKernel::element_matrix});
               const double      apply_s = median_seconds(repeats, [&] { op.apply(src.data(), dst.data()); });
               const double      csr_s   = median_seconds(repeats, [&] {
                 prolongation.vmult(coarse.data(), dst.data());

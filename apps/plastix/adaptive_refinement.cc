@@ -8,7 +8,7 @@
 #include <deal.II/fe/mapping_q1.h>
 #include <deal.II/numerics/error_estimator.h>
 
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 
 #include "adaptive_refinement.h"
 #include "discretization.h"
@@ -19,10 +19,10 @@ namespace plastix
 {
   namespace
   {
-    /** Gauss points per cell and history fields per Gauss point (backend::PlasticityState). */
+    /** Gauss points per cell and history fields per Gauss point (backend::GaussPointState). */
     constexpr unsigned int n_points = 8, n_fields = 13;
     constexpr unsigned int values_per_cell = n_fields * n_points;
-    static_assert(values_per_cell == backend::PlasticityState::history_values_per_cell,
+    static_assert(values_per_cell == backend::GaussPointState::history_values_per_cell,
                   "the history layout of the backend changed");
     /** Field of the equivalent plastic strain. */
     constexpr unsigned int equivalent_plastic_strain_field = 6;

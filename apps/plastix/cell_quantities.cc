@@ -159,7 +159,7 @@ namespace plastix
                      const std::vector<double>   &history,
                      CellFields                  &fields)
   {
-    constexpr unsigned int values_per_cell = backend::PlasticityState::history_values_per_cell;
+    constexpr unsigned int values_per_cell = backend::GaussPointState::history_values_per_cell;
     const std::size_t      n_cells         = history.size() / values_per_cell;
     std::vector<double>    averages[6];
     for (auto &a : averages)

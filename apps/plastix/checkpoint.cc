@@ -28,7 +28,7 @@ namespace plastix
 
   namespace
   {
-    /** Values of the history of one cell (backend::PlasticityState::history_values_per_cell). */
+    /** Values of the history of one cell (backend::GaussPointState::history_values_per_cell). */
     constexpr unsigned int history_size = 13 * 8;
 
     /**

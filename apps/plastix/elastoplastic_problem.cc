@@ -233,7 +233,7 @@ namespace plastix
       // its plastic strains and hardening variable zeroed, at u = 0 (sigma_0
       // lies inside the yield surface, so the point is elastic); then the
       // history is put back.
-      constexpr unsigned int    values  = backend::PlasticityState::history_values_per_cell;
+      constexpr unsigned int    values  = backend::GaussPointState::history_values_per_cell;
       PlasticityState          &state   = d.op.plasticity();
       const std::vector<double> history = state.committed_history();
       std::vector<double>       stress_only(history);
@@ -296,7 +296,7 @@ namespace plastix
       dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
       std::vector<double>                                history;
       read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation),
-                           d.dof_handler, u_host, history, backend::PlasticityState::history_values_per_cell);
+                           d.dof_handler, u_host, history, backend::GaussPointState::history_values_per_cell);
       start = read_load_stepping_state(restart_directory);
       if (start.target_index > parameters.load_stepping.load_factors.size() ||
           start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
@@ -432,7 +432,7 @@ namespace plastix
       now.pvd               = pvd;
       monitor->save(now);
       write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
-                       u_host, history_before, backend::PlasticityState::history_values_per_cell, now);
+                       u_host, history_before, backend::GaussPointState::history_values_per_cell, now);
       checkpoint_step = step;
       timer.stop("checkpoint");
       since_checkpoint.restart();

@@ -5,7 +5,7 @@
 #define PLASTIX_SOURCE_BACKEND_CELL_OPERATOR_CHOICE_H
 
 #include "operator_impl.h"
-#include "plasticity_impl.h"
+#include "gauss_point_state_impl.h"
 
 #include <type_traits>
 
@@ -22,7 +22,7 @@ namespace plastix
        */
       template <typename Number = double, typename Action>
       void
-      with_quadrature_operator(const MechanicsOperator::Impl &d, const Action &action)
+      with_quadrature_operator(const DeviceOperator::Impl &d, const Action &action)
       {
         const bool stored = d.settings.cell_kernel == CellKernel::stored_geometry;
         internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
@@ -45,7 +45,7 @@ namespace plastix
 
       template <typename Number>
       internal::MatrixCellOperator<Number>
-      matrix_operator(const MechanicsOperator::Impl &d)
+      matrix_operator(const DeviceOperator::Impl &d)
       {
         internal::MatrixCellOperator<Number> op;
         op.matrices     = d.matrices.data();
@@ -58,7 +58,7 @@ namespace plastix
 
       /** Whether every cell uses one element matrix (element-matrix kernel, congruent cells, no tangent's own). */
       inline bool
-      uses_one_element_matrix(const MechanicsOperator::Impl &d)
+      uses_one_element_matrix(const DeviceOperator::Impl &d)
       {
         return d.settings.cell_kernel == CellKernel::element_matrix && d.n_matrices == 1 &&
                d.n_plastic_matrices == 0;
@@ -71,7 +71,7 @@ namespace plastix
        */
       template <typename Number, typename Action>
       void
-      with_cell_operator(const MechanicsOperator::Impl &d, const Action &action)
+      with_cell_operator(const DeviceOperator::Impl &d, const Action &action)
       {
         if (d.settings.cell_kernel == CellKernel::element_matrix)
           action(matrix_operator<Number>(d));
@@ -81,7 +81,7 @@ namespace plastix
 
       /** The numeric pass of Strategy::assembled with the current law (elastic or tangent). */
       void
-      assemble_matrix_values(MechanicsOperator::Impl &d);
+      assemble_matrix_values(DeviceOperator::Impl &d);
     } // namespace internal
   } // namespace backend
 } // namespace plastix

@@ -71,7 +71,7 @@ namespace plastix
 
 
       void
-      build_tiles(const MeshData &mesh, const unsigned int cells_per_tile, MechanicsOperator::Impl &d)
+      build_tiles(const MeshData &mesh, const unsigned int cells_per_tile, DeviceOperator::Impl &d)
       {
         const LocalIndex n_cells = mesh.n_cells();
         if (n_cells == 0)

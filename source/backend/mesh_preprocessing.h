@@ -3,7 +3,7 @@
 #ifndef PLASTIX_SOURCE_BACKEND_MESH_PREPROCESSING_H
 #define PLASTIX_SOURCE_BACKEND_MESH_PREPROCESSING_H
 
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 #include <plastix/backend/mesh_data.h>
 
 #include <vector>
@@ -30,7 +30,7 @@ namespace plastix
        * uploaded into the tile arrays of @p d.
        */
       void
-      build_tiles(const MeshData &mesh, unsigned int cells_per_tile, MechanicsOperator::Impl &d);
+      build_tiles(const MeshData &mesh, unsigned int cells_per_tile, DeviceOperator::Impl &d);
 
       /**
        * Strategy::dbd: for every node, the (cell << 3 | vertex) entries of

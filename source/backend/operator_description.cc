@@ -1,6 +1,6 @@
 // What the operator holds: device memory, bytes moved per application, and
 // its one-line description.
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "operator_impl.h"
 
@@ -15,7 +15,7 @@ namespace plastix
     {
       /** Device memory of the tiles of Strategy::ebe_tiled. */
       std::size_t
-      tile_memory(const MechanicsOperator::Impl &d)
+      tile_memory(const DeviceOperator::Impl &d)
       {
         return d.tile_cells.memory_consumption() + d.tile_cell_offsets.memory_consumption() +
                d.tile_nodes.memory_consumption() + d.tile_node_offsets.memory_consumption() +
@@ -24,7 +24,7 @@ namespace plastix
 
       /** Device memory of the hanging-node lines. */
       std::size_t
-      constraint_memory(const MechanicsOperator::Impl &d)
+      constraint_memory(const DeviceOperator::Impl &d)
       {
         return d.constraint_rows.memory_consumption() + d.constraint_offsets.memory_consumption() +
                d.constraint_columns.memory_consumption() + d.constraint_weights.memory_consumption() +
@@ -38,7 +38,7 @@ namespace plastix
     } // namespace
 
     std::size_t
-    MechanicsOperator::memory_consumption() const
+    DeviceOperator::memory_consumption() const
     {
       const Impl &d = *impl_;
       return d.cell_nodes.memory_consumption() + d.coordinates.memory_consumption() +
@@ -56,7 +56,7 @@ namespace plastix
     }
 
     std::size_t
-    MechanicsOperator::bytes_per_apply(const std::size_t bytes_per_value) const
+    DeviceOperator::bytes_per_apply(const std::size_t bytes_per_value) const
     {
       const Impl       &d      = *impl_;
       const std::size_t n_dofs = 3 * static_cast<std::size_t>(d.n_nodes);
@@ -103,7 +103,7 @@ namespace plastix
     }
 
     std::string
-    MechanicsOperator::description() const
+    DeviceOperator::description() const
     {
       const Impl        &d = *impl_;
       std::ostringstream s;

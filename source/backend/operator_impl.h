@@ -1,11 +1,11 @@
-// Internal data of MechanicsOperator and the strategy launchers, shared by
+// Internal data of DeviceOperator and the strategy launchers, shared by
 // the backend translation units (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_OPERATOR_IMPL_H
 #define PLASTIX_SOURCE_BACKEND_OPERATOR_IMPL_H
 
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/device_operator.h>
+#include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/vector_operations.h>
 
 #include "strategies/assembled_matrix.h"
@@ -22,7 +22,7 @@ namespace plastix
 {
   namespace backend
   {
-    struct MechanicsOperator::Impl
+    struct DeviceOperator::Impl
     {
       OperatorSettings settings;
       LocalIndex       n_cells       = 0;
@@ -140,9 +140,9 @@ namespace plastix
       internal::BoundarySpringData springs;
 
       /** The plasticity state the operator owns, if any. */
-      std::unique_ptr<PlasticityState> plasticity_state;
+      std::unique_ptr<GaussPointState> plasticity_state;
       /** Its data while the operator is its tangent, else null (elasticity). */
-      const PlasticityState::Impl *plasticity = nullptr;
+      const GaussPointState::Impl *plasticity = nullptr;
 
       internal::Strided<const LocalIndex>
       cell_node_table() const
@@ -250,7 +250,7 @@ namespace plastix
       /** The unit rows of a masked product: dst = src at the owned constrained DoFs. */
       template <typename Number>
       void
-      copy_unit_rows(const MechanicsOperator::Impl &d, const Number *src, Number *dst)
+      copy_unit_rows(const DeviceOperator::Impl &d, const Number *src, Number *dst)
       {
         vector_operations::copy_entries(d.constrained_owned_dofs.size(), d.constrained_owned_dofs.data(), src, dst);
       }
@@ -260,13 +260,13 @@ namespace plastix
 
       using TeamMember = TeamPolicy::member_type;
 
-      /** Bit of MechanicsOperator::Impl::tile_node_flags: all cells of the node lie in the tile. */
+      /** Bit of DeviceOperator::Impl::tile_node_flags: all cells of the node lie in the tile. */
       constexpr std::uint8_t tile_interior_node = 8;
 
       /** Cell-wise diagonal accumulated with atomics; unit entries at owned constrained DoFs. */
       template <typename QuadratureOperator>
       void
-      launch_diagonal(const MechanicsOperator::Impl &data,
+      launch_diagonal(const DeviceOperator::Impl &data,
                       const QuadratureOperator      &cell_operator,
                       double                        *diagonal)
       {
@@ -296,7 +296,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      interpolate_constrained_rows(const MechanicsOperator::Impl &data,
+      interpolate_constrained_rows(const DeviceOperator::Impl &data,
                                    Number                        *u,
                                    Number                        *saved,
                                    const double                  *inhomogeneities = nullptr,
@@ -320,7 +320,7 @@ namespace plastix
       /** Put the values that interpolate_constrained_rows() saved back. */
       template <typename Number>
       void
-      restore_constrained_rows(const MechanicsOperator::Impl &data, Number *u, const Number *saved)
+      restore_constrained_rows(const DeviceOperator::Impl &data, Number *u, const Number *saved)
       {
         const LocalIndex *rows = data.constraint_rows.data();
         for_range("plastix::restore_constrained_rows", data.n_constraint_lines, KOKKOS_LAMBDA(const Index64 r) {
@@ -334,7 +334,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      set_constrained_rows(const MechanicsOperator::Impl &data, Number *dst, const Number *src, const Number owned_value)
+      set_constrained_rows(const DeviceOperator::Impl &data, Number *dst, const Number *src, const Number owned_value)
       {
         const LocalIndex *rows         = data.constraint_rows.data();
         const Index64     n_owned_dofs = 3 * static_cast<Index64>(data.n_owned_nodes);
@@ -352,7 +352,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      condense_constrained_rows(const MechanicsOperator::Impl &data, Number *dst, const Number *src)
+      condense_constrained_rows(const DeviceOperator::Impl &data, Number *dst, const Number *src)
       {
         const LocalIndex *rows           = data.constraint_rows.data();
         const LocalIndex *column_dofs    = data.column_dofs.data();
@@ -374,7 +374,7 @@ namespace plastix
        * as several lines may share a Dirichlet DoF.
        */
       inline void
-      add_rows_to_dirichlet_columns(const MechanicsOperator::Impl &data, double *dst)
+      add_rows_to_dirichlet_columns(const DeviceOperator::Impl &data, double *dst)
       {
         if (data.dirichlet_offsets.size() == 0)
           return;
@@ -399,7 +399,7 @@ namespace plastix
        */
       template <typename QuadratureOperator>
       void
-      add_constrained_diagonal(const MechanicsOperator::Impl &data,
+      add_constrained_diagonal(const DeviceOperator::Impl &data,
                                const QuadratureOperator      &cell_operator,
                                double                        *diagonal)
       {

@@ -1,6 +1,6 @@
 // The names of the operator's choices, and the settings it runs with: the
 // rules of each strategy and the automatic thread mapping.
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "operator_impl.h"
 

@@ -1,6 +1,6 @@
 // Construction of the matrix-free Q1 mechanics operator: the upload of the
 // mesh and the data that the chosen strategy and cell kernel need.
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "strategies/strategy_dispatch.h"
 #include "mesh_preprocessing.h"
@@ -89,7 +89,7 @@ namespace plastix
        * cells with constrained vertex DoFs for the diagonal.
        */
       void
-      upload_constraint_lines(const MeshData &mesh, MechanicsOperator::Impl &d)
+      upload_constraint_lines(const MeshData &mesh, DeviceOperator::Impl &d)
       {
         d.n_constraint_lines = mesh.constraint_rows.size();
         if (d.n_constraint_lines == 0)
@@ -154,7 +154,7 @@ namespace plastix
        * tangent is pressure dependent or unsymmetric.
        */
       void
-      upload_cells(const MeshData &mesh, const bool thread_per_cell, MechanicsOperator::Impl &d)
+      upload_cells(const MeshData &mesh, const bool thread_per_cell, DeviceOperator::Impl &d)
       {
         d.n_cells       = mesh.n_cells();
         d.n_nodes       = mesh.n_nodes;
@@ -186,7 +186,7 @@ namespace plastix
        * the hanging-node lines and the boundary springs.
        */
       void
-      upload_constraints(const MeshData &mesh, MechanicsOperator::Impl &d)
+      upload_constraints(const MeshData &mesh, DeviceOperator::Impl &d)
       {
         std::vector<std::uint32_t> masks(d.n_cells, 0);
         for (LocalIndex cell = 0; cell < d.n_cells; ++cell)
@@ -215,7 +215,7 @@ namespace plastix
        * matrices of the congruent-cell groups.
        */
       void
-      build_cell_kernel_data(const MeshData &mesh, const bool thread_per_cell, MechanicsOperator::Impl &d)
+      build_cell_kernel_data(const MeshData &mesh, const bool thread_per_cell, DeviceOperator::Impl &d)
       {
         if (d.settings.cell_kernel == CellKernel::stored_geometry)
           {
@@ -253,7 +253,7 @@ namespace plastix
       }
     } // namespace
 
-    MechanicsOperator::MechanicsOperator(const MeshData &mesh, const OperatorSettings &settings)
+    DeviceOperator::DeviceOperator(const MeshData &mesh, const OperatorSettings &settings)
       : impl_(std::make_unique<Impl>())
     {
       mesh.check_consistency();

@@ -5,7 +5,7 @@
 #define PLASTIX_SOURCE_BACKEND_SPRING_MATRIX_H
 
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 #include <plastix/backend/mesh_data.h>
 
 #include <cstddef>

@@ -8,7 +8,7 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/trilinos_sparsity_pattern.h>
 
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/collective_failure.h>
 #include <plastix/core/mechanics_operator.h>
@@ -167,7 +167,7 @@ namespace plastix
 
     if (cells.factor_error.empty())
       failures.guard([&] {
-        device_operator = std::make_unique<backend::MechanicsOperator>(mesh, backend_settings(additional_data));
+        device_operator = std::make_unique<backend::DeviceOperator>(mesh, backend_settings(additional_data));
       });
     // A bad cell or any failure on one rank stops every rank.
     try
@@ -450,7 +450,7 @@ namespace plastix
       throw std::logic_error("plastix::MechanicsOperator::enable_plasticity: a level operator that applies its ghost "
                              "cells (SharedRows::ghost_cells) carries no plasticity; use SharedRows::partial_sums");
     disable_plasticity();
-    backend::PlasticityState &state = device_operator->create_plasticity_state();
+    backend::GaussPointState &state = device_operator->create_plasticity_state();
     plasticity_state.reset(new PlasticityState(*this, state));
     cached_diagonal.reset();
     return *plasticity_state;
@@ -520,7 +520,7 @@ namespace plastix
     return additional_data;
   }
 
-  const backend::MechanicsOperator &
+  const backend::DeviceOperator &
   MechanicsOperator::backend_operator() const
   {
     return *device_operator;

@@ -14,7 +14,7 @@
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/full_matrix.h>
 
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 #include <plastix/backend/mesh_data.h>
 #include <plastix/core/boundary_springs.h>
 #include <plastix/core/collective_failure.h>

@@ -14,7 +14,7 @@
 
 namespace plastix
 {
-  PlasticityState::PlasticityState(MechanicsOperator &op, backend::PlasticityState &state)
+  PlasticityState::PlasticityState(MechanicsOperator &op, backend::GaussPointState &state)
     : op(op)
     , state(state)
   {}
@@ -57,7 +57,7 @@ namespace plastix
   std::vector<double>
   PlasticityState::committed_history() const
   {
-    std::vector<double> history(backend::PlasticityState::history_values_per_cell *
+    std::vector<double> history(backend::GaussPointState::history_values_per_cell *
                                 static_cast<std::size_t>(op.n_locally_owned_cells()));
     state.get_committed_history(history.data());
     return history;
@@ -66,7 +66,7 @@ namespace plastix
   void
   PlasticityState::set_committed_history(const std::vector<double> &history)
   {
-    AssertThrow(history.size() == backend::PlasticityState::history_values_per_cell *
+    AssertThrow(history.size() == backend::GaussPointState::history_values_per_cell *
                                     static_cast<std::size_t>(op.n_locally_owned_cells()),
                 dealii::ExcMessage("history of the wrong size"));
     state.set_committed_history(history.data());
@@ -77,7 +77,7 @@ namespace plastix
     const dealii::DoFHandler<3>                                                   &dof_handler,
     const std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)> &initial_stress)
   {
-    constexpr unsigned int values = backend::PlasticityState::history_values_per_cell;
+    constexpr unsigned int values = backend::GaussPointState::history_values_per_cell;
     std::vector<double>    history = committed_history();
     // Gauss points in the backend's order (lexicographic, x fastest), as QGauss.
     const dealii::MappingQ<3>   mapping(1);
@@ -149,7 +149,7 @@ namespace plastix
                                                           op.get_partitioner()->get_mpi_communicator());
   }
 
-  const backend::PlasticityState &
+  const backend::GaussPointState &
   PlasticityState::backend_state() const
   {
     return state;

@@ -1,4 +1,4 @@
-// Belos traits for DeviceMultiVector / DeviceOperator and the solve driver.
+// Belos traits for DeviceMultiVector / BelosOperator and the solve driver.
 //
 // The only deal.II-side translation unit that includes Belos: Belos' headers
 // bring Teuchos_ScalarTraits.hpp and with it Trilinos' own Kokkos 3.x headers
@@ -382,25 +382,25 @@ namespace Belos
     }
   };
 
-  /** Belos' operator interface for plastix::DeviceOperator, column by column. */
+  /** Belos' operator interface for plastix::BelosOperator, column by column. */
   template <>
-  class OperatorTraits<double, plastix::DeviceMultiVector, plastix::DeviceOperator>
+  class OperatorTraits<double, plastix::DeviceMultiVector, plastix::BelosOperator>
   {
   public:
     static void
-    Apply(const plastix::DeviceOperator     &op,
+    Apply(const plastix::BelosOperator     &op,
           const plastix::DeviceMultiVector &x,
           plastix::DeviceMultiVector       &y,
           const ETrans                      trans = NOTRANS)
     {
       if (trans != NOTRANS)
-        throw std::logic_error("plastix::DeviceOperator: transposed application is not available");
+        throw std::logic_error("plastix::BelosOperator: transposed application is not available");
       for (unsigned int j = 0; j < x.n_vectors(); ++j)
         op.vmult(y[j], x[j]);
     }
 
     static bool
-    HasApplyTranspose(const plastix::DeviceOperator &)
+    HasApplyTranspose(const plastix::BelosOperator &)
     {
       return false;
     }
@@ -410,14 +410,14 @@ namespace Belos
 namespace plastix
 {
   BelosStatistics
-  solve_with_belos(const DeviceOperator  &A,
-                   const DeviceOperator  *preconditioner,
+  solve_with_belos(const BelosOperator  &A,
+                   const BelosOperator  *preconditioner,
                    DeviceVector          &x,
                    const DeviceVector    &b,
                    const BelosSolverData &data)
   {
     using MV = DeviceMultiVector;
-    using OP = DeviceOperator;
+    using OP = BelosOperator;
 
     BelosStatistics statistics;
     DeviceVector    residual(x);
@@ -483,10 +483,10 @@ namespace plastix
   }
 
   bool
-  check_belos_traits(const DeviceVector &layout, const DeviceOperator &A, std::ostream &out)
+  check_belos_traits(const DeviceVector &layout, const BelosOperator &A, std::ostream &out)
   {
     using MV = DeviceMultiVector;
-    using OP = DeviceOperator;
+    using OP = BelosOperator;
     // Messages from rank 0 only.
     std::ostringstream elsewhere;
     std::ostream      &stream =

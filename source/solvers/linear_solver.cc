@@ -386,16 +386,16 @@ namespace plastix
         data.tolerance      = tolerance;
         data.max_iterations = parameters.max_iterations;
         data.gmres_restart  = parameters.gmres_restart;
-        const DeviceOperator A = DeviceOperator::from(*op);
-        std::unique_ptr<DeviceOperator> M;
+        const BelosOperator A = BelosOperator::from(*op);
+        std::unique_ptr<BelosOperator> M;
         if (chebyshev)
-          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*chebyshev));
+          M = std::make_unique<BelosOperator>(BelosOperator::from(*chebyshev));
         else if (jacobi)
-          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*jacobi));
+          M = std::make_unique<BelosOperator>(BelosOperator::from(*jacobi));
         else if (multigrid)
-          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*multigrid));
+          M = std::make_unique<BelosOperator>(BelosOperator::from(*multigrid));
         else if (amg)
-          M = std::make_unique<DeviceOperator>(DeviceOperator::from(*amg));
+          M = std::make_unique<BelosOperator>(BelosOperator::from(*amg));
         const BelosStatistics result = solve_with_belos(A, M.get(), x, b, data);
         if (!result.converged)
           throw failure(result.final_residual, result.iterations);

@@ -25,7 +25,7 @@
 // symmetric 6x6 Voigt matrix (mu, not 2 mu, on the shear diagonal). A finite
 // difference over the tensor component j >= 3 therefore equals twice column j.
 #include <plastix/backend/mesh_data.h>
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 
 #include <algorithm>
 #include <array>

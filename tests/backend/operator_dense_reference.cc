@@ -21,7 +21,7 @@
 // its kinds occur) and must be refused on the others. Backend only (no deal.II).
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "box_mesh.h"
 
@@ -324,7 +324,7 @@ namespace
    */
   template <typename Number = double>
   std::vector<double>
-  run_apply(const MechanicsOperator &op, const std::vector<double> &x, const bool constrained)
+  run_apply(const DeviceOperator &op, const std::vector<double> &x, const bool constrained)
   {
     DeviceArray<Number> src(std::vector<Number>(x.begin(), x.end()), "test src"), dst(x.size(), "test dst");
     // Garbage in dst: the operator must overwrite every entry.
@@ -372,7 +372,7 @@ namespace
    * ascending columns and consistent offsets.
    */
   void
-  check_assembled_matrix(const std::string &what, const MechanicsOperator &op, const Dense &A, const MeshData &mesh)
+  check_assembled_matrix(const std::string &what, const DeviceOperator &op, const Dense &A, const MeshData &mesh)
   {
     const CsrMatrix m = op.copy_matrix();
     bool            structure = m.row_offsets.size() == A.n + 1 && m.row_offsets.front() == 0 &&
@@ -412,7 +412,7 @@ namespace
   {
     try
       {
-        MechanicsOperator op(mesh, settings);
+        DeviceOperator op(mesh, settings);
       }
     catch (const std::invalid_argument &error)
       {
@@ -552,7 +552,7 @@ namespace
           settings.thread_mapping = mapping;
           settings.cells_per_tile = cells_per_tile;
           settings.element_formulation = formulation;
-          const MechanicsOperator op(mesh, settings);
+          const DeviceOperator op(mesh, settings);
           if (op.n_cells() != mesh.n_cells() || op.n_dofs() != mesh.n_dofs() || op.n_owned_dofs() != mesh.n_owned_dofs())
             checker.check_true(what + ": sizes", false);
           if (kernel == CellKernel::element_matrix)
@@ -748,7 +748,7 @@ main()
             bool thrown = false;
             try
               {
-                MechanicsOperator op(mesh, {});
+                DeviceOperator op(mesh, {});
               }
             catch (const std::invalid_argument &error)
               {
@@ -761,7 +761,7 @@ main()
         bool thrown = false;
         try
           {
-            MechanicsOperator op(mesh, {});
+            DeviceOperator op(mesh, {});
           }
         catch (const std::invalid_argument &)
           {
@@ -791,7 +791,7 @@ main()
         OperatorSettings atomic_settings, tiled_settings;
         atomic_settings.cell_kernel = tiled_settings.cell_kernel = CellKernel::element_matrix;
         tiled_settings.strategy                                   = Strategy::ebe_tiled;
-        const MechanicsOperator atomic(mesh, atomic_settings), tiled(mesh, tiled_settings);
+        const DeviceOperator atomic(mesh, atomic_settings), tiled(mesh, tiled_settings);
         checker.check_true("L-beam " + std::to_string(mesh.n_cells()) + " cells: one shared element matrix",
                            tiled.n_element_matrices() == 1);
         checker.check("L-beam, ebe tiled (" + std::to_string(tiled.n_tiles()) + " tiles) vs ebe atomic",
@@ -804,7 +804,7 @@ main()
         bool thrown = false;
         try
           {
-            MechanicsOperator op(mesh, {});
+            DeviceOperator op(mesh, {});
           }
         catch (const std::invalid_argument &error)
           {
@@ -834,7 +834,7 @@ main()
             OperatorSettings automatic;
             automatic.strategy    = strategy;
             automatic.cell_kernel = kernel;
-            return MechanicsOperator(mesh, automatic).settings().thread_mapping;
+            return DeviceOperator(mesh, automatic).settings().thread_mapping;
           };
           const auto expect = [&](const Strategy strategy, const CellKernel kernel, const ThreadMapping on_gpu,
                                   const ThreadMapping on_cpu) {

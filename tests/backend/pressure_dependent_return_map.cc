@@ -26,7 +26,7 @@
 // Tangent columns as in j2_return_map: column j >= 3 is a unit engineering
 // shear strain (a tensor component 1/2).
 #include <plastix/backend/material.h>
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 
 #include <algorithm>
 #include <array>

@@ -149,7 +149,7 @@ main(int argc, char **argv)
         if (name == "distorted")
           {
             std::ostringstream messages;
-            const bool         ok = plastix::check_belos_traits(problem.b, plastix::DeviceOperator::from(op), messages);
+            const bool         ok = plastix::check_belos_traits(problem.b, plastix::BelosOperator::from(op), messages);
             env.pout << messages.str();
             checker.check("Belos::TestMultiVecTraits / TestOperatorTraits on DeviceMultiVector (0 = passed)", ok ? 0 : 1, 0);
           }

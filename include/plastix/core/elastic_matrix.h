@@ -12,7 +12,7 @@
 #include <deal.II/lac/sparsity_pattern.h>
 #include <deal.II/lac/trilinos_sparse_matrix.h>
 
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 #include <plastix/core/boundary_springs.h>
 #include <plastix/material/material.h>
 

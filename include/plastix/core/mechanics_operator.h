@@ -11,7 +11,7 @@
 #include <deal.II/lac/trilinos_sparse_matrix.h>
 
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 #include <plastix/core/boundary_springs.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/enum_patterns.h>
@@ -209,7 +209,7 @@ namespace plastix
 
     /**
      * One step of a Chebyshev-Jacobi iteration in one kernel where the
-     * operator allows it (backend::MechanicsOperator::fuses_chebyshev_step()
+     * operator allows it (backend::DeviceOperator::fuses_chebyshev_step()
      * and one process): with t = A x,
      *   out = (1 + factor1) x - factor1 x_old + factor2 inverse_diagonal (rhs - t)
      * (no x_old term if @p x_old is null; @p out may be @p x_old, not @p x).
@@ -403,7 +403,7 @@ namespace plastix
     get_additional_data() const;
 
     /** The device operator. */
-    const backend::MechanicsOperator &
+    const backend::DeviceOperator &
     backend_operator() const;
 
     /** Number of locally owned cells (ghost cells applied under SharedRows::ghost_cells not included). */
@@ -439,7 +439,7 @@ namespace plastix
 
     /** The choices of the last reinit() or reinit_level(). */
     AdditionalData                                               additional_data;
-    std::unique_ptr<backend::MechanicsOperator>                  device_operator;
+    std::unique_ptr<backend::DeviceOperator>                  device_operator;
     std::shared_ptr<const dealii::Utilities::MPI::Partitioner>   partitioner;
     backend::DeviceArray<backend::LocalIndex>                    constrained_owned_dofs;
     backend::DeviceArray<double>                                 constrained_owned_values;

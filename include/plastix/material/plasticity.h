@@ -6,7 +6,7 @@
 #include <deal.II/base/symmetric_tensor.h>
 #include <deal.II/dofs/dof_handler.h>
 
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
 
@@ -24,7 +24,7 @@ namespace plastix
 
   /**
    * The J2 plasticity history of every Gauss point of a MechanicsOperator,
-   * on the device (backend::PlasticityState). The operator owns it: it is
+   * on the device (backend::GaussPointState). The operator owns it: it is
    * made by MechanicsOperator::enable_plasticity() and reached through
    * MechanicsOperator::plasticity(); it ends with disable_plasticity(), a
    * reinit() or the operator. While it exists, the operator is the
@@ -71,7 +71,7 @@ namespace plastix
 
     /**
      * The committed history of the locally owned cells (order of the locally
-     * owned active cells), backend::PlasticityState::history_values_per_cell
+     * owned active cells), backend::GaussPointState::history_values_per_cell
      * values per cell: what a checkpoint stores.
      */
     std::vector<double>
@@ -101,17 +101,17 @@ namespace plastix
     n_yielded_points() const;
 
     /** The device state. */
-    const backend::PlasticityState &
+    const backend::GaussPointState &
     backend_state() const;
 
   private:
     friend class MechanicsOperator;
 
     /** The state of @p op over its device state @p state (MechanicsOperator::enable_plasticity()). */
-    PlasticityState(MechanicsOperator &op, backend::PlasticityState &state);
+    PlasticityState(MechanicsOperator &op, backend::GaussPointState &state);
 
     MechanicsOperator        &op;
-    backend::PlasticityState &state;
+    backend::GaussPointState &state;
   };
 } // namespace plastix
 

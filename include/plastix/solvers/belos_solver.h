@@ -79,22 +79,22 @@ namespace plastix
    * a preconditioner, applied column by column. Wraps anything with
    * vmult(DeviceVector &, const DeviceVector &).
    */
-  class DeviceOperator
+  class BelosOperator
   {
   public:
     using Function = std::function<void(DeviceVector &dst, const DeviceVector &src)>;
 
     /** dst = A src through @p apply. */
-    explicit DeviceOperator(Function apply)
+    explicit BelosOperator(Function apply)
       : apply(std::move(apply))
     {}
 
     /** dst = A src through @p matrix.vmult(dst, src); @p matrix must outlive this object. */
     template <typename MatrixType>
-    static DeviceOperator
+    static BelosOperator
     from(const MatrixType &matrix)
     {
-      return DeviceOperator([&matrix](DeviceVector &dst, const DeviceVector &src) { matrix.vmult(dst, src); });
+      return BelosOperator([&matrix](DeviceVector &dst, const DeviceVector &src) { matrix.vmult(dst, src); });
     }
 
     /** dst = A src. */
@@ -144,8 +144,8 @@ namespace plastix
    * (one MPI reduction per block operation) reach the host.
    */
   BelosStatistics
-  solve_with_belos(const DeviceOperator  &A,
-                   const DeviceOperator  *preconditioner,
+  solve_with_belos(const BelosOperator  &A,
+                   const BelosOperator  *preconditioner,
                    DeviceVector          &x,
                    const DeviceVector    &b,
                    const BelosSolverData &data);
@@ -157,7 +157,7 @@ namespace plastix
    * @p out. Returns true if all checks pass. For the tests.
    */
   bool
-  check_belos_traits(const DeviceVector &layout, const DeviceOperator &A, std::ostream &out);
+  check_belos_traits(const DeviceVector &layout, const BelosOperator &A, std::ostream &out);
 } // namespace plastix
 
 #endif

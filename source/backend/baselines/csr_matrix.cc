@@ -1,5 +1,5 @@
 // Assembled CSR stiffness matrix (baseline) and a portable SpMV.
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "csr_matrix.h"
 
@@ -21,7 +21,7 @@ namespace plastix
       settings.strategy       = Strategy::ebe_atomic;
       settings.cell_kernel    = CellKernel::element_matrix;
       settings.thread_mapping = ThreadMapping::cell;
-      const MechanicsOperator    op(mesh, settings);
+      const DeviceOperator    op(mesh, settings);
       const auto                &d        = op.impl();
       const std::vector<double>  matrices = d.matrices.to_host();
       const std::vector<LocalIndex> group = d.cell_group.to_host();

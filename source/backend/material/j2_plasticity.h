@@ -136,7 +136,7 @@ namespace plastix
         const Material      *materials     = nullptr;
         const std::uint16_t *cell_material = nullptr;
         const std::uint8_t  *cell_plastic  = nullptr;
-        /** The tangent fields in the precision of the application (PlasticityState::Impl::tangent_law()). */
+        /** The tangent fields in the precision of the application (GaussPointState::Impl::tangent_law()). */
         Strided<const Number> tangent;
         /** Stiffness factors (MeshData::cell_factors), or null. */
         const float *cell_factors = nullptr;

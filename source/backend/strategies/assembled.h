@@ -23,7 +23,7 @@ namespace plastix
       {
         /** The sparsity from the cell -> node table, then the values of the current law. */
         static void
-        setup(const MeshData &, MechanicsOperator::Impl &d)
+        setup(const MeshData &, DeviceOperator::Impl &d)
         {
           const auto start = std::chrono::steady_clock::now();
           assemble_symbolic(d.cell_node_table(), d.n_cells, d.n_nodes, d.matrix);
@@ -35,7 +35,7 @@ namespace plastix
         /** dst = A src: the CSR matrix if @p masked (its constrained rows are unit rows), else element by element. */
         template <typename Number>
         static void
-        apply(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+        apply(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
         {
           if (!masked)
             {
@@ -48,7 +48,7 @@ namespace plastix
 
         /** The matrix values of the new law. */
         static void
-        update_tangent(MechanicsOperator::Impl &d)
+        update_tangent(DeviceOperator::Impl &d)
         {
           if (d.matrix.node_offsets.size() > 0)
             assemble_matrix_values(d);

@@ -2,7 +2,7 @@
 // (Strategy::assembled): a symbolic pass that builds the sparsity from the
 // cell -> node table, a numeric pass that adds every cell's element matrix
 // into the CSR values, and the sparse matrix-vector product. Backend-internal
-// (Kokkos); the data live in MechanicsOperator::Impl::matrix.
+// (Kokkos); the data live in DeviceOperator::Impl::matrix.
 #ifndef PLASTIX_SOURCE_BACKEND_ASSEMBLED_MATRIX_H
 #define PLASTIX_SOURCE_BACKEND_ASSEMBLED_MATRIX_H
 

@@ -59,7 +59,7 @@ namespace plastix
       {
         /** The (cell << 3 | vertex) lists of the nodes. */
         static void
-        setup(const MeshData &mesh, MechanicsOperator::Impl &d)
+        setup(const MeshData &mesh, DeviceOperator::Impl &d)
         {
           std::vector<LocalIndex> offsets, entries;
           node_cell_lists(mesh, offsets, entries);
@@ -70,7 +70,7 @@ namespace plastix
         /** dst = A src with @p cell_operator (unit rows at constrained DoFs if @p masked). */
         template <typename CellOperator, typename Number>
         static void
-        apply_with(const MechanicsOperator::Impl &d,
+        apply_with(const DeviceOperator::Impl &d,
                    const CellOperator            &cell_operator,
                    const Number                  *src,
                    Number                        *dst,

@@ -313,7 +313,7 @@ namespace plastix
        */
       template <typename CellOperator, typename Number>
       void
-      add_cell_products(const MechanicsOperator::Impl &d,
+      add_cell_products(const DeviceOperator::Impl &d,
                         const CellOperator            &cell_operator,
                         const Number                  *src,
                         Number                        *dst,
@@ -376,7 +376,7 @@ namespace plastix
       /** dst = A src by SharedMatrixElementByElementApply: the one element matrix of the mesh. */
       template <typename Number>
       void
-      apply_shared_matrix(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      apply_shared_matrix(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
       {
         vector_operations::set(3 * static_cast<Index64>(d.n_nodes), Number(0), dst);
         auto run = [&](auto functor) {
@@ -404,7 +404,7 @@ namespace plastix
       {
         /** The colours (ebe colored). */
         static void
-        setup(const MeshData &mesh, MechanicsOperator::Impl &d)
+        setup(const MeshData &mesh, DeviceOperator::Impl &d)
         {
           if (d.settings.strategy != Strategy::ebe_colored)
             return;
@@ -416,7 +416,7 @@ namespace plastix
         /** dst = A src with @p cell_operator (unit rows at constrained DoFs if @p masked). */
         template <typename CellOperator, typename Number>
         static void
-        apply_with(const MechanicsOperator::Impl &d,
+        apply_with(const DeviceOperator::Impl &d,
                    const CellOperator            &cell_operator,
                    const Number                  *src,
                    Number                        *dst,
@@ -445,7 +445,7 @@ namespace plastix
          */
         template <typename Number>
         static void
-        apply(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+        apply(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
         {
           if (uses_one_element_matrix(d) && d.settings.strategy == Strategy::ebe_atomic &&
               d.settings.thread_mapping != ThreadMapping::node)

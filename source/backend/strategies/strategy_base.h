@@ -21,14 +21,14 @@ namespace plastix
         /** dst = A src with the operator's cell operator (unit rows at constrained DoFs if @p masked). */
         template <typename Number>
         static void
-        apply(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+        apply(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
         {
           with_cell_operator<Number>(d, [&](const auto &op) { Derived::apply_with(d, op, src, dst, masked); });
         }
 
         /** Nothing depends on the tangent. */
         static void
-        update_tangent(MechanicsOperator::Impl &)
+        update_tangent(DeviceOperator::Impl &)
         {}
       };
     } // namespace internal

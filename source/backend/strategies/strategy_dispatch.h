@@ -6,7 +6,7 @@
 //   apply_with(d, op, src, dst, masked)
 //                                   dst = A src with a given cell operator (the stored-stress forces);
 //   update_tangent(d)               what depends on the law, after it changed.
-// With masked, the constrained DoFs get unit rows (MechanicsOperator::apply()).
+// With masked, the constrained DoFs get unit rows (DeviceOperator::apply()).
 // StrategyBase (strategy_base.h) gives apply() through apply_with() and an
 // empty update_tangent(); assembled and dbd structured take ElementByElement's
 // apply_with() for the products with another cell operator.
@@ -57,7 +57,7 @@ namespace plastix
       /** dst = A src with the operator's strategy and the given cell operator. */
       template <typename CellOperator, typename Number>
       void
-      launch_apply(const MechanicsOperator::Impl &d,
+      launch_apply(const DeviceOperator::Impl &d,
                    const CellOperator            &cell_operator,
                    const Number                  *src,
                    Number                        *dst,

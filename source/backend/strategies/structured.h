@@ -21,7 +21,7 @@ namespace plastix
       {
         /** The lattice, its node classes and stencils. */
         static void
-        setup(const MeshData &mesh, MechanicsOperator::Impl &d)
+        setup(const MeshData &mesh, DeviceOperator::Impl &d)
         {
           build_structured_grid(mesh, d);
         }
@@ -32,7 +32,7 @@ namespace plastix
          */
         template <typename Number>
         static void
-        apply(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+        apply(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
         {
           apply_structured(d, src, dst, masked);
           if (d.structured.n_other_cells > 0)
@@ -50,7 +50,7 @@ namespace plastix
 
         /** The node classes: which cells the lattice applies under the new law. */
         static void
-        update_tangent(MechanicsOperator::Impl &d)
+        update_tangent(DeviceOperator::Impl &d)
         {
           if (d.structured.node_cells.size() > 0)
             update_structured_classes(d);

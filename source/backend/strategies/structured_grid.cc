@@ -2,7 +2,7 @@
 // classes of its nodes and the node-wise apply (Kokkos).
 #include "structured_grid.h"
 
-#include "../plasticity_impl.h"
+#include "../gauss_point_state_impl.h"
 
 #include <algorithm>
 #include <cmath>
@@ -282,7 +282,7 @@ namespace plastix
          */
         template <typename Number, bool chebyshev>
         void
-        launch_lattice(const MechanicsOperator::Impl   &d,
+        launch_lattice(const DeviceOperator::Impl   &d,
                        const Number                    *src,
                        Number                          *dst,
                        const bool                       masked,
@@ -349,7 +349,7 @@ namespace plastix
 
       template <typename Number>
       void
-      apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      apply_structured(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
       {
         const Index64 n_nodes = d.n_nodes;
         if (n_nodes == 0)
@@ -365,7 +365,7 @@ namespace plastix
 
       template <typename Number>
       void
-      chebyshev_step_structured(const MechanicsOperator::Impl &d, const Number *x, ChebyshevEpilogue<Number> epilogue)
+      chebyshev_step_structured(const DeviceOperator::Impl &d, const Number *x, ChebyshevEpilogue<Number> epilogue)
       {
         if (d.n_nodes == 0)
           return;
@@ -374,17 +374,17 @@ namespace plastix
       }
 
       template void
-      chebyshev_step_structured<double>(const MechanicsOperator::Impl &, const double *, ChebyshevEpilogue<double>);
+      chebyshev_step_structured<double>(const DeviceOperator::Impl &, const double *, ChebyshevEpilogue<double>);
       template void
-      chebyshev_step_structured<float>(const MechanicsOperator::Impl &, const float *, ChebyshevEpilogue<float>);
+      chebyshev_step_structured<float>(const DeviceOperator::Impl &, const float *, ChebyshevEpilogue<float>);
 
       template void
-      apply_structured<double>(const MechanicsOperator::Impl &, const double *, double *, bool);
+      apply_structured<double>(const DeviceOperator::Impl &, const double *, double *, bool);
       template void
-      apply_structured<float>(const MechanicsOperator::Impl &, const float *, float *, bool);
+      apply_structured<float>(const DeviceOperator::Impl &, const float *, float *, bool);
 
       void
-      update_structured_classes(MechanicsOperator::Impl &d)
+      update_structured_classes(DeviceOperator::Impl &d)
       {
         StructuredGrid &g = d.structured;
         // The cells with plastic points of a tangent go to the element-by-element pass.
@@ -556,7 +556,7 @@ namespace plastix
        * 0's, never used), and the 27-point stencils summed from it.
        */
       void
-      build_stencils(const MeshData &mesh, MechanicsOperator::Impl &d)
+      build_stencils(const MeshData &mesh, DeviceOperator::Impl &d)
       {
         StructuredGrid  &g       = d.structured;
         const LocalIndex n_cells = mesh.n_cells();
@@ -620,7 +620,7 @@ namespace plastix
        * share material (one whose stencil sits in scratch memory) and factor.
        */
       void
-      find_node_cells(MechanicsOperator::Impl &d)
+      find_node_cells(DeviceOperator::Impl &d)
       {
         StructuredGrid &g        = d.structured;
         const Index64   n_points = g.n_points();
@@ -652,7 +652,7 @@ namespace plastix
       }
 
       void
-      build_structured_grid(const MeshData &mesh, MechanicsOperator::Impl &d)
+      build_structured_grid(const MeshData &mesh, DeviceOperator::Impl &d)
       {
         StructuredGrid &g = d.structured;
         if (!mesh.constraint_rows.empty())

@@ -6,7 +6,7 @@
 #define PLASTIX_SOURCE_BACKEND_STRUCTURED_GRID_H
 
 #include <plastix/backend/device_array.h>
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "../kokkos_common.h"
 
@@ -112,7 +112,7 @@ namespace plastix
        * hanging-node lines.
        */
       void
-      build_structured_grid(const MeshData &mesh, MechanicsOperator::Impl &d);
+      build_structured_grid(const MeshData &mesh, DeviceOperator::Impl &d);
 
       /**
        * Which cells the lattice pass applies and which are left to the
@@ -120,7 +120,7 @@ namespace plastix
        * without plastic points (call after the tangent changes).
        */
       void
-      update_structured_classes(MechanicsOperator::Impl &d);
+      update_structured_classes(DeviceOperator::Impl &d);
 
       /**
        * The lattice pass of dst = A src: every node of the lattice gets the
@@ -130,7 +130,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      apply_structured(const MechanicsOperator::Impl &d, const Number *src, Number *dst, bool masked);
+      apply_structured(const DeviceOperator::Impl &d, const Number *src, Number *dst, bool masked);
 
       /**
        * One Chebyshev-Jacobi step on the owned DoFs with t = A x (masked:
@@ -167,7 +167,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      chebyshev_step_structured(const MechanicsOperator::Impl &d, const Number *x, ChebyshevEpilogue<Number> epilogue);
+      chebyshev_step_structured(const DeviceOperator::Impl &d, const Number *x, ChebyshevEpilogue<Number> epilogue);
     } // namespace internal
   }   // namespace backend
 } // namespace plastix

@@ -144,7 +144,7 @@ namespace plastix
        */
       template <bool shared_matrix, typename CellOperator, typename Number>
       void
-      launch_tiled(const MechanicsOperator::Impl &data,
+      launch_tiled(const DeviceOperator::Impl &data,
                    const CellOperator            &cell_operator,
                    const Number                  *src,
                    Number                        *dst,
@@ -187,7 +187,7 @@ namespace plastix
       {
         /** The tiles: cells along a Morton curve, in groups of cells_per_tile. */
         static void
-        setup(const MeshData &mesh, MechanicsOperator::Impl &d)
+        setup(const MeshData &mesh, DeviceOperator::Impl &d)
         {
           build_tiles(mesh, d.settings.cells_per_tile, d);
         }
@@ -195,7 +195,7 @@ namespace plastix
         /** dst = A src with @p cell_operator (unit rows at constrained DoFs if @p masked). */
         template <typename CellOperator, typename Number>
         static void
-        apply_with(const MechanicsOperator::Impl &d,
+        apply_with(const DeviceOperator::Impl &d,
                    const CellOperator            &cell_operator,
                    const Number                  *src,
                    Number                        *dst,
@@ -209,7 +209,7 @@ namespace plastix
         /** dst = A src with the operator's cell operator; one element matrix for the mesh is kept in scratch memory. */
         template <typename Number>
         static void
-        apply(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+        apply(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
         {
           if (uses_one_element_matrix(d))
             {

@@ -1,10 +1,10 @@
 // J2 plasticity on the device: radial return at every Gauss point, internal
 // force, committed/trial history, output averages.
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/vector_operations.h>
 
 #include "material/pressure_dependent.h"
-#include "plasticity_impl.h"
+#include "gauss_point_state_impl.h"
 #include "strategies/strategy_dispatch.h"
 
 #include <stdexcept>
@@ -18,7 +18,7 @@ namespace plastix
     namespace internal
     {
       /**
-       * The per-point data of a PlasticityState that the return map reads
+       * The per-point data of a GaussPointState that the return map reads
        * and writes (history layout, 8 points per field: plastic strain 0-5,
        * alpha 6 (equivalent or accumulated plastic strain), back stress
        * (J2) or initial stress (Mohr-Coulomb, Drucker-Prager) 7-12; the
@@ -271,7 +271,7 @@ namespace plastix
       /** Call @p action with the geometry the operator keeps (stored if available). */
       template <typename Action>
       void
-      with_geometry(const MechanicsOperator::Impl &d, const Action &action)
+      with_geometry(const DeviceOperator::Impl &d, const Action &action)
       {
         if (d.settings.cell_kernel == CellKernel::stored_geometry)
           action(d.stored_geometry());
@@ -280,7 +280,7 @@ namespace plastix
       }
     } // namespace
 
-    PlasticityState::PlasticityState(const MechanicsOperator &op)
+    GaussPointState::GaussPointState(const DeviceOperator &op)
       : impl_(std::make_unique<Impl>())
     {
       Impl &s   = *impl_;
@@ -309,10 +309,10 @@ namespace plastix
       s.point_plastic.set_zero();
     }
 
-    PlasticityState::~PlasticityState() = default;
+    GaussPointState::~GaussPointState() = default;
 
     internal::Strided<const float>
-    PlasticityState::Impl::single_tangent_view() const
+    GaussPointState::Impl::single_tangent_view() const
     {
       if (!tangent_single_current)
         {
@@ -325,10 +325,10 @@ namespace plastix
     }
 
     StressUpdateStatistics
-    PlasticityState::update(const double *u, double *f_int)
+    GaussPointState::update(const double *u, double *f_int)
     {
       Impl                          &s = *impl_;
-      const MechanicsOperator::Impl &d = s.op->impl();
+      const DeviceOperator::Impl &d = s.op->impl();
       Index64                        counts = 0;
       const internal::PointHistory   points{d.materials.data(),
                                           d.cell_material.data(),
@@ -370,7 +370,7 @@ namespace plastix
     }
 
     void
-    PlasticityState::internal_force(double *f_int) const
+    GaussPointState::internal_force(double *f_int) const
     {
       cell_internal_force(f_int);
       // Hanging-node rows onto the DoFs they depend on (C^T f_int).
@@ -378,10 +378,10 @@ namespace plastix
     }
 
     void
-    PlasticityState::cell_internal_force(double *f_int) const
+    GaussPointState::cell_internal_force(double *f_int) const
     {
       const Impl                    &s = *impl_;
-      const MechanicsOperator::Impl &d = s.op->impl();
+      const DeviceOperator::Impl &d = s.op->impl();
       with_geometry(d, [&](const auto &geometry) {
         using Geometry = std::decay_t<decltype(geometry)>;
         // The stored-stress law does not use the source values: any
@@ -399,19 +399,19 @@ namespace plastix
     }
 
     void
-    PlasticityState::commit()
+    GaussPointState::commit()
     {
       impl_->history_committed.copy_from(impl_->history_trial);
     }
 
     void
-    PlasticityState::reset_trial()
+    GaussPointState::reset_trial()
     {
       impl_->history_trial.copy_from(impl_->history_committed);
     }
 
     void
-    PlasticityState::get_committed_history(double *host_out) const
+    GaussPointState::get_committed_history(double *host_out) const
     {
       static_assert(history_values_per_cell == 8 * internal::history_fields, "history layout");
       const Impl         &s = *impl_;
@@ -423,7 +423,7 @@ namespace plastix
     }
 
     void
-    PlasticityState::set_committed_history(const double *host_in)
+    GaussPointState::set_committed_history(const double *host_in)
     {
       Impl               &s = *impl_;
       std::vector<double> raw(s.history_committed.size());
@@ -435,10 +435,10 @@ namespace plastix
     }
 
     void
-    PlasticityState::cell_averages(double *host_out) const
+    GaussPointState::cell_averages(double *host_out) const
     {
       const Impl                    &s = *impl_;
-      const MechanicsOperator::Impl &d = s.op->impl();
+      const DeviceOperator::Impl &d = s.op->impl();
       DeviceArray<double>            out(10 * static_cast<std::size_t>(s.n_cells), "cell averages");
       with_geometry(d, [&](const auto &geometry) {
         internal::average_cells(geometry,
@@ -452,7 +452,7 @@ namespace plastix
     }
 
     std::size_t
-    PlasticityState::n_yielded_points() const
+    GaussPointState::n_yielded_points() const
     {
       const Impl                 &s         = *impl_;
       const internal::Strided<double> committed = s.history(s.history_committed);
@@ -466,7 +466,7 @@ namespace plastix
     }
 
     std::size_t
-    PlasticityState::memory_consumption() const
+    GaussPointState::memory_consumption() const
     {
       const Impl &s = *impl_;
       return s.history_committed.memory_consumption() + s.history_trial.memory_consumption() +
@@ -474,8 +474,8 @@ namespace plastix
              s.cell_plastic.memory_consumption() + s.point_plastic.memory_consumption();
     }
 
-    const PlasticityState::Impl &
-    PlasticityState::impl() const
+    const GaussPointState::Impl &
+    GaussPointState::impl() const
     {
       return *impl_;
     }

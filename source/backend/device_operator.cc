@@ -1,7 +1,7 @@
 // Application of the matrix-free Q1 mechanics operator: the dispatch over
 // strategies and cell kernels, the constraints, the diagonal, the plasticity
 // state's tangent and the assembled matrix.
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include "strategies/strategy_dispatch.h"
 
@@ -19,7 +19,7 @@ namespace plastix
     using internal::matrix_operator;
     using internal::with_quadrature_operator;
 
-    MechanicsOperator::~MechanicsOperator() = default;
+    DeviceOperator::~DeviceOperator() = default;
 
     namespace internal
     {
@@ -59,7 +59,7 @@ namespace plastix
       }
 
       void
-      assemble_matrix_values(MechanicsOperator::Impl &d)
+      assemble_matrix_values(DeviceOperator::Impl &d)
       {
         const auto start = std::chrono::steady_clock::now();
         with_quadrature_operator(d, [&](const auto &op) {
@@ -78,7 +78,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      apply_current(const MechanicsOperator::Impl &d, const Number *src, Number *dst, const bool masked)
+      apply_current(const DeviceOperator::Impl &d, const Number *src, Number *dst, const bool masked)
       {
         internal::with_strategy(d.settings.strategy,
                                 [&](auto strategy) { strategy.apply(d, src, dst, masked); });
@@ -92,7 +92,7 @@ namespace plastix
        */
       template <typename Number>
       void
-      apply_constrained(const MechanicsOperator::Impl &d, const Number *src, Number *dst, Number *saved)
+      apply_constrained(const DeviceOperator::Impl &d, const Number *src, Number *dst, Number *saved)
       {
         if (d.n_constraint_lines == 0)
           {
@@ -108,19 +108,19 @@ namespace plastix
     } // namespace
 
     void
-    MechanicsOperator::apply(const double *src, double *dst) const
+    DeviceOperator::apply(const double *src, double *dst) const
     {
       apply_constrained(*impl_, src, dst, impl_->saved_row_values.data());
     }
 
     void
-    MechanicsOperator::apply(const float *src, float *dst) const
+    DeviceOperator::apply(const float *src, float *dst) const
     {
       apply_constrained(*impl_, src, dst, impl_->saved_row_values_float.data());
     }
 
     bool
-    MechanicsOperator::fuses_chebyshev_step() const
+    DeviceOperator::fuses_chebyshev_step() const
     {
       const Impl &d = *impl_;
       return d.settings.strategy == Strategy::dbd_structured && d.structured.n_other_cells == 0 &&
@@ -132,8 +132,8 @@ namespace plastix
     {
       template <typename Number>
       void
-      fused_chebyshev_step(const MechanicsOperator             &op,
-                           const MechanicsOperator::Impl       &d,
+      fused_chebyshev_step(const DeviceOperator             &op,
+                           const DeviceOperator::Impl       &d,
                            const Number                        *x,
                            const Number                        *x_old,
                            const Number                        *rhs,
@@ -143,7 +143,7 @@ namespace plastix
                            Number                              *out)
       {
         if (!op.fuses_chebyshev_step())
-          throw std::logic_error("MechanicsOperator::chebyshev_step: the operator cannot fuse the update "
+          throw std::logic_error("DeviceOperator::chebyshev_step: the operator cannot fuse the update "
                                  "(check fuses_chebyshev_step() first)");
         internal::ChebyshevEpilogue<Number> epilogue;
         epilogue.rhs              = rhs;
@@ -157,7 +157,7 @@ namespace plastix
     } // namespace
 
     void
-    MechanicsOperator::chebyshev_step(const double *x,
+    DeviceOperator::chebyshev_step(const double *x,
                                       const double *x_old,
                                       const double *rhs,
                                       const double *inverse_diagonal,
@@ -169,7 +169,7 @@ namespace plastix
     }
 
     void
-    MechanicsOperator::chebyshev_step(const float *x,
+    DeviceOperator::chebyshev_step(const float *x,
                                       const float *x_old,
                                       const float *rhs,
                                       const float *inverse_diagonal,
@@ -181,14 +181,14 @@ namespace plastix
     }
 
     void
-    MechanicsOperator::apply_unconstrained(const double *src, double *dst) const
+    DeviceOperator::apply_unconstrained(const double *src, double *dst) const
     {
       apply_current(*impl_, src, dst, false);
       condense(dst);
     }
 
     void
-    MechanicsOperator::condense(double *dst) const
+    DeviceOperator::condense(double *dst) const
     {
       if (impl_->n_constraint_lines > 0)
         {
@@ -198,20 +198,20 @@ namespace plastix
     }
 
     void
-    MechanicsOperator::distribute_constraint_lines(double *u, const double *inhomogeneities, const double scale) const
+    DeviceOperator::distribute_constraint_lines(double *u, const double *inhomogeneities, const double scale) const
     {
       if (impl_->n_constraint_lines > 0)
         internal::interpolate_constrained_rows<double>(*impl_, u, nullptr, inhomogeneities, scale);
     }
 
     std::size_t
-    MechanicsOperator::n_constraint_lines() const
+    DeviceOperator::n_constraint_lines() const
     {
       return impl_->n_constraint_lines;
     }
 
     void
-    MechanicsOperator::compute_diagonal(double *diagonal) const
+    DeviceOperator::compute_diagonal(double *diagonal) const
     {
       // The element-matrix kernel has no stored geometry: its diagonal comes
       // from the same quadrature with the geometry recomputed.
@@ -227,17 +227,17 @@ namespace plastix
       });
     }
 
-    PlasticityState &
-    MechanicsOperator::create_plasticity_state()
+    GaussPointState &
+    DeviceOperator::create_plasticity_state()
     {
       release_plasticity_state();
-      impl_->plasticity_state.reset(new PlasticityState(*this));
+      impl_->plasticity_state.reset(new GaussPointState(*this));
       use_tangent(true);
       return *impl_->plasticity_state;
     }
 
     void
-    MechanicsOperator::release_plasticity_state()
+    DeviceOperator::release_plasticity_state()
     {
       if (impl_->plasticity_state == nullptr)
         return;
@@ -245,22 +245,22 @@ namespace plastix
       impl_->plasticity_state.reset();
     }
 
-    PlasticityState *
-    MechanicsOperator::plasticity_state()
+    GaussPointState *
+    DeviceOperator::plasticity_state()
     {
       return impl_->plasticity_state.get();
     }
 
-    const PlasticityState *
-    MechanicsOperator::plasticity_state() const
+    const GaussPointState *
+    DeviceOperator::plasticity_state() const
     {
       return impl_->plasticity_state.get();
     }
 
     void
-    MechanicsOperator::use_tangent(const bool tangent)
+    DeviceOperator::use_tangent(const bool tangent)
     {
-      const PlasticityState *state = impl_->plasticity_state.get();
+      const GaussPointState *state = impl_->plasticity_state.get();
       impl_->plasticity = tangent && state != nullptr ? &state->impl() : nullptr;
       update_tangent();
     }
@@ -269,7 +269,7 @@ namespace plastix
     {
       /** The element matrices of the cells with plastic points (element-matrix kernel), or the shared ones only. */
       void
-      update_element_matrices(MechanicsOperator::Impl &d)
+      update_element_matrices(DeviceOperator::Impl &d)
       {
         if (d.settings.cell_kernel != CellKernel::element_matrix)
           return;
@@ -301,7 +301,7 @@ namespace plastix
     } // namespace
 
     void
-    MechanicsOperator::update_tangent()
+    DeviceOperator::update_tangent()
     {
       Impl &d = *impl_;
       update_element_matrices(d);
@@ -309,11 +309,11 @@ namespace plastix
     }
 
     CsrMatrix
-    MechanicsOperator::copy_matrix() const
+    DeviceOperator::copy_matrix() const
     {
       const Impl &d = *impl_;
       if (d.settings.strategy != Strategy::assembled)
-        throw std::logic_error("MechanicsOperator::copy_matrix(): the operator's strategy is '" +
+        throw std::logic_error("DeviceOperator::copy_matrix(): the operator's strategy is '" +
                                to_string(d.settings.strategy) + "', not 'assembled'");
       // The CSR column indices from the node lists (the device keeps one per 3x3 block).
       const std::vector<internal::Index64> node_offsets = d.matrix.node_offsets.to_host();
@@ -336,67 +336,67 @@ namespace plastix
     }
 
     std::size_t
-    MechanicsOperator::n_matrix_entries() const
+    DeviceOperator::n_matrix_entries() const
     {
       return impl_->matrix.values.size();
     }
 
     AssemblyTimes
-    MechanicsOperator::assembly_times() const
+    DeviceOperator::assembly_times() const
     {
       return {impl_->matrix.symbolic_seconds, impl_->matrix.numeric_seconds};
     }
 
     bool
-    MechanicsOperator::has_symmetric_tangent() const
+    DeviceOperator::has_symmetric_tangent() const
     {
       return impl_->symmetric_tangent;
     }
 
     const OperatorSettings &
-    MechanicsOperator::settings() const
+    DeviceOperator::settings() const
     {
       return impl_->settings;
     }
 
     LocalIndex
-    MechanicsOperator::n_cells() const
+    DeviceOperator::n_cells() const
     {
       return impl_->n_cells;
     }
 
     LocalIndex
-    MechanicsOperator::n_dofs() const
+    DeviceOperator::n_dofs() const
     {
       return 3 * impl_->n_nodes;
     }
 
     LocalIndex
-    MechanicsOperator::n_owned_dofs() const
+    DeviceOperator::n_owned_dofs() const
     {
       return 3 * impl_->n_owned_nodes;
     }
 
     unsigned int
-    MechanicsOperator::n_colors() const
+    DeviceOperator::n_colors() const
     {
       return impl_->color_offsets.empty() ? 0 : impl_->color_offsets.size() - 1;
     }
 
     std::size_t
-    MechanicsOperator::n_tiles() const
+    DeviceOperator::n_tiles() const
     {
       return impl_->n_tiles;
     }
 
     std::size_t
-    MechanicsOperator::n_element_matrices() const
+    DeviceOperator::n_element_matrices() const
     {
       return impl_->n_matrices;
     }
 
     void
-    MechanicsOperator::cell_average_strain(const double *u, double *host_out) const
+    DeviceOperator::cell_average_strain(const double *u, double *host_out) const
     {
       const Impl                     &d          = *impl_;
       const internal::OnTheFlyGeometry<> geometry = d.on_the_fly_geometry();
@@ -427,8 +427,8 @@ namespace plastix
       copy_to_host(host_out, out.data(), out.memory_consumption());
     }
 
-    const MechanicsOperator::Impl &
-    MechanicsOperator::impl() const
+    const DeviceOperator::Impl &
+    DeviceOperator::impl() const
     {
       return *impl_;
     }

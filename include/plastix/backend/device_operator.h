@@ -1,6 +1,6 @@
-// Kokkos-free interface of the matrix-free Q1 elasticity operator.
-#ifndef PLASTIX_BACKEND_MECHANICS_OPERATOR_H
-#define PLASTIX_BACKEND_MECHANICS_OPERATOR_H
+// Kokkos-free interface of the device operator: the matrix-free Q1 operator of one process's mesh.
+#ifndef PLASTIX_BACKEND_DEVICE_OPERATOR_H
+#define PLASTIX_BACKEND_DEVICE_OPERATOR_H
 
 #include <plastix/backend/config.h>
 #include <plastix/backend/mesh_data.h>
@@ -14,7 +14,7 @@ namespace plastix
 {
   namespace backend
   {
-    class PlasticityState;
+    class GaussPointState;
 
     /**
      * How the cell contributions reach the global vector.
@@ -239,24 +239,26 @@ namespace plastix
 
     /**
      * The matrix-free operator of small-strain solid mechanics on Q1
-     * hexahedra (3 components, 2x2x2 Gauss points), resident on the device:
-     * linear elasticity, or the consistent tangent of J2 plasticity when it
-     * owns a PlasticityState (create_plasticity_state()).
+     * hexahedra (3 components, 2x2x2 Gauss points) of one process's mesh
+     * (MeshData), resident on the device: linear elasticity, or the
+     * consistent tangent of the plastic materials when it owns a
+     * GaussPointState (create_plasticity_state()). The deal.II-side
+     * plastix::MechanicsOperator builds one from a DoFHandler and applies it.
      * All vectors are device arrays over the
      * local DoFs (owned then ghost); ghost entries of a result hold partial
      * sums that the caller adds to their owners (MPI compress).
      */
-    class PLASTIX_BACKEND_EXPORT MechanicsOperator
+    class PLASTIX_BACKEND_EXPORT DeviceOperator
     {
     public:
       /** Upload @p mesh and build the data the chosen strategy needs. */
-      MechanicsOperator(const MeshData &mesh, const OperatorSettings &settings);
+      DeviceOperator(const MeshData &mesh, const OperatorSettings &settings);
 
-      ~MechanicsOperator();
+      ~DeviceOperator();
 
-      MechanicsOperator(const MechanicsOperator &) = delete;
-      MechanicsOperator &
-      operator=(const MechanicsOperator &) = delete;
+      DeviceOperator(const DeviceOperator &) = delete;
+      DeviceOperator &
+      operator=(const DeviceOperator &) = delete;
 
       /**
        * dst = A src over the local cells. Constrained DoFs: their src values
@@ -363,7 +365,7 @@ namespace plastix
        * until release_plasticity_state(), the next call or the operator's
        * destruction.
        */
-      PlasticityState &
+      GaussPointState &
       create_plasticity_state();
 
       /** Destroy the plasticity state; the operator is linear elastic again. */
@@ -371,11 +373,11 @@ namespace plastix
       release_plasticity_state();
 
       /** The plasticity state, or nullptr if there is none. */
-      PlasticityState *
+      GaussPointState *
       plasticity_state();
 
       /** The plasticity state, or nullptr if there is none. */
-      const PlasticityState *
+      const GaussPointState *
       plasticity_state() const;
 
       /**
@@ -401,7 +403,7 @@ namespace plastix
        * Refresh what the operator stores of the tangent: the matrices of
        * cells with plastic points (element-matrix kernel) and the values of
        * the assembled matrix (Strategy::assembled, a numeric pass); call
-       * after each PlasticityState::update(). A no-op for the matrix-free
+       * after each GaussPointState::update(). A no-op for the matrix-free
        * quadrature kernels.
        */
       void

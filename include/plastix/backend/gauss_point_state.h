@@ -1,11 +1,11 @@
 // Kokkos-free interface of J2 (von Mises) plasticity on the device: the
 // quadrature-point state, the radial-return stress update, the internal force
-// and the consistent tangent used by MechanicsOperator.
-#ifndef PLASTIX_BACKEND_PLASTICITY_H
-#define PLASTIX_BACKEND_PLASTICITY_H
+// and the consistent tangent used by DeviceOperator.
+#ifndef PLASTIX_BACKEND_GAUSS_POINT_STATE_H
+#define PLASTIX_BACKEND_GAUSS_POINT_STATE_H
 
 #include <plastix/backend/config.h>
-#include <plastix/backend/mechanics_operator.h>
+#include <plastix/backend/device_operator.h>
 
 #include <cstddef>
 #include <memory>
@@ -26,7 +26,7 @@ namespace plastix
     /**
      * History of small-strain J2 plasticity with linear isotropic and
      * kinematic (Prager) hardening at every Gauss point of the cells of a
-     * MechanicsOperator: plastic strain, equivalent plastic strain and back
+     * DeviceOperator: plastic strain, equivalent plastic strain and back
      * stress, in a committed copy (last converged load step) and a trial
      * copy (current Newton iterate), plus the trial stress and the data of
      * the consistent tangent. Everything stays in device memory.
@@ -42,14 +42,14 @@ namespace plastix
      *   D = K I(x)I + 2G (1 - 3G dgamma/q_tr) I_dev
      *       + 6G^2 (dgamma/q_tr - 1/(3G + H + H_kin)) n(x)n.
      */
-    class PLASTIX_BACKEND_EXPORT PlasticityState
+    class PLASTIX_BACKEND_EXPORT GaussPointState
     {
     public:
-      ~PlasticityState();
+      ~GaussPointState();
 
-      PlasticityState(const PlasticityState &) = delete;
-      PlasticityState &
-      operator=(const PlasticityState &) = delete;
+      GaussPointState(const GaussPointState &) = delete;
+      GaussPointState &
+      operator=(const GaussPointState &) = delete;
 
       /**
        * Radial return at every Gauss point for the total displacement @p u
@@ -124,14 +124,14 @@ namespace plastix
       impl() const;
 
     private:
-      friend class MechanicsOperator;
+      friend class DeviceOperator;
 
       /**
        * State for the cells of @p op, all elastic and stress free: made by
-       * MechanicsOperator::create_plasticity_state() only, so that the
+       * DeviceOperator::create_plasticity_state() only, so that the
        * operator owns it.
        */
-      explicit PlasticityState(const MechanicsOperator &op);
+      explicit GaussPointState(const DeviceOperator &op);
 
       /** The cells' part of internal_force(), before the condensation of hanging-node rows. */
       void

@@ -1,9 +1,9 @@
-// Internal data of PlasticityState: the Gauss-point history, tangent and
+// Internal data of GaussPointState: the Gauss-point history, tangent and
 // stress of J2 plasticity (material/j2_plasticity.h) on the device (Kokkos).
-#ifndef PLASTIX_SOURCE_BACKEND_PLASTICITY_IMPL_H
-#define PLASTIX_SOURCE_BACKEND_PLASTICITY_IMPL_H
+#ifndef PLASTIX_SOURCE_BACKEND_GAUSS_POINT_STATE_IMPL_H
+#define PLASTIX_SOURCE_BACKEND_GAUSS_POINT_STATE_IMPL_H
 
-#include <plastix/backend/plasticity.h>
+#include <plastix/backend/gauss_point_state.h>
 
 #include "material/j2_plasticity.h"
 #include "material/pressure_dependent.h"
@@ -15,9 +15,9 @@ namespace plastix
 {
   namespace backend
   {
-    struct PlasticityState::Impl
+    struct GaussPointState::Impl
     {
-      const MechanicsOperator *op      = nullptr;
+      const DeviceOperator *op      = nullptr;
       internal::Index64        n_cells = 0;
       /**
        * Strides (cell, entry) of the per-point arrays; entry = field * 8 + q.
