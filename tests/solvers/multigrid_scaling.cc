@@ -99,7 +99,8 @@ namespace
     b *= load_scale;
 
     p.solver.type                      = plastix::SolverType::cg;
-    p.solver.preconditioner            = plastix::parse_enum<plastix::PreconditionerType>(preconditioner);
+    p.solver.preconditioner =
+      Patterns::Tools::Convert<plastix::AutoOr<plastix::PreconditionerType>>::to_value(preconditioner);
     p.solver.multigrid.coarse_solver   = plastix::parse_enum<plastix::CoarseSolverType>(coarse);
     p.solver.multigrid.level_precision = plastix::parse_enum<plastix::LevelPrecision>(precision);
     p.solver.relative_tolerance      = 1e-8;
