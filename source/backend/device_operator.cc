@@ -16,7 +16,6 @@ namespace plastix
   {
     using internal::Index64;
     using internal::assemble_matrix_values;
-    using internal::matrix_operator;
     using internal::with_quadrature_operator;
 
     DeviceOperator::~DeviceOperator() = default;

@@ -5,7 +5,6 @@
 #include "strategies/strategy_dispatch.h"
 #include "mesh_preprocessing.h"
 
-#include <chrono>
 #include <map>
 #include <stdexcept>
 #include <string>

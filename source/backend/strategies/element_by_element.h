@@ -8,7 +8,6 @@
 #include "../mesh_preprocessing.h"
 #include "strategy_base.h"
 
-#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -292,6 +291,17 @@ namespace plastix
       }
 
 
+      /** The kernel labels of an element-by-element pass, one per thread mapping. */
+      struct KernelLabels
+      {
+        /** One thread per cell. */
+        const char *cell = "";
+        /** Eight threads per cell (ThreadMapping::node). */
+        const char *node = "";
+        /** Eight shuffle lanes per cell (ThreadMapping::shuffle). */
+        const char *shuffle = "";
+      };
+
       /** The cells an element-by-element pass visits, launch by launch. */
       struct CellPasses
       {
@@ -302,8 +312,8 @@ namespace plastix
         std::size_t       n_launches = 0;
         /** Whether the cells of one launch may share nodes (atomic sums). */
         bool atomic = true;
-        /** The kernels' label; the thread mapping appends "_shuffle" or "_node". */
-        const char *label = "";
+        /** The kernels' labels. */
+        KernelLabels labels;
       };
 
       /**
@@ -324,7 +334,7 @@ namespace plastix
                       "the vectors and the cell operator must use the same number type");
         // Set the members every element-by-element functor has, then launch
         // each pass with launch(label, functor, begin, end).
-        const auto run = [&](auto functor, const auto &launch, const std::string &label) {
+        const auto run = [&](auto functor, const auto &launch, const char *label) {
           functor.cell_operator = cell_operator;
           functor.cell_nodes    = d.cell_node_table();
           functor.masks         = d.cell_constraint_mask.data();
@@ -332,7 +342,7 @@ namespace plastix
           functor.src           = src;
           functor.dst           = dst;
           for (std::size_t k = 0; k < passes.n_launches; ++k)
-            launch(label.c_str(), functor, Index64(passes.offsets[k]), Index64(passes.offsets[k + 1]));
+            launch(label, functor, Index64(passes.offsets[k]), Index64(passes.offsets[k + 1]));
         };
         if constexpr (is_quadrature_operator<CellOperator>::value)
           if (d.settings.thread_mapping == ThreadMapping::shuffle)
@@ -344,7 +354,7 @@ namespace plastix
                     [](const char *label, const auto &f, const Index64 begin, const Index64 end) {
                       launch_lanes(label, f, begin, end);
                     },
-                    std::string(passes.label) + "_shuffle");
+                    passes.labels.shuffle);
                 });
               return;
             }
@@ -358,7 +368,7 @@ namespace plastix
                   [](const char *label, const auto &f, const Index64 begin, const Index64 end) {
                     launch_team(label, f, begin, end);
                   },
-                  std::string(passes.label) + "_node");
+                  passes.labels.node);
               });
             return;
           }
@@ -369,7 +379,7 @@ namespace plastix
               [](const char *label, const auto &f, const Index64 begin, const Index64 end) {
                 for_range(label, begin, end, f);
               },
-              passes.label);
+              passes.labels.cell);
           });
       }
 
@@ -427,12 +437,15 @@ namespace plastix
             add_cell_products(d, cell_operator, src, dst, masked,
                               CellPasses{d.colored_cells.data(), d.color_offsets.data(),
                                          d.color_offsets.empty() ? 0 : d.color_offsets.size() - 1, false,
-                                         "plastix::ebe_colored"});
+                                         {"plastix::ebe_colored", "plastix::ebe_colored_node",
+                                          "plastix::ebe_colored_shuffle"}});
           else
             {
               const LocalIndex all_cells[2] = {0, d.n_cells};
               add_cell_products(d, cell_operator, src, dst, masked,
-                                CellPasses{nullptr, all_cells, 1, true, "plastix::ebe_atomic"});
+                                CellPasses{nullptr, all_cells, 1, true,
+                                           {"plastix::ebe_atomic", "plastix::ebe_atomic_node",
+                                            "plastix::ebe_atomic_shuffle"}});
             }
           if (masked)
             copy_unit_rows(d, src, dst);

@@ -40,7 +40,9 @@ namespace plastix
               const LocalIndex other_cells[2] = {0, static_cast<LocalIndex>(d.structured.n_other_cells)};
               add_cell_products(d, op, src, dst, masked,
                                 CellPasses{d.structured.other_cells.data(), other_cells, 1, true,
-                                           "plastix::dbd_structured_other_cells"});
+                                           {"plastix::dbd_structured_other_cells",
+                                            "plastix::dbd_structured_other_cells_node",
+                                            "plastix::dbd_structured_other_cells_shuffle"}});
             });
           // The lattice pass wrote the unit rows of the constrained owned DoFs
           // itself; the element-by-element pass may have added to them since.
