@@ -26,8 +26,8 @@ namespace plastix
       unsigned int seed = 42;
       /** Clamp all DoFs on the face x = 0. */
       bool clamp_x0 = true;
-      /** Material of all cells. */
-      Material material{1.1538461538461537e11, 7.6923076923076923e10, 0, 0, 0};
+      /** The material of all cells. */
+      MaterialConstants material{1.1538461538461537e11, 7.6923076923076923e10, 0, 0, 0};
     };
 
     /**

@@ -156,7 +156,7 @@ namespace
       }
     // E = 1 GPa, nu = 0.2.
     const double E = 1e9, nu = 0.2;
-    mesh.materials = {Material{E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu)), 0, 0, 0}};
+    mesh.materials = {MaterialConstants{E * nu / ((1 + nu) * (1 - 2 * nu)), E / (2 * (1 + nu)), 0, 0, 0}};
 
     // Traction -1e6 in y on x = 1 where the body is (y < 0.4): a quarter of
     // each face's force to each of its four nodes.

@@ -550,8 +550,8 @@ main(int argc, char **argv)
           for (const std::string &criterion : criteria)
           for (const double fraction : plastic_fractions)
             {
-              MeshData   plastic_mesh            = mesh;
-              Material  &m                       = plastic_mesh.materials[0];
+              MeshData           plastic_mesh            = mesh;
+              MaterialConstants &m                       = plastic_mesh.materials[0];
               // u_z = a z^2 / 2: uniaxial strain eps_zz = a z (tension),
               // yielding where eps_zz exceeds the yield strain of the criterion.
               double yield_strain = 0;

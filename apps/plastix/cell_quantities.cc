@@ -7,7 +7,7 @@
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 
 #include "cell_quantities.h"
 

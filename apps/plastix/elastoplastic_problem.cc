@@ -2,8 +2,8 @@
 // consistent tangent, step cutting, per-step output.
 #include <deal.II/base/data_out_base.h>
 
+#include <plastix/core/plasticity_state.h>
 #include <plastix/core/runtime.h>
-#include <plastix/material/plasticity.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>

@@ -9,7 +9,7 @@
 #include <deal.II/base/symmetric_tensor.h>
 #include <deal.II/base/types.h>
 
-#include <plastix/core/enum_patterns.h>
+#include <plastix/base/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/core/runtime.h>
 #include <plastix/material/material.h>
@@ -277,7 +277,7 @@ namespace plastix
      * make_drucker_prager()); InputError naming @p where and the value if
      * it is not physical.
      */
-    backend::Material
+    backend::MaterialConstants
     make(const std::string &where) const;
     /** Whether the material can yield (a positive yield stress, or a pressure-dependent criterion). */
     bool

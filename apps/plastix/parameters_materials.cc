@@ -62,7 +62,7 @@ namespace plastix
     }
   } // namespace
 
-  backend::Material
+  backend::MaterialConstants
   MaterialDescription::make(const std::string &where) const
   {
     try

@@ -27,14 +27,14 @@ namespace plastix
        */
       struct PointHistory
       {
-        const Material        *materials;
-        const std::uint16_t   *cell_material;
-        Strided<const double>  committed;
-        Strided<double>        trial;
-        Strided<double>        stress;
-        Strided<double>        tangent;
-        std::uint8_t          *cell_plastic;
-        std::uint8_t          *point_plastic;
+        const MaterialConstants *materials;
+        const std::uint16_t     *cell_material;
+        Strided<const double>    committed;
+        Strided<double>          trial;
+        Strided<double>          stress;
+        Strided<double>          tangent;
+        std::uint8_t            *cell_plastic;
+        std::uint8_t            *point_plastic;
 
         /**
          * Radial return at Gauss point @p q of @p cell for the strain @p eps
@@ -57,7 +57,7 @@ namespace plastix
               ep[k]   = committed(cell, k * 8 + q);
               beta[k] = committed(cell, (7 + k) * 8 + q);
             }
-          const Material &m = materials[cell_material[cell]];
+          const MaterialConstants &m = materials[cell_material[cell]];
           if constexpr (any_pressure_dependent)
             {
               if (m.criterion != YieldCriterion::von_mises)
@@ -481,13 +481,13 @@ namespace plastix
     }
 
     bool
-    j2_return_map(const Material &material,
-                  const double    plastic_strain[6],
-                  const double    alpha,
-                  const double    back_stress[6],
-                  const double    strain[6],
-                  double          stress[6],
-                  double          tangent[36])
+    j2_return_map(const MaterialConstants &material,
+                  const double             plastic_strain[6],
+                  const double             alpha,
+                  const double             back_stress[6],
+                  const double             strain[6],
+                  double                   stress[6],
+                  double                   tangent[36])
     {
       internal::ReturnMapResult r;
       internal::j2_return_map(material, strain, plastic_strain, alpha, back_stress, r);
@@ -508,11 +508,11 @@ namespace plastix
     }
 
     PressureDependentPoint
-    pressure_dependent_return_map(const Material &material,
-                                  const double    plastic_strain[6],
-                                  const double    alpha,
-                                  const double    initial_stress[6],
-                                  const double    strain[6])
+    pressure_dependent_return_map(const MaterialConstants &material,
+                                  const double             plastic_strain[6],
+                                  const double             alpha,
+                                  const double             initial_stress[6],
+                                  const double             strain[6])
     {
       internal::PressureDependentResult r;
       internal::pressure_dependent_return_map(material, strain, plastic_strain, alpha, initial_stress, r);

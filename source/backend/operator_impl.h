@@ -37,8 +37,8 @@ namespace plastix
       /** 3 coordinates per local node. */
       DeviceArray<double> coordinates;
 
-      DeviceArray<Material>      materials;
-      DeviceArray<std::uint16_t> cell_material;
+      DeviceArray<MaterialConstants> materials;
+      DeviceArray<std::uint16_t>     cell_material;
       /** Stiffness factor per cell (MeshData::cell_factors); empty: none. */
       DeviceArray<float> cell_factor;
       /** Whether a material has a pressure-dependent yield criterion (general 6x6 tangent per point). */

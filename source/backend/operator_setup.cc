@@ -166,11 +166,11 @@ namespace plastix
                                                                 thread_per_cell),
                                                "cell nodes");
         d.coordinates   = DeviceArray<double>(mesh.node_coordinates, "node coordinates");
-        d.materials     = DeviceArray<Material>(mesh.materials, "materials");
+        d.materials     = DeviceArray<MaterialConstants>(mesh.materials, "materials");
         d.cell_material = DeviceArray<std::uint16_t>(mesh.cell_material, "cell materials");
         if (!mesh.cell_factors.empty())
           d.cell_factor = DeviceArray<float>(mesh.cell_factors, "cell stiffness factors");
-        for (const Material &m : mesh.materials)
+        for (const MaterialConstants &m : mesh.materials)
           if (m.criterion != YieldCriterion::von_mises)
             {
               d.pressure_dependent = true;

@@ -13,7 +13,7 @@ namespace plastix
 {
   void
   elastic_cell_matrix(const dealii::FEValues<3>         &fe_values,
-                      const backend::Material           &material,
+                      const backend::MaterialConstants  &material,
                       const backend::ElementFormulation  formulation,
                       dealii::FullMatrix<double>        &cell_matrix)
   {

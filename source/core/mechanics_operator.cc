@@ -12,7 +12,7 @@
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/collective_failure.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 
 #include "operator_mesh_data.h"
 

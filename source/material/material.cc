@@ -9,7 +9,7 @@
 
 namespace plastix
 {
-  backend::Material
+  backend::MaterialConstants
   make_material(const double E,
                 const double nu,
                 const double yield_stress,
@@ -31,7 +31,7 @@ namespace plastix
     if (!(isotropic_hardening >= 0) || !(kinematic_hardening >= 0) || !std::isfinite(isotropic_hardening) ||
         !std::isfinite(kinematic_hardening))
       throw std::invalid_argument("hardening moduli must be finite and not negative");
-    backend::Material m;
+    backend::MaterialConstants m;
     m.lambda              = E * nu / ((1. + nu) * (1. - 2. * nu));
     m.mu                  = E / (2. * (1. + nu));
     m.yield_stress        = yield_stress;
@@ -64,7 +64,7 @@ namespace plastix
     constexpr double degree = 3.14159265358979323846 / 180.;
   } // namespace
 
-  backend::Material
+  backend::MaterialConstants
   make_mohr_coulomb(const double E,
                     const double nu,
                     const double cohesion,
@@ -72,7 +72,7 @@ namespace plastix
                     const double dilation_angle,
                     const double cohesion_hardening)
   {
-    backend::Material m = make_material(E, nu);
+    backend::MaterialConstants m = make_material(E, nu);
     check_pressure_dependent(cohesion, friction_angle, dilation_angle, cohesion_hardening);
     m.criterion          = backend::YieldCriterion::mohr_coulomb;
     m.cohesion           = cohesion;
@@ -83,7 +83,7 @@ namespace plastix
     return m;
   }
 
-  backend::Material
+  backend::MaterialConstants
   make_drucker_prager(const double       E,
                       const double       nu,
                       const double       cohesion,
@@ -92,7 +92,7 @@ namespace plastix
                       const ConeMatching matching,
                       const double       cohesion_hardening)
   {
-    backend::Material m = make_mohr_coulomb(E, nu, cohesion, friction_angle, dilation_angle, cohesion_hardening);
+    backend::MaterialConstants m = make_mohr_coulomb(E, nu, cohesion, friction_angle, dilation_angle, cohesion_hardening);
     m.criterion         = backend::YieldCriterion::drucker_prager;
     // eta(angle) of the matching.
     const auto eta = [matching](const double angle) {
@@ -115,7 +115,7 @@ namespace plastix
     return m;
   }
 
-  const backend::Material &
+  const backend::MaterialConstants &
   material_of(const MaterialTable &materials, const dealii::types::material_id id)
   {
     const auto it = materials.find(id);

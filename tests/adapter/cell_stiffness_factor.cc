@@ -29,7 +29,7 @@
 
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/solvers/linear_solver.h>
 
 #include "operator_variants.h"

@@ -14,8 +14,8 @@
 #include <deal.II/numerics/vector_tools.h>
 
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/core/runtime.h>
-#include <plastix/material/plasticity.h>
 
 #include "q1_dofs.h"
 #include "test_environment.h"

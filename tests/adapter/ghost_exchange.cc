@@ -26,8 +26,8 @@
 #include <plastix/backend/device.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/core/runtime.h>
-#include <plastix/material/plasticity.h>
 
 #include "q1_dofs.h"
 #include "test_environment.h"

@@ -24,8 +24,8 @@
 // component j (for j >= 3 a tensor shear increment of 1/2), i.e. the usual
 // symmetric 6x6 Voigt matrix (mu, not 2 mu, on the shear diagonal). A finite
 // difference over the tensor component j >= 3 therefore equals twice column j.
-#include <plastix/backend/mesh_data.h>
 #include <plastix/backend/gauss_point_state.h>
+#include <plastix/backend/mesh_data.h>
 
 #include <algorithm>
 #include <array>
@@ -37,7 +37,7 @@
 #include "../checker.h"
 #include "symmetric_tensors.h"
 
-using plastix::backend::Material;
+using plastix::backend::MaterialConstants;
 using plastix_test::V6;
 using plastix_test::ddot;
 using plastix_test::elastic_stress;
@@ -47,10 +47,10 @@ namespace
 {
   plastix_test::Checker checker;
 
-  Material
+  MaterialConstants
   material(const double E, const double nu, const double sy, const double H, const double Hk)
   {
-    Material m;
+    MaterialConstants m;
     m.lambda              = E * nu / ((1 + nu) * (1 - 2 * nu));
     m.mu                  = E / (2 * (1 + nu));
     m.yield_stress        = sy;
@@ -85,7 +85,7 @@ namespace
   };
 
   Result
-  plastix_map(const Material &m, const V6 &ep, const double alpha, const V6 &beta, const V6 &eps)
+  plastix_map(const MaterialConstants &m, const V6 &ep, const double alpha, const V6 &beta, const V6 &eps)
   {
     Result r;
     r.plastic = plastix::backend::j2_return_map(m, ep.data(), alpha, beta.data(), eps.data(), r.stress.data(), r.tangent);
@@ -105,7 +105,7 @@ namespace
   };
 
   Reference
-  reference_map(const Material &m, const V6 &ep, const double alpha, const V6 &beta, const V6 &eps)
+  reference_map(const MaterialConstants &m, const V6 &ep, const double alpha, const V6 &beta, const V6 &eps)
   {
     V6 ee;
     for (int k = 0; k < 6; ++k)
@@ -171,7 +171,7 @@ namespace
   };
 
   State
-  random_plastic_state(const Material &m, std::mt19937 &rng)
+  random_plastic_state(const MaterialConstants &m, std::mt19937 &rng)
   {
     std::uniform_real_distribution<double> u(0, 1), s(-1, 1);
     const double                           e_y = m.yield_stress / (2 * m.mu); // shear strain scale of yield
@@ -213,7 +213,7 @@ namespace
    * entry.
    */
   double
-  tangent_fd_error(const Material &m, const State &st, const double *tangent)
+  tangent_fd_error(const MaterialConstants &m, const State &st, const double *tangent)
   {
     const double h     = 1e-6 * m.yield_stress / (2 * m.mu);
     double       error = 0, scale = 0;
@@ -291,8 +291,8 @@ main()
   // with the hardening split in four ways.
   struct Case
   {
-    const char *name;
-    Material    m;
+    const char        *name;
+    MaterialConstants  m;
   };
   const Case cases[] = {
     {"isotropic (cube: E 200e9, H 66e9)", material(200e9, 0.3, 450e6, 66e9, 0)},
@@ -304,9 +304,9 @@ main()
   std::printf("(a) elastic trial states\n");
   for (const auto &c : cases)
     {
-      const Material &m     = c.m;
-      double          worst_stress = 0, worst_tangent = 0;
-      bool            never_plastic = true;
+      const MaterialConstants &m = c.m;
+      double                   worst_stress = 0, worst_tangent = 0;
+      bool                     never_plastic = true;
       for (int t = 0; t < 50; ++t)
         {
           State st = random_plastic_state(m, rng);
@@ -346,7 +346,7 @@ main()
     }
   {
     // Zero yield stress means an elastic material, even at large strain.
-    const Material m = material(200e3, 0.3, 0, 1e3, 0);
+    const MaterialConstants m = material(200e3, 0.3, 0, 1e3, 0);
     const V6       z = {0, 0, 0, 0, 0, 0}, eps = {0.01, -0.02, 0.005, 0.01, 0, 0.03};
     const Result   r = plastix_map(m, z, 0, z, eps);
     checker.check_true(" yield stress 0: elastic (documented '0 = elastic')", !r.plastic);
@@ -356,7 +356,7 @@ main()
   std::printf("(b) plastic states: consistency, normality, independent return map\n");
   for (const auto &c : cases)
     {
-      const Material &m = c.m;
+      const MaterialConstants &m = c.m;
       double          consistency = 0, normality = 0, volumetric = 0, reference = 0, direction = 0;
       bool            all_plastic = true;
       for (int t = 0; t < 200; ++t)
@@ -414,11 +414,11 @@ main()
     // Mixed hardening too: monotonic uniaxial stress gives sigma = sigma_y + (H + H_kin) eps_p.
     for (const double hk : {0., 20e9})
       {
-        const Material m  = material(200e9, 0.3, 450e6, 66e9, hk);
-        const double   E  = 200e9, nu = 0.3, sigma = 600e6;
-        const double   Ht = 66e9 + hk;
-        const double   p  = (sigma - 450e6) / Ht;
-        const V6       z  = {0, 0, 0, 0, 0, 0};
+        const MaterialConstants m  = material(200e9, 0.3, 450e6, 66e9, hk);
+        const double            E  = 200e9, nu = 0.3, sigma = 600e6;
+        const double            Ht = 66e9 + hk;
+        const double            p  = (sigma - 450e6) / Ht;
+        const V6                z  = {0, 0, 0, 0, 0, 0};
         const double   ez = sigma / E + p, ex = -nu * sigma / E - p / 2;
         const V6       eps = {ex, ex, ez, 0, 0, 0};
         if (hk == 0)
@@ -482,10 +482,10 @@ main()
     // A tangent that ignored the algorithmic term (the continuum elastoplastic
     // tangent) would differ from the finite difference by O(dgamma): make
     // sure the test sees that on a strongly plastic state.
-    const Material m  = cases[0].m;
-    const V6       z  = {0, 0, 0, 0, 0, 0};
-    State          st{z, z, {0.001, -0.004, 0.003, 0.002, -0.001, 0.0015}, 0};
-    const Result   r  = plastix_map(m, st.ep, st.alpha, st.beta, st.eps);
+    const MaterialConstants m  = cases[0].m;
+    const V6                z  = {0, 0, 0, 0, 0, 0};
+    State                   st{z, z, {0.001, -0.004, 0.003, 0.002, -0.001, 0.0015}, 0};
+    const Result            r  = plastix_map(m, st.ep, st.alpha, st.beta, st.eps);
     double         continuum[36];
     const double   G  = m.mu, K = m.lambda + 2 * G / 3, Ht = m.isotropic_hardening;
     V6             s  = dev(elastic_stress(m, st.eps));

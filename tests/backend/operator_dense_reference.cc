@@ -154,7 +154,7 @@ namespace
    * (mean div - div)).
    */
   void
-  element_matrix(const double X[8][3], const Material &m, const bool bbar, double K[24][24])
+  element_matrix(const double X[8][3], const MaterialConstants &m, const bool bbar, double K[24][24])
   {
     double Bq[8][6][24] = {}, JxWq[8];
     const double g[2] = {0.5 - 0.5 / std::sqrt(3.), 0.5 + 0.5 / std::sqrt(3.)};
@@ -611,9 +611,9 @@ main()
   std::printf("backend: %s\n", device_description().c_str());
   try
     {
-      const Material steel{1.1538461538461537e11, 7.6923076923076923e10, 0, 0, 0};
+      const MaterialConstants steel{1.1538461538461537e11, 7.6923076923076923e10, 0, 0, 0};
       // E = 70e9, nu = 0.35
-      const Material aluminium{70e9 * 0.35 / (1.35 * 0.3), 70e9 / 2.7, 0, 0, 0};
+      const MaterialConstants aluminium{70e9 * 0.35 / (1.35 * 0.3), 70e9 / 2.7, 0, 0, 0};
 
       auto make = [&](const double distortion, const bool two_materials) {
         BoxMeshDescription desc;

@@ -25,8 +25,8 @@
 //      meridian.
 // Tangent columns as in j2_return_map: column j >= 3 is a unit engineering
 // shear strain (a tensor component 1/2).
-#include <plastix/backend/material.h>
 #include <plastix/backend/gauss_point_state.h>
+#include <plastix/backend/material_constants.h>
 
 #include <algorithm>
 #include <array>
@@ -39,7 +39,7 @@
 #include "../checker.h"
 #include "symmetric_tensors.h"
 
-using plastix::backend::Material;
+using plastix::backend::MaterialConstants;
 using plastix::backend::ReturnRegion;
 using plastix::backend::YieldCriterion;
 using plastix_test::V6;
@@ -53,20 +53,20 @@ namespace
 
   const double pi = 3.14159265358979323846;
 
-  Material
+  MaterialConstants
   elastic(const double E, const double nu)
   {
-    Material m;
+    MaterialConstants m;
     m.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
     m.mu     = E / (2 * (1 + nu));
     return m;
   }
 
-  Material
+  MaterialConstants
   mohr_coulomb(const double E, const double nu, const double c, const double phi_deg, const double psi_deg,
                const double H = 0)
   {
-    Material m           = elastic(E, nu);
+    MaterialConstants m  = elastic(E, nu);
     m.criterion          = YieldCriterion::mohr_coulomb;
     m.cohesion           = c;
     m.cohesion_hardening = H;
@@ -77,12 +77,12 @@ namespace
   }
 
   /** Drucker-Prager through the compression meridians of Mohr-Coulomb (the outer cone). */
-  Material
+  MaterialConstants
   drucker_prager_outer(const double E, const double nu, const double c, const double phi_deg,
                        const double psi_deg, const double H = 0)
   {
-    Material     m   = elastic(E, nu);
-    const double sf  = std::sin(phi_deg * pi / 180), sp = std::sin(psi_deg * pi / 180);
+    MaterialConstants m  = elastic(E, nu);
+    const double      sf = std::sin(phi_deg * pi / 180), sp = std::sin(psi_deg * pi / 180);
     m.criterion          = YieldCriterion::drucker_prager;
     m.cohesion           = c;
     m.cohesion_hardening = H;
@@ -93,14 +93,14 @@ namespace
   }
 
   double
-  bulk(const Material &m)
+  bulk(const MaterialConstants &m)
   {
     return m.lambda + 2. / 3. * m.mu;
   }
 
   /** C^-1 s. */
   V6
-  compliance(const Material &m, const V6 &s)
+  compliance(const MaterialConstants &m, const V6 &s)
   {
     V6           e;
     const double p = (s[0] + s[1] + s[2]) / 3;
@@ -158,14 +158,14 @@ namespace
 
   /** The largest of the six Mohr-Coulomb yield functions (sigma_max - sigma_min + (..) sin phi - 2 c cos phi). */
   double
-  mohr_coulomb_yield(const Material &m, const double c, const V6 &s)
+  mohr_coulomb_yield(const MaterialConstants &m, const double c, const V6 &s)
   {
     const auto l = principal_values(s);
     return (l[0] - l[2]) + (l[0] + l[2]) * m.sin_friction - 2 * c * m.cos_friction;
   }
 
   double
-  drucker_prager_yield(const Material &m, const double c, const V6 &s)
+  drucker_prager_yield(const MaterialConstants &m, const double c, const V6 &s)
   {
     const double p  = (s[0] + s[1] + s[2]) / 3;
     V6           d  = s;
@@ -175,13 +175,13 @@ namespace
   }
 
   double
-  yield(const Material &m, const double c, const V6 &s)
+  yield(const MaterialConstants &m, const double c, const V6 &s)
   {
     return m.criterion == YieldCriterion::drucker_prager ? drucker_prager_yield(m, c, s) : mohr_coulomb_yield(m, c, s);
   }
 
   plastix::backend::PressureDependentPoint
-  plastix_map(const Material &m, const V6 &ep, const double alpha, const V6 &s0, const V6 &eps)
+  plastix_map(const MaterialConstants &m, const V6 &ep, const double alpha, const V6 &s0, const V6 &eps)
   {
     return plastix::backend::pressure_dependent_return_map(m, ep.data(), alpha, s0.data(), eps.data());
   }
@@ -285,7 +285,7 @@ namespace
   };
 
   Violations
-  plastic_properties(const Material &m, const V6 &ep, const double alpha, const V6 &s0, const V6 &eps,
+  plastic_properties(const MaterialConstants &m, const V6 &ep, const double alpha, const V6 &s0, const V6 &eps,
                      const plastix::backend::PressureDependentPoint &r)
   {
     Violations v;
@@ -432,7 +432,7 @@ namespace
    * initial stress, elastic and plastic strain.
    */
   State
-  random_state(const Material &m, std::mt19937 &rng, const double spread, const double hydro)
+  random_state(const MaterialConstants &m, std::mt19937 &rng, const double spread, const double hydro)
   {
     std::uniform_real_distribution<double> u(-1, 1);
     const double                           c = m.cohesion;
@@ -458,7 +458,8 @@ namespace
 
   /** Finite-difference check of the tangent at a state (central, step h relative to |eps|). */
   double
-  tangent_error(const Material &m, const State &st, const plastix::backend::PressureDependentPoint &r, bool &stable)
+  tangent_error(const MaterialConstants &m, const State &st, const plastix::backend::PressureDependentPoint &r,
+                bool &stable)
   {
     const double h      = 1e-7 * std::max(norm(st.eps), 1e-6);
     double       worst  = 0, scale = 0;
@@ -509,8 +510,8 @@ main()
 
   struct Case
   {
-    std::string name;
-    Material    m;
+    std::string       name;
+    MaterialConstants m;
   };
   const std::vector<Case> cases = {
     {"MC associative, perfect (Vilas Boas: E 2000, nu 0.2, c 5, phi 20)", mohr_coulomb(2000, 0.2, 5, 20, 20)},
@@ -614,9 +615,9 @@ main()
   std::printf("(c) associative perfect plasticity: the closest admissible stress in the energy norm\n");
   for (const int k : {0, 5})
     {
-      const Material &m     = cases[k].m;
-      double          worst = 0;
-      int             n_plastic = 0;
+      const MaterialConstants &m         = cases[k].m;
+      double                   worst     = 0;
+      int                      n_plastic = 0;
       for (int n = 0; n < 400; ++n)
         {
           const State st = random_state(m, rng, 6, std::uniform_real_distribution<double>(-6, 8)(rng));
@@ -660,10 +661,11 @@ main()
   std::printf("(e) closed forms\n");
   {
     // Hydrostatic tension beyond the apex.
-    const Material mc = mohr_coulomb(2000, 0.2, 5, 20, 20), dp = drucker_prager_outer(2000, 0.2, 5, 20, 20);
-    const V6       eps = {0.02, 0.02, 0.02, 0, 0, 0};
-    const auto     r1 = plastix_map(mc, zero, 0, zero, eps), r2 = plastix_map(dp, zero, 0, zero, eps);
-    const double   cot = std::cos(20 * pi / 180) / std::sin(20 * pi / 180);
+    const MaterialConstants mc  = mohr_coulomb(2000, 0.2, 5, 20, 20);
+    const MaterialConstants dp  = drucker_prager_outer(2000, 0.2, 5, 20, 20);
+    const V6                eps = {0.02, 0.02, 0.02, 0, 0, 0};
+    const auto              r1 = plastix_map(mc, zero, 0, zero, eps), r2 = plastix_map(dp, zero, 0, zero, eps);
+    const double            cot = std::cos(20 * pi / 180) / std::sin(20 * pi / 180);
     double         e1 = 0, e2 = 0;
     for (int k = 0; k < 6; ++k)
       {
@@ -675,11 +677,11 @@ main()
     checker.check_true("DP hydrostatic tension returns to the apex", r2.region == ReturnRegion::apex);
     checker.check("DP hydrostatic tension: sigma = xi c / eta I [MPa]", e2, 1e-12);
     // Apex with hardening: p = cot(phi) (c + H cos(phi)/sin(psi) d eps_v), p = p_tr - K d eps_v.
-    const Material mh  = mohr_coulomb(2000, 0.2, 5, 20, 20, 300);
-    const auto     r3  = plastix_map(mh, zero, 0, zero, eps);
-    const double   K   = bulk(mh), ptr = 3 * K * 0.02;
-    const double   al  = std::cos(20 * pi / 180) / std::sin(20 * pi / 180);
-    const double   dev = (ptr - cot * 5) / (K + cot * 300 * al);
+    const MaterialConstants mh  = mohr_coulomb(2000, 0.2, 5, 20, 20, 300);
+    const auto              r3  = plastix_map(mh, zero, 0, zero, eps);
+    const double            K   = bulk(mh), ptr = 3 * K * 0.02;
+    const double            al  = std::cos(20 * pi / 180) / std::sin(20 * pi / 180);
+    const double            dev = (ptr - cot * 5) / (K + cot * 300 * al);
     checker.check("MC apex with cohesion hardening: p [MPa]", std::abs(r3.stress[0] - (ptr - K * dev)), 1e-10);
     checker.check("MC apex with cohesion hardening: alpha", std::abs(r3.alpha - al * dev), 1e-14);
   }
@@ -691,11 +693,11 @@ main()
       // (a' - b') + (a' + b') sin phi = 2 c cos phi with
       // a' = a - dg [lambda tr N + 2G (1 + sp)], b' = b - dg [lambda tr N + 2G 2 (-1 + sp)],
       // N = N_13 + N_23 = (1 + sp, 1 + sp, -2 + 2 sp).
-      const Material m  = mohr_coulomb(2000, 0.2, 5, 30, psi);
-      const V6       e  = {-0.001, -0.001, -0.1, 0, 0, 0};
-      const auto     r  = plastix_map(m, zero, 0, zero, e);
-      const double   l = m.lambda, G = m.mu, sf = m.sin_friction, cf = m.cos_friction, sp = m.sin_dilation;
-      const double   tr = e[0] + e[1] + e[2];
+      const MaterialConstants m  = mohr_coulomb(2000, 0.2, 5, 30, psi);
+      const V6                e  = {-0.001, -0.001, -0.1, 0, 0, 0};
+      const auto              r  = plastix_map(m, zero, 0, zero, e);
+      const double            l = m.lambda, G = m.mu, sf = m.sin_friction, cf = m.cos_friction, sp = m.sin_dilation;
+      const double            tr = e[0] + e[1] + e[2];
       const double   a = l * tr + 2 * G * e[0], b = l * tr + 2 * G * e[2];
       const double   trN = 4 * sp, ra = l * trN + 2 * G * (1 + sp), rb = l * trN + 2 * G * (-2 + 2 * sp);
       // (a - dg ra - b + dg rb) + (a - dg ra + b - dg rb) sf = 2 c cf
@@ -707,8 +709,8 @@ main()
       checker.check("triaxial compression, psi " + std::to_string(int(psi)) + ": stresses [MPa]", err, 1e-10);
       // The DP outer cone passes through the MC compression meridian: the
       // returned MC stress is on the DP outer cone of the same phi.
-      const Material dp = drucker_prager_outer(2000, 0.2, 5, 30, psi);
-      V6             s;
+      const MaterialConstants dp = drucker_prager_outer(2000, 0.2, 5, 30, psi);
+      V6                      s;
       for (int k = 0; k < 6; ++k)
         s[k] = r.stress[k];
       checker.check("triaxial compression, psi " + std::to_string(int(psi)) + ": on the DP outer cone", std::abs(drucker_prager_yield(dp, 5, s)) / 5, 1e-12);
@@ -717,9 +719,9 @@ main()
     // Vilas Boas's wellbore: the elastic perturbation sigma_rr = -0.1 / r^2,
     // sigma_tt = +0.1 / r^2, sigma_zz = 0 [MPa] as an initial stress first
     // yields at r = sqrt(0.2 / (2 c cos phi)) = 0.146 m.
-    const Material m  = mohr_coulomb(2000, 0.2, 5, 20, 20);
-    const double   r0 = std::sqrt(0.2 / (2 * 5 * std::cos(20 * pi / 180)));
-    auto           region_at = [&](const double r) {
+    const MaterialConstants m         = mohr_coulomb(2000, 0.2, 5, 20, 20);
+    const double            r0        = std::sqrt(0.2 / (2 * 5 * std::cos(20 * pi / 180)));
+    auto                    region_at = [&](const double r) {
       const V6 s0 = {-0.1 / (r * r), 0.1 / (r * r), 0, 0, 0, 0};
       return plastix_map(m, zero, 0, s0, zero).region;
     };
@@ -730,7 +732,7 @@ main()
   {
     // Repeated eigenvalues: an exactly axisymmetric and an exactly
     // hydrostatic-plus-uniaxial trial, rotated; finite differences there.
-    const Material m = mohr_coulomb(2000, 0.2, 5, 30, 10, 50);
+    const MaterialConstants m = mohr_coulomb(2000, 0.2, 5, 30, 10, 50);
     for (const double psi_case : {0., 1.})
       {
         State st;

@@ -4,7 +4,7 @@
 #ifndef PLASTIX_TESTS_BACKEND_SYMMETRIC_TENSORS_H
 #define PLASTIX_TESTS_BACKEND_SYMMETRIC_TENSORS_H
 
-#include <plastix/backend/material.h>
+#include <plastix/backend/material_constants.h>
 
 #include <array>
 #include <cmath>
@@ -29,7 +29,7 @@ namespace plastix_test
 
   /** sigma = lambda tr(e) I + 2 mu e. */
   inline V6
-  elastic_stress(const plastix::backend::Material &m, const V6 &e)
+  elastic_stress(const plastix::backend::MaterialConstants &m, const V6 &e)
   {
     V6           s;
     const double tr = e[0] + e[1] + e[2];

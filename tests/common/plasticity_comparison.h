@@ -8,7 +8,7 @@
 
 #include <deal.II/lac/la_parallel_vector.h>
 
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 
 #include "discretization.h"
 

@@ -48,7 +48,7 @@
 #include <plastix/core/device_vector.h>
 #include <plastix/core/external_force.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>

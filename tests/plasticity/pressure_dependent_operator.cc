@@ -31,8 +31,8 @@
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/material/material.h>
-#include <plastix/material/plasticity.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
 
@@ -199,7 +199,7 @@ main(int argc, char **argv)
           {
             fe_values.reinit(cell);
             cell->get_dof_indices(dofs);
-            const plastix::backend::Material &m = table.at(cell->material_id());
+            const plastix::backend::MaterialConstants &m = table.at(cell->material_id());
             std::array<double, 8>             avg{};
             double                            volume = 0;
             for (unsigned int q = 0; q < 8; ++q)

@@ -52,7 +52,7 @@
 
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
 

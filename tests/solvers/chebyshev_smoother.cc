@@ -24,8 +24,8 @@
 #include <deal.II/numerics/vector_tools.h>
 
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/core/runtime.h>
-#include <plastix/material/plasticity.h>
 #include <plastix/solvers/chebyshev_smoother.h>
 
 #include "q1_dofs.h"

@@ -39,7 +39,7 @@
 #include <plastix/core/collective_failure.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 #include <plastix/solvers/linear_solver.h>
 
 #include "test_environment.h"

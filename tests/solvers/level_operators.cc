@@ -30,7 +30,7 @@
 
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 
 #include "q1_dofs.h"
 #include "test_environment.h"

@@ -150,13 +150,13 @@ namespace plastix
      * Returns true if the point yields.
      */
     PLASTIX_BACKEND_EXPORT bool
-    j2_return_map(const Material &material,
-                  const double    plastic_strain[6],
-                  double          alpha,
-                  const double    back_stress[6],
-                  const double    strain[6],
-                  double          stress[6],
-                  double          tangent[36]);
+    j2_return_map(const MaterialConstants &material,
+                  const double             plastic_strain[6],
+                  double                   alpha,
+                  const double             back_stress[6],
+                  const double             strain[6],
+                  double                   stress[6],
+                  double                   tangent[36]);
 
     /** Result of pressure_dependent_return_map(). */
     struct PressureDependentPoint
@@ -185,11 +185,11 @@ namespace plastix
      * cohesion + cohesion_hardening * @p alpha.
      */
     PLASTIX_BACKEND_EXPORT PressureDependentPoint
-    pressure_dependent_return_map(const Material &material,
-                                  const double    plastic_strain[6],
-                                  double          alpha,
-                                  const double    initial_stress[6],
-                                  const double    strain[6]);
+    pressure_dependent_return_map(const MaterialConstants &material,
+                                  const double             plastic_strain[6],
+                                  double                   alpha,
+                                  const double             initial_stress[6],
+                                  const double             strain[6]);
   } // namespace backend
 } // namespace plastix
 

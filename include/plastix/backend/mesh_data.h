@@ -4,7 +4,7 @@
 #define PLASTIX_BACKEND_MESH_DATA_H
 
 #include <plastix/backend/config.h>
-#include <plastix/backend/material.h>
+#include <plastix/backend/material_constants.h>
 
 #include <cstdint>
 #include <string>
@@ -41,7 +41,7 @@ namespace plastix
       std::vector<std::uint16_t> cell_material;
 
       /** The material table. */
-      std::vector<Material> materials;
+      std::vector<MaterialConstants> materials;
 
       /**
        * Stiffness factor of each cell, or empty (1 for every cell): the

@@ -28,10 +28,10 @@ namespace plastix
    * dilatation). @p cell_matrix is resized.
    */
   void
-  elastic_cell_matrix(const dealii::FEValues<3>         &fe_values,
-                      const backend::Material           &material,
-                      backend::ElementFormulation        formulation,
-                      dealii::FullMatrix<double>        &cell_matrix);
+  elastic_cell_matrix(const dealii::FEValues<3>        &fe_values,
+                      const backend::MaterialConstants &material,
+                      backend::ElementFormulation       formulation,
+                      dealii::FullMatrix<double>       &cell_matrix);
 
   /**
    * Assemble the elastic stiffness matrix (FEValues, QGauss(2), as in

@@ -12,9 +12,9 @@
 
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/device_operator.h>
+#include <plastix/base/enum_patterns.h>
 #include <plastix/core/boundary_springs.h>
 #include <plastix/core/device_vector.h>
-#include <plastix/core/enum_patterns.h>
 #include <plastix/material/material.h>
 
 #include <functional>

@@ -4,7 +4,7 @@
 
 #include <deal.II/base/mpi.h>
 
-#include <plastix/core/enum_patterns.h>
+#include <plastix/base/enum_patterns.h>
 
 #include <string>
 #include <utility>

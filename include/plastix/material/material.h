@@ -1,7 +1,7 @@
 // The materials of plastix: isotropic linear elasticity with von Mises (J2)
 // plasticity and linear isotropic and kinematic hardening, by deal.II
 // material id. The device point kernels (elastic law, radial return,
-// consistent tangent) live in the backend; plastix/material/plasticity.h
+// consistent tangent) live in the backend; plastix/core/plasticity_state.h
 // holds the Gauss-point history of a plastic run.
 #ifndef PLASTIX_MATERIAL_MATERIAL_H
 #define PLASTIX_MATERIAL_MATERIAL_H
@@ -10,8 +10,8 @@
 #include <deal.II/grid/tria_accessor.h>
 #include <deal.II/grid/tria_iterator.h>
 
-#include <plastix/backend/material.h>
-#include <plastix/core/enum_patterns.h>
+#include <plastix/backend/material_constants.h>
+#include <plastix/base/enum_patterns.h>
 
 #include <functional>
 #include <map>
@@ -19,7 +19,7 @@
 namespace plastix
 {
   /** Material constants by deal.II material id. */
-  using MaterialTable = std::map<dealii::types::material_id, backend::Material>;
+  using MaterialTable = std::map<dealii::types::material_id, backend::MaterialConstants>;
 
   /**
    * A stiffness factor per cell (active or level cell), or empty for 1
@@ -36,7 +36,7 @@ namespace plastix
    * yield stress is negative or NaN, or a hardening modulus is negative or
    * not finite.
    */
-  backend::Material
+  backend::MaterialConstants
   make_material(double E,
                 double nu,
                 double yield_stress         = 0,
@@ -64,7 +64,7 @@ namespace plastix
    * bad value unless 0 < phi < 90, 0 <= psi <= phi, c > 0 and H >= 0, all
    * finite.
    */
-  backend::Material
+  backend::MaterialConstants
   make_mohr_coulomb(double E,
                     double nu,
                     double cohesion,
@@ -79,7 +79,7 @@ namespace plastix
    * by @p matching (de Souza Neto et al., eqs. 6.121-6.123). Same checks
    * as make_mohr_coulomb().
    */
-  backend::Material
+  backend::MaterialConstants
   make_drucker_prager(double       E,
                       double       nu,
                       double       cohesion,
@@ -92,7 +92,7 @@ namespace plastix
    * The material of material id @p id in @p materials; throws
    * dealii::ExcMessage naming the id if the table has none.
    */
-  const backend::Material &
+  const backend::MaterialConstants &
   material_of(const MaterialTable &materials, dealii::types::material_id id);
 
   template <>

@@ -6,10 +6,10 @@
 #ifndef PLASTIX_SOLVERS_NEWTON_H
 #define PLASTIX_SOLVERS_NEWTON_H
 
+#include <plastix/base/enum_patterns.h>
 #include <plastix/core/device_vector.h>
-#include <plastix/core/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 
 #include <functional>
 #include <string>

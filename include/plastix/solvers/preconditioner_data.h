@@ -5,7 +5,7 @@
 
 #include <deal.II/base/types.h>
 
-#include <plastix/core/enum_patterns.h>
+#include <plastix/base/enum_patterns.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/solvers/solver_types.h>
 

@@ -7,7 +7,7 @@
 #include <deal.II/base/types.h>
 #include <deal.II/fe/component_mask.h>
 
-#include <plastix/core/enum_patterns.h>
+#include <plastix/base/enum_patterns.h>
 
 #include <map>
 

@@ -13,7 +13,7 @@
 #ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_ELASTIC_LAW_H
 #define PLASTIX_SOURCE_BACKEND_MATERIAL_ELASTIC_LAW_H
 
-#include <plastix/backend/material.h>
+#include <plastix/backend/material_constants.h>
 
 #include "../kernels/q1_kernels.h"
 
@@ -35,17 +35,17 @@ namespace plastix
       {
         using value_type = Number;
 
-        const Material      *materials     = nullptr;
-        const std::uint16_t *cell_material = nullptr;
-        const float         *cell_factors  = nullptr;
+        const MaterialConstants *materials     = nullptr;
+        const std::uint16_t     *cell_material = nullptr;
+        const float             *cell_factors  = nullptr;
 
         KOKKOS_INLINE_FUNCTION void
         stress(const Index64 cell, const int, const Number eps[6], Number sig[6]) const
         {
-          const Material &m      = materials[cell_material[cell]];
-          const Number    lambda = static_cast<Number>(m.lambda);
-          const Number    two_mu = static_cast<Number>(2. * m.mu);
-          const Number    tr     = eps[0] + eps[1] + eps[2];
+          const MaterialConstants &m      = materials[cell_material[cell]];
+          const Number             lambda = static_cast<Number>(m.lambda);
+          const Number             two_mu = static_cast<Number>(2. * m.mu);
+          const Number             tr     = eps[0] + eps[1] + eps[2];
           PLASTIX_UNROLL
           for (int k = 0; k < 3; ++k)
             sig[k] = lambda * tr + two_mu * eps[k];

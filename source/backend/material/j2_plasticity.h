@@ -5,7 +5,7 @@
 #ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_J2_PLASTICITY_H
 #define PLASTIX_SOURCE_BACKEND_MATERIAL_J2_PLASTICITY_H
 
-#include <plastix/backend/material.h>
+#include <plastix/backend/material_constants.h>
 
 #include "../kernels/q1_kernels.h"
 #include "elastic_law.h"
@@ -51,12 +51,12 @@ namespace plastix
 
       /** Backward-Euler radial return of J2 plasticity with linear mixed hardening. */
       KOKKOS_INLINE_FUNCTION void
-      j2_return_map(const Material &m,
-                    const double    eps[6],
-                    const double    plastic_strain_n[6],
-                    const double    alpha_n,
-                    const double    back_stress_n[6],
-                    ReturnMapResult &r)
+      j2_return_map(const MaterialConstants &m,
+                    const double             eps[6],
+                    const double             plastic_strain_n[6],
+                    const double             alpha_n,
+                    const double             back_stress_n[6],
+                    ReturnMapResult         &r)
       {
         const double G  = m.mu;
         const double K  = m.lambda + 2. / 3. * m.mu;
@@ -133,9 +133,9 @@ namespace plastix
       {
         using value_type = Number;
 
-        const Material      *materials     = nullptr;
-        const std::uint16_t *cell_material = nullptr;
-        const std::uint8_t  *cell_plastic  = nullptr;
+        const MaterialConstants *materials     = nullptr;
+        const std::uint16_t     *cell_material = nullptr;
+        const std::uint8_t      *cell_plastic  = nullptr;
         /** The tangent fields in the precision of the application (GaussPointState::Impl::tangent_law()). */
         Strided<const Number> tangent;
         /** Stiffness factors (MeshData::cell_factors), or null. */
@@ -152,7 +152,7 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION void
         unscaled_stress(const Index64 cell, const int q, const Number eps[6], Number sig[6]) const
         {
-          const Material &m = materials[cell_material[cell]];
+          const MaterialConstants &m = materials[cell_material[cell]];
           const Number    K = static_cast<Number>(m.lambda + 2. / 3. * m.mu);
           if (!cell_plastic[cell])
             {

@@ -20,7 +20,7 @@
 #ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_PRESSURE_DEPENDENT_H
 #define PLASTIX_SOURCE_BACKEND_MATERIAL_PRESSURE_DEPENDENT_H
 
-#include <plastix/backend/material.h>
+#include <plastix/backend/material_constants.h>
 
 #include "../kokkos_common.h"
 
@@ -182,7 +182,7 @@ namespace plastix
        * plastic volume change at the apex (no hardening at the apex if psi = 0).
        */
       KOKKOS_INLINE_FUNCTION void
-      mohr_coulomb_return(const Material &m, const double c_n, const double q[3], PrincipalReturn &r)
+      mohr_coulomb_return(const MaterialConstants &m, const double c_n, const double q[3], PrincipalReturn &r)
       {
         const double G = m.mu, K = m.lambda + 2. / 3. * m.mu, H = m.cohesion_hardening;
         const double sf = m.sin_friction, cf = m.cos_friction, sp = m.sin_dilation;
@@ -280,7 +280,7 @@ namespace plastix
        * (no hardening at the apex if eta_bar = 0).
        */
       KOKKOS_INLINE_FUNCTION void
-      drucker_prager_return(const Material &m, const double c_n, const double q[3], PrincipalReturn &r)
+      drucker_prager_return(const MaterialConstants &m, const double c_n, const double q[3], PrincipalReturn &r)
       {
         const double G = m.mu, K = m.lambda + 2. / 3. * m.mu, H = m.cohesion_hardening;
         const double eta = m.cone_eta, xi = m.cone_xi, eta_bar = m.cone_eta_bar;
@@ -343,11 +343,11 @@ namespace plastix
        * (all in the storage xx, yy, zz, yz, xz, xy, tensor components).
        */
       KOKKOS_INLINE_FUNCTION void
-      pressure_dependent_return_map(const Material         &m,
-                                    const double            eps[6],
-                                    const double            plastic_strain_n[6],
-                                    const double            alpha_n,
-                                    const double            sigma_0[6],
+      pressure_dependent_return_map(const MaterialConstants &m,
+                                    const double             eps[6],
+                                    const double             plastic_strain_n[6],
+                                    const double             alpha_n,
+                                    const double             sigma_0[6],
                                     PressureDependentResult &out)
       {
         const double G = m.mu, lambda = m.lambda, K = m.lambda + 2. / 3. * m.mu;

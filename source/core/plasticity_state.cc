@@ -6,7 +6,7 @@
 
 #include <plastix/material/material.h>
 
-#include <plastix/material/plasticity.h>
+#include <plastix/core/plasticity_state.h>
 
 #include <cmath>
 #include <sstream>
@@ -91,7 +91,7 @@ namespace plastix
       {
         if (!cell->is_locally_owned())
           continue;
-        const backend::Material &m = material_of(op.material_table, cell->material_id());
+        const backend::MaterialConstants &m = material_of(op.material_table, cell->material_id());
         fe_values.reinit(cell);
         for (unsigned int q = 0; q < 8; ++q)
           {

@@ -1,7 +1,7 @@
 // Kokkos-free constants of one material as the device kernels read them
 // (plastix/material/material.h makes them from engineering constants).
-#ifndef PLASTIX_BACKEND_MATERIAL_H
-#define PLASTIX_BACKEND_MATERIAL_H
+#ifndef PLASTIX_BACKEND_MATERIAL_CONSTANTS_H
+#define PLASTIX_BACKEND_MATERIAL_CONSTANTS_H
 
 #include <cstdint>
 
@@ -51,7 +51,7 @@ namespace plastix
      * (or the cone constants) and the cohesion hardening modulus. Stresses
      * are positive in tension.
      */
-    struct Material
+    struct MaterialConstants
     {
       /** First Lame parameter. */
       double lambda = 0;

@@ -3,8 +3,8 @@
 // ParameterHandler::add_parameter() reads and writes the enum directly with a
 // Patterns::Selection of the names (the pattern of ExaDG's enum_patterns.h,
 // without magic_enum: the .prm names have blanks and capitals).
-#ifndef PLASTIX_CORE_ENUM_PATTERNS_H
-#define PLASTIX_CORE_ENUM_PATTERNS_H
+#ifndef PLASTIX_BASE_ENUM_PATTERNS_H
+#define PLASTIX_BASE_ENUM_PATTERNS_H
 
 #include <deal.II/base/patterns.h>
 

@@ -1,6 +1,6 @@
 // deal.II-facing plasticity state on the device (J2, Mohr-Coulomb, Drucker-Prager).
-#ifndef PLASTIX_MATERIAL_PLASTICITY_H
-#define PLASTIX_MATERIAL_PLASTICITY_H
+#ifndef PLASTIX_CORE_PLASTICITY_STATE_H
+#define PLASTIX_CORE_PLASTICITY_STATE_H
 
 #include <deal.II/base/point.h>
 #include <deal.II/base/symmetric_tensor.h>
