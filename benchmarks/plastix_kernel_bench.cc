@@ -305,16 +305,16 @@ namespace
    * SpMV of the same matrix next to the operator's own.
    */
   void
-  report_assembly(const int                  n,
-                  const std::size_t          n_dofs,
-                  const std::string         &kernel,
-                  DeviceOperator         &op,
-                  const DeviceArray<double> &src,
-                  DeviceArray<double>       &dst,
-                  const std::vector<double> &reference,
+  report_assembly(const int                        n,
+                  const std::size_t                n_dofs,
+                  const std::string               &kernel,
+                  DeviceOperator                  &op,
+                  const DeviceArray<double>       &src,
+                  DeviceArray<double>             &dst,
+                  const std::vector<double>       &reference,
                   const std::vector<std::uint8_t> &constrained,
-                  const int                  repeats,
-                  int                       &status)
+                  const int                        repeats,
+                  int                             &status)
   {
     const double symbolic_s = op.assembly_times().symbolic;
     const double numeric_s  = median_seconds(std::max(3, repeats / 4), [&] { op.update_tangent(); });

@@ -137,7 +137,7 @@ namespace plastix
       void
       write_step_output(unsigned int                                              step,
                         double                                                    lambda,
-                        const LoadStepResult                                      &result,
+                        const LoadStepResult                                     &result,
                         const dealii::LinearAlgebra::distributed::Vector<double> &u_host);
 
       /** The checkpoint after step @p step: @p history_before is the history before it. */
@@ -386,7 +386,7 @@ namespace plastix
     void
     ElastoplasticRun::write_step_output(const unsigned int                                        step,
                                         const double                                              lambda,
-                                        const LoadStepResult                                      &result,
+                                        const LoadStepResult                                     &result,
                                         const dealii::LinearAlgebra::distributed::Vector<double> &u_host)
     {
       timer.start();
@@ -415,7 +415,7 @@ namespace plastix
                                             const double                                              lambda,
                                             const LoadStepping                                       &stepping,
                                             const dealii::LinearAlgebra::distributed::Vector<double> &u_host,
-                                            const std::vector<double> &history_before)
+                                            const std::vector<double>                                &history_before)
     {
       timer.start();
       LoadSteppingState now;

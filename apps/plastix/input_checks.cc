@@ -721,9 +721,9 @@ namespace plastix
        */
       template <typename FaceIterator>
       void
-      add_normal_support_line(const FaceIterator                              &face,
-                              const unsigned int                               fv,
-                              const unsigned int                               c,
+      add_normal_support_line(const FaceIterator                                                    &face,
+                              const unsigned int                                                     fv,
+                              const unsigned int                                                     c,
                               const std::vector<std::pair<dealii::types::global_dof_index, double>> &entries)
       {
         double row[6] = {0, 0, 0, 0, 0, 0};

@@ -96,8 +96,8 @@ namespace plastix
   }
 
   void
-  assemble_external_force(const dealii::DoFHandler<3>                         &dof_handler,
-                          const BoundaryParameters                            &boundary,
+  assemble_external_force(const dealii::DoFHandler<3>                        &dof_handler,
+                          const BoundaryParameters                           &boundary,
                           dealii::LinearAlgebra::distributed::Vector<double> &force,
                           const std::vector<std::string>                     &kinds)
   {
@@ -125,8 +125,8 @@ namespace plastix
   }
 
   void
-  add_point_loads(const dealii::DoFHandler<3>                         &dof_handler,
-                  const std::vector<PointLoad>                        &point_loads,
+  add_point_loads(const dealii::DoFHandler<3>                        &dof_handler,
+                  const std::vector<PointLoad>                       &point_loads,
                   dealii::LinearAlgebra::distributed::Vector<double> &force)
   {
     if (point_loads.empty())

@@ -52,8 +52,8 @@ namespace plastix
    * body's bounding box from every vertex. Collective.
    */
   void
-  add_point_loads(const dealii::DoFHandler<3>                         &dof_handler,
-                  const std::vector<PointLoad>                        &point_loads,
+  add_point_loads(const dealii::DoFHandler<3>                        &dof_handler,
+                  const std::vector<PointLoad>                       &point_loads,
                   dealii::LinearAlgebra::distributed::Vector<double> &force);
 
   /** The material table (Lame constants, yield data) for every material id of the mesh. */

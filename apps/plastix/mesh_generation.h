@@ -145,9 +145,9 @@ namespace plastix
    * The data attached to the saved mesh is then ready to be unpacked.
    */
   void
-  load_mesh(const MeshParameters                             &parameters,
+  load_mesh(const MeshParameters                            &parameters,
             dealii::parallel::distributed::Triangulation<3> &triangulation,
-            const std::string                                &file);
+            const std::string                               &file);
 
   /**
    * Give boundary faces ids 0..5 if their centre lies on the face x-, x+, y-,

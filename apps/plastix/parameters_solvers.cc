@@ -12,6 +12,83 @@
 
 namespace plastix
 {
+  namespace
+  {
+    /** The entries of the multigrid preconditioner ("Multigrid ..."), bound to @p data. */
+    void
+    declare_multigrid_entries(dealii::ParameterHandler &prm, MultigridData &data)
+    {
+      prm.add_parameter("Multigrid smoother degree", data.smoother_degree,
+                        "Degree of the Chebyshev-Jacobi smoother on each multigrid level (pre and "
+                        "post smoothing)",
+                        dealii::Patterns::Integer(1, 30));
+      prm.add_parameter("Multigrid smoothing range", data.smoothing_range,
+                        "The multigrid smoother damps eigenvalues of D^-1 A in [lambda_max / range, "
+                        "lambda_max] (lambda_max estimated by 12 CG iterations)",
+                        dealii::Patterns::Double(1.));
+      prm.add_parameter("Multigrid coarse solver", data.coarse_solver,
+                        "Solver of the coarsest multigrid level (the coarse mesh): cg (CG on the "
+                        "device, preconditioned by Chebyshev-Jacobi, to 'Multigrid coarse "
+                        "tolerance'), chebyshev (a Chebyshev-Jacobi polynomial on the device whose "
+                        "degree reduces the error by 'Multigrid coarse tolerance'), direct (Amesos "
+                        "KLU of the level-0 matrix assembled on the host), dense inverse (the "
+                        "explicit inverse of that matrix, computed once, cuSOLVER on a GPU and "
+                        "LAPACK on the host, applied by one dense matrix-vector product where the "
+                        "kernels run; n^2 doubles of memory for n level-0 DoFs) or amg (one ML "
+                        "V-cycle of that matrix, settings below); direct and amg copy the level-0 "
+                        "vector to the host per V-cycle. auto: up to 'Multigrid direct solver "
+                        "limit' level-0 DoFs dense inverse on a GPU (from 'Multigrid dense "
+                        "inverse minimum' DoFs) and direct otherwise, cg above, replaced by the "
+                        "dense inverse at a Newton step once the cg solves have taken as long as "
+                        "its set-up is estimated to take (up to 46,340 level-0 DoFs); the run "
+                        "summary names the choice");
+      prm.add_parameter("Multigrid level precision", data.level_precision,
+                        "Number type of the V-cycle: double, or single (level operators, "
+                        "smoothers and transfers on float vectors, the coarse solve, the outer "
+                        "Krylov solver and the Newton iteration in double precision: a "
+                        "mixed-precision V-cycle that moves half the bytes; the same iterations as "
+                        "double on the stock problems and a faster Newton stage on a GPU, "
+                        "doc/solvers.md, \"Multigrid settings\"). single needs Type = cg or belos cg: GMRES and MINRES "
+                        "assume a preconditioner that is linear to working precision, and with a "
+                        "single-precision V-cycle GMRES reported convergence at a true residual "
+                        "far above its tolerance. auto: single under cg and belos cg, double "
+                        "under the others");
+      prm.add_parameter("Multigrid coarse tolerance", data.coarse_tolerance,
+                        "Relative residual reduction of the cg coarse solver; target error "
+                        "reduction of the chebyshev coarse solver",
+                        dealii::Patterns::Double(1e-12, 0.5));
+      prm.add_parameter("Multigrid direct solver limit", data.direct_solver_limit,
+                        "Multigrid coarse solver auto uses dense inverse (GPU) or direct (host) "
+                        "up to this many level-0 DoFs (a factorisation of a 3D mesh grows much "
+                        "faster than its size)",
+                        dealii::Patterns::Integer(0));
+      prm.add_parameter("Multigrid dense inverse minimum", data.dense_inverse_minimum,
+                        "Multigrid coarse solver auto on a GPU uses dense inverse from this many "
+                        "level-0 DoFs up to 'Multigrid direct solver limit', and direct below (the "
+                        "dense inverse's one-off cuSOLVER set-up, about 0.2 s, pays off only over "
+                        "many V-cycles on a small level 0)",
+                        dealii::Patterns::Integer(0));
+    }
+
+    /** The entries of the ML AMG ("AMG ..."), bound to @p data. */
+    void
+    declare_amg_entries(dealii::ParameterHandler &prm, AmgData &data)
+    {
+      prm.add_parameter("AMG aggregation threshold", data.aggregation_threshold,
+                        "ML aggregation threshold: couplings weaker than this fraction of the "
+                        "diagonal are dropped when aggregating (Preconditioner = amg and the "
+                        "multigrid coarse amg)",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("AMG smoother sweeps", data.smoother_sweeps,
+                        "ML smoother sweeps per level (the polynomial degree for Chebyshev)",
+                        dealii::Patterns::Integer(1, 20));
+      prm.add_parameter("AMG smoother", data.smoother_type, "ML smoother on each AMG level");
+      prm.add_parameter("AMG rigid body modes", data.rigid_body_modes,
+                        "Give ML the six rigid-body modes (from the node coordinates) as near-null "
+                        "space, the setting for elasticity; false: ML's three translations");
+    }
+  } // namespace
+
   void
   SolverParameters::declare(dealii::ParameterHandler &prm)
   {
@@ -73,68 +150,8 @@ namespace plastix
                       "linear solve), load step (at the first solve of each load step) or "
                       "always (built once for the elastic operator and reused). The coarser "
                       "multigrid levels and AMG are always elastic and built once");
-    prm.add_parameter("Multigrid smoother degree", multigrid.smoother_degree,
-                      "Degree of the Chebyshev-Jacobi smoother on each multigrid level (pre and "
-                      "post smoothing)",
-                      dealii::Patterns::Integer(1, 30));
-    prm.add_parameter("Multigrid smoothing range", multigrid.smoothing_range,
-                      "The multigrid smoother damps eigenvalues of D^-1 A in [lambda_max / range, "
-                      "lambda_max] (lambda_max estimated by 12 CG iterations)",
-                      dealii::Patterns::Double(1.));
-    prm.add_parameter("Multigrid coarse solver", multigrid.coarse_solver,
-                      "Solver of the coarsest multigrid level (the coarse mesh): cg (CG on the "
-                      "device, preconditioned by Chebyshev-Jacobi, to 'Multigrid coarse "
-                      "tolerance'), chebyshev (a Chebyshev-Jacobi polynomial on the device whose "
-                      "degree reduces the error by 'Multigrid coarse tolerance'), direct (Amesos "
-                      "KLU of the level-0 matrix assembled on the host), dense inverse (the "
-                      "explicit inverse of that matrix, computed once, cuSOLVER on a GPU and "
-                      "LAPACK on the host, applied by one dense matrix-vector product where the "
-                      "kernels run; n^2 doubles of memory for n level-0 DoFs) or amg (one ML "
-                      "V-cycle of that matrix, settings below); direct and amg copy the level-0 "
-                      "vector to the host per V-cycle. auto: up to 'Multigrid direct solver "
-                      "limit' level-0 DoFs dense inverse on a GPU (from 'Multigrid dense "
-                      "inverse minimum' DoFs) and direct otherwise, cg above, replaced by the "
-                      "dense inverse at a Newton step once the cg solves have taken as long as "
-                      "its set-up is estimated to take (up to 46,340 level-0 DoFs); the run "
-                      "summary names the choice");
-    prm.add_parameter("Multigrid level precision", multigrid.level_precision,
-                      "Number type of the V-cycle: double, or single (level operators, "
-                      "smoothers and transfers on float vectors, the coarse solve, the outer "
-                      "Krylov solver and the Newton iteration in double precision: a "
-                      "mixed-precision V-cycle that moves half the bytes; the same iterations as "
-                      "double on the stock problems and a faster Newton stage on a GPU, "
-                      "doc/solvers.md, \"Multigrid settings\"). single needs Type = cg or belos cg: GMRES and MINRES "
-                      "assume a preconditioner that is linear to working precision, and with a "
-                      "single-precision V-cycle GMRES reported convergence at a true residual "
-                      "far above its tolerance. auto: single under cg and belos cg, double "
-                      "under the others");
-    prm.add_parameter("Multigrid coarse tolerance", multigrid.coarse_tolerance,
-                      "Relative residual reduction of the cg coarse solver; target error "
-                      "reduction of the chebyshev coarse solver",
-                      dealii::Patterns::Double(1e-12, 0.5));
-    prm.add_parameter("Multigrid direct solver limit", multigrid.direct_solver_limit,
-                      "Multigrid coarse solver auto uses dense inverse (GPU) or direct (host) "
-                      "up to this many level-0 DoFs (a factorisation of a 3D mesh grows much "
-                      "faster than its size)",
-                      dealii::Patterns::Integer(0));
-    prm.add_parameter("Multigrid dense inverse minimum", multigrid.dense_inverse_minimum,
-                      "Multigrid coarse solver auto on a GPU uses dense inverse from this many "
-                      "level-0 DoFs up to 'Multigrid direct solver limit', and direct below (the "
-                      "dense inverse's one-off cuSOLVER set-up, about 0.2 s, pays off only over "
-                      "many V-cycles on a small level 0)",
-                      dealii::Patterns::Integer(0));
-    prm.add_parameter("AMG aggregation threshold", amg.aggregation_threshold,
-                      "ML aggregation threshold: couplings weaker than this fraction of the "
-                      "diagonal are dropped when aggregating (Preconditioner = amg and the "
-                      "multigrid coarse amg)",
-                      dealii::Patterns::Double(0.));
-    prm.add_parameter("AMG smoother sweeps", amg.smoother_sweeps,
-                      "ML smoother sweeps per level (the polynomial degree for Chebyshev)",
-                      dealii::Patterns::Integer(1, 20));
-    prm.add_parameter("AMG smoother", amg.smoother_type, "ML smoother on each AMG level");
-    prm.add_parameter("AMG rigid body modes", amg.rigid_body_modes,
-                      "Give ML the six rigid-body modes (from the node coordinates) as near-null "
-                      "space, the setting for elasticity; false: ML's three translations");
+    declare_multigrid_entries(prm, multigrid);
+    declare_amg_entries(prm, amg);
     prm.leave_subsection();
   }
 

@@ -164,127 +164,166 @@ namespace plastix
     return 1;
   }
 
+  namespace
+  {
+    /** The fields of an NRRD header and where its attached data start. */
+    struct NrrdHeader
+    {
+      /** "field: value" by the field's lower-case name. */
+      std::map<std::string, std::string> fields;
+      /** Whether the header ended with a blank line (attached data follow). */
+      bool ends_with_blank_line = false;
+      /** The offset of the attached data in the file. */
+      std::size_t data_offset = 0;
+
+      /** The value of @p name; std::runtime_error naming @p file if the header lacks it. */
+      std::string
+      field(const std::string &name, const std::string &file) const
+      {
+        const auto it = fields.find(name);
+        if (it == fields.end())
+          throw std::runtime_error("'" + file + "': the NRRD header has no '" + name + "' field");
+        return it->second;
+      }
+    };
+
+    /** The header of the NRRD file @p file with the contents @p content, read in place. */
+    NrrdHeader
+    parse_nrrd_header(const std::string &content, const std::string &file)
+    {
+      // A magic line, then "field: value" lines up to an empty line.
+      std::size_t position = 0;
+      std::string line;
+      auto        next_line = [&]() {
+        if (position >= content.size())
+          return false;
+        const std::size_t end = std::min(content.find('\n', position), content.size());
+        line                  = content.substr(position, end - position);
+        position              = end + 1;
+        return true;
+      };
+      next_line();
+      if (line.rfind("NRRD000", 0) != 0)
+        throw std::runtime_error("'" + file + "' is not an NRRD file (its first line is not NRRD000x)");
+      NrrdHeader header;
+      while (next_line())
+        {
+          if (trim(line).empty())
+            {
+              header.ends_with_blank_line = true;
+              break;
+            }
+          if (line[0] == '#')
+            continue;
+          const auto colon = line.find(':');
+          // Key/value pairs (":=") are comments for this purpose.
+          if (colon == std::string::npos || (colon + 1 < line.size() && line[colon + 1] == '='))
+            continue;
+          header.fields[to_lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
+        }
+      header.data_offset = std::min(position, content.size());
+      return header;
+    }
+
+    /** The whitespace-separated voxel values in @p data (from @p data_name) into @p image. */
+    void
+    decode_ascii(const std::string_view data, const std::string &data_name, VoxelImage &image)
+    {
+      const std::size_t  n = image.size[0] * image.size[1] * image.size[2];
+      std::istringstream numbers{std::string(data)};
+      image.values.reserve(n);
+      double v;
+      while (numbers >> v)
+        image.values.push_back(static_cast<float>(v));
+      if (!numbers.eof())
+        throw std::runtime_error("'" + data_name + "': the ASCII voxel data holds something that is not a number");
+      if (image.values.size() != n)
+        throw std::runtime_error("'" + data_name + "' holds " + std::to_string(image.values.size()) +
+                                 " voxel values, but " + describe(image.size) + " voxels need " + std::to_string(n) +
+                                 (image.values.size() < n ? " (a truncated file)" : ""));
+    }
+
+    /** The NRRD image @p file (contents @p content) with attached or detached raw or ASCII data. */
+    VoxelImage
+    read_nrrd(const std::string &content, const std::string &file)
+    {
+      NrrdHeader      header = parse_nrrd_header(content, file);
+      auto           &fields = header.fields;
+      auto            field  = [&](const std::string &name) { return header.field(name, file); };
+      VoxelImage      image;
+      const VoxelType type = nrrd_type(field("type"), file);
+      if (trim(field("dimension")) != "3")
+        throw std::runtime_error("'" + file + "': NRRD dimension " + field("dimension") + " (a 3-D image is needed)");
+      {
+        std::istringstream sizes(field("sizes"));
+        for (auto &s : image.size)
+          if (!(sizes >> s) || s == 0)
+            throw std::runtime_error("'" + file + "': NRRD sizes '" + field("sizes") + "' are not three positive numbers");
+      }
+      const std::string encoding = to_lower(field("encoding"));
+      const bool        ascii    = encoding == "ascii" || encoding == "text" || encoding == "txt";
+      if (!ascii && encoding != "raw")
+        throw std::runtime_error("'" + file + "': NRRD encoding '" + encoding +
+                                 "' is not supported (save the image with raw or ascii encoding)");
+      bool big_endian = false;
+      if (fields.count("endian"))
+        {
+          const std::string e = to_lower(fields["endian"]);
+          if (e != "little" && e != "big")
+            throw std::runtime_error("'" + file + "': NRRD endian '" + e + "' is neither little nor big");
+          big_endian = e == "big";
+        }
+      else if (!ascii && voxel_bytes(type) > 1)
+        throw std::runtime_error("'" + file + "': the NRRD header of a multi-byte raw image needs an 'endian' field");
+      for (const char *unsupported : {"line skip", "lineskip", "byte skip", "byteskip"})
+        if (fields.count(unsupported) && trim(fields[unsupported]) != "0")
+          throw std::runtime_error("'" + file + "': NRRD '" + unsupported + "' is not supported");
+
+      // The data: attached after the blank line, or in the detached 'data file'.
+      std::string      detached_data, data_name = file;
+      std::string_view data;
+      const auto detached = fields.count("data file") ? fields["data file"] : fields.count("datafile") ? fields["datafile"] : "";
+      if (!detached.empty())
+        {
+          const std::filesystem::path path = std::filesystem::path(detached).is_absolute() ?
+                                               std::filesystem::path(detached) :
+                                               std::filesystem::path(file).parent_path() / detached;
+          data_name = path.string();
+          if (!std::filesystem::is_regular_file(path))
+            throw std::runtime_error("'" + file + "' names the data file '" + data_name + "', which cannot be opened");
+          detached_data = read_file(data_name);
+          data          = detached_data;
+        }
+      else
+        {
+          if (!header.ends_with_blank_line)
+            throw std::runtime_error("'" + file + "': the NRRD header ends without data (a truncated file)");
+          data = std::string_view(content).substr(header.data_offset);
+        }
+      if (ascii)
+        decode_ascii(data, data_name, image);
+      else
+        decode_raw(data, type, big_endian, data_name, image);
+      return image;
+    }
+  } // namespace
+
   VoxelImage
   read_voxel_image(const std::string &file, const std::array<std::size_t, 3> &raw_size, const VoxelType raw_type)
   {
     if (!std::filesystem::is_regular_file(file))
       throw std::runtime_error("cannot open '" + file + "' (no such file)");
-    const std::string content = read_file(file);
-    VoxelImage        image;
+    const std::string content   = read_file(file);
     const std::string extension = to_lower(std::filesystem::path(file).extension().string());
-    if (extension != ".nrrd" && extension != ".nhdr")
+    VoxelImage        image;
+    if (extension == ".nrrd" || extension == ".nhdr")
+      image = read_nrrd(content, file);
+    else
       {
         if (raw_size[0] == 0 || raw_size[1] == 0 || raw_size[2] == 0)
           throw std::runtime_error("'" + file + "' is a raw volume (not .nrrd or .nhdr), which needs 'Image size'");
         image.size = raw_size;
         decode_raw(content, raw_type, false, file, image);
-      }
-    else
-      {
-        // The header: a magic line, then "field: value" lines up to an empty
-        // line; read in place (an attached image is not copied).
-        std::size_t position = 0;
-        std::string line;
-        auto        next_line = [&]() {
-          if (position >= content.size())
-            return false;
-          const std::size_t end = std::min(content.find('\n', position), content.size());
-          line                  = content.substr(position, end - position);
-          position              = end + 1;
-          return true;
-        };
-        next_line();
-        if (line.rfind("NRRD000", 0) != 0)
-          throw std::runtime_error("'" + file + "' is not an NRRD file (its first line is not NRRD000x)");
-        std::map<std::string, std::string> fields;
-        bool                               blank = false;
-        while (next_line())
-          {
-            if (trim(line).empty())
-              {
-                blank = true;
-                break;
-              }
-            if (line[0] == '#')
-              continue;
-            const auto colon = line.find(':');
-            // Key/value pairs (":=") are comments for this purpose.
-            if (colon == std::string::npos || (colon + 1 < line.size() && line[colon + 1] == '='))
-              continue;
-            fields[to_lower(trim(line.substr(0, colon)))] = trim(line.substr(colon + 1));
-          }
-        auto field = [&](const std::string &name) {
-          const auto it = fields.find(name);
-          if (it == fields.end())
-            throw std::runtime_error("'" + file + "': the NRRD header has no '" + name + "' field");
-          return it->second;
-        };
-        const VoxelType type = nrrd_type(field("type"), file);
-        if (trim(field("dimension")) != "3")
-          throw std::runtime_error("'" + file + "': NRRD dimension " + field("dimension") + " (a 3-D image is needed)");
-        {
-          std::istringstream sizes(field("sizes"));
-          for (auto &s : image.size)
-            if (!(sizes >> s) || s == 0)
-              throw std::runtime_error("'" + file + "': NRRD sizes '" + field("sizes") + "' are not three positive numbers");
-        }
-        const std::string encoding = to_lower(field("encoding"));
-        const bool        ascii    = encoding == "ascii" || encoding == "text" || encoding == "txt";
-        if (!ascii && encoding != "raw")
-          throw std::runtime_error("'" + file + "': NRRD encoding '" + encoding +
-                                   "' is not supported (save the image with raw or ascii encoding)");
-        bool big_endian = false;
-        if (fields.count("endian"))
-          {
-            const std::string e = to_lower(fields["endian"]);
-            if (e != "little" && e != "big")
-              throw std::runtime_error("'" + file + "': NRRD endian '" + e + "' is neither little nor big");
-            big_endian = e == "big";
-          }
-        else if (!ascii && voxel_bytes(type) > 1)
-          throw std::runtime_error("'" + file + "': the NRRD header of a multi-byte raw image needs an 'endian' field");
-        for (const char *unsupported : {"line skip", "lineskip", "byte skip", "byteskip"})
-          if (fields.count(unsupported) && trim(fields[unsupported]) != "0")
-            throw std::runtime_error("'" + file + "': NRRD '" + unsupported + "' is not supported");
-
-        // The data: attached after the blank line, or in the detached 'data file'.
-        std::string      detached_data, data_name = file;
-        std::string_view data;
-        const auto  detached = fields.count("data file") ? fields["data file"] : fields.count("datafile") ? fields["datafile"] : "";
-        if (!detached.empty())
-          {
-            const std::filesystem::path path = std::filesystem::path(detached).is_absolute() ?
-                                                 std::filesystem::path(detached) :
-                                                 std::filesystem::path(file).parent_path() / detached;
-            data_name = path.string();
-            if (!std::filesystem::is_regular_file(path))
-              throw std::runtime_error("'" + file + "' names the data file '" + data_name + "', which cannot be opened");
-            detached_data = read_file(data_name);
-            data          = detached_data;
-          }
-        else
-          {
-            if (!blank)
-              throw std::runtime_error("'" + file + "': the NRRD header ends without data (a truncated file)");
-            data = std::string_view(content).substr(std::min(position, content.size()));
-          }
-        if (!ascii)
-          decode_raw(data, type, big_endian, data_name, image);
-        else
-          {
-            const std::size_t  n = image.size[0] * image.size[1] * image.size[2];
-            std::istringstream numbers{std::string(data)};
-            image.values.reserve(n);
-            double v;
-            while (numbers >> v)
-              image.values.push_back(static_cast<float>(v));
-            if (!numbers.eof())
-              throw std::runtime_error("'" + data_name + "': the ASCII voxel data holds something that is not a number");
-            if (image.values.size() != n)
-              throw std::runtime_error("'" + data_name + "' holds " + std::to_string(image.values.size()) +
-                                       " voxel values, but " + describe(image.size) + " voxels need " +
-                                       std::to_string(n) + (image.values.size() < n ? " (a truncated file)" : ""));
-          }
       }
     for (std::size_t i = 0; i < image.values.size(); ++i)
       if (!std::isfinite(image.values[i]))

@@ -129,9 +129,9 @@ namespace plastix
     /** Append a binary DataArray element holding @p data to @p out. */
     template <typename T>
     void
-    write_data_array(std::ostream        &out,
-                     const std::string   &name,
-                     const unsigned int   n_components,
+    write_data_array(std::ostream         &out,
+                     const std::string    &name,
+                     const unsigned int    n_components,
                      const std::vector<T> &data)
     {
       out << "        <DataArray type=\"" << vtk_type_name<T>() << "\"";
@@ -335,15 +335,15 @@ namespace plastix
   } // namespace
 
   std::string
-  write_vtu_with_cell_data(const std::string                                        &directory,
-                           const dealii::DoFHandler<3>                              &dof_handler,
-                           const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                           const CellFields                                         &cell_fields,
-                           const std::string                                        &base_name,
-                           const unsigned int                                        counter,
-                           MPI_Comm                                                  communicator,
+  write_vtu_with_cell_data(const std::string                                                              &directory,
+                           const dealii::DoFHandler<3>                                                    &dof_handler,
+                           const dealii::LinearAlgebra::distributed::Vector<double>                       &displacement,
+                           const CellFields                                                               &cell_fields,
+                           const std::string                                                              &base_name,
+                           const unsigned int                                                              counter,
+                           MPI_Comm                                                                        communicator,
                            const std::function<bool(const dealii::DoFHandler<3>::active_cell_iterator &)> &write_cell,
-                           const PointFields &point_fields)
+                           const PointFields                                                              &point_fields)
   {
     const unsigned int rank    = dealii::Utilities::MPI::this_mpi_process(communicator);
     const unsigned int n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);

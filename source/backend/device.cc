@@ -249,9 +249,9 @@ namespace plastix
     } // namespace
 
     void
-    copy_to_device(void *device_destination,
-                   const void *host_source,
-                   const std::size_t bytes)
+    copy_to_device(void              *device_destination,
+                   const void        *host_source,
+                   const std::size_t  bytes)
     {
       copy_bytes<internal::MemorySpace, Kokkos::HostSpace>(device_destination,
                                                            host_source,
@@ -259,9 +259,9 @@ namespace plastix
     }
 
     void
-    copy_to_host(void *host_destination,
-                 const void *device_source,
-                 const std::size_t bytes)
+    copy_to_host(void              *host_destination,
+                 const void        *device_source,
+                 const std::size_t  bytes)
     {
       copy_bytes<Kokkos::HostSpace, internal::MemorySpace>(host_destination,
                                                            device_source,
@@ -269,9 +269,9 @@ namespace plastix
     }
 
     void
-    copy_on_device(void *device_destination,
-                   const void *device_source,
-                   const std::size_t bytes)
+    copy_on_device(void              *device_destination,
+                   const void        *device_source,
+                   const std::size_t  bytes)
     {
       copy_bytes<internal::MemorySpace, internal::MemorySpace>(
         device_destination, device_source, bytes);

@@ -131,15 +131,15 @@ namespace plastix
     {
       template <typename Number>
       void
-      fused_chebyshev_step(const DeviceOperator             &op,
-                           const DeviceOperator::Impl       &d,
-                           const Number                        *x,
-                           const Number                        *x_old,
-                           const Number                        *rhs,
-                           const Number                        *inverse_diagonal,
-                           const double                         factor1,
-                           const double                         factor2,
-                           Number                              *out)
+      fused_chebyshev_step(const DeviceOperator       &op,
+                           const DeviceOperator::Impl &d,
+                           const Number               *x,
+                           const Number               *x_old,
+                           const Number               *rhs,
+                           const Number               *inverse_diagonal,
+                           const double                factor1,
+                           const double                factor2,
+                           Number                     *out)
       {
         if (!op.fuses_chebyshev_step())
           throw std::logic_error("DeviceOperator::chebyshev_step: the operator cannot fuse the update "
@@ -157,24 +157,24 @@ namespace plastix
 
     void
     DeviceOperator::chebyshev_step(const double *x,
-                                      const double *x_old,
-                                      const double *rhs,
-                                      const double *inverse_diagonal,
-                                      const double  factor1,
-                                      const double  factor2,
-                                      double       *out) const
+                                   const double *x_old,
+                                   const double *rhs,
+                                   const double *inverse_diagonal,
+                                   const double  factor1,
+                                   const double  factor2,
+                                   double       *out) const
     {
       fused_chebyshev_step(*this, *impl_, x, x_old, rhs, inverse_diagonal, factor1, factor2, out);
     }
 
     void
     DeviceOperator::chebyshev_step(const float *x,
-                                      const float *x_old,
-                                      const float *rhs,
-                                      const float *inverse_diagonal,
-                                      const double factor1,
-                                      const double factor2,
-                                      float       *out) const
+                                   const float *x_old,
+                                   const float *rhs,
+                                   const float *inverse_diagonal,
+                                   const double factor1,
+                                   const double factor2,
+                                   float       *out) const
     {
       fused_chebyshev_step(*this, *impl_, x, x_old, rhs, inverse_diagonal, factor1, factor2, out);
     }
@@ -229,6 +229,8 @@ namespace plastix
     GaussPointState &
     DeviceOperator::create_plasticity_state()
     {
+      if (impl_->finite_strain_state != nullptr)
+        throw std::invalid_argument("plastix: a finite-strain operator cannot take a small-strain plasticity state");
       release_plasticity_state();
       impl_->plasticity_state.reset(new GaussPointState(*this));
       use_tangent(true);

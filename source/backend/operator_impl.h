@@ -267,8 +267,8 @@ namespace plastix
       template <typename QuadratureOperator>
       void
       launch_diagonal(const DeviceOperator::Impl &data,
-                      const QuadratureOperator      &cell_operator,
-                      double                        *diagonal)
+                      const QuadratureOperator   &cell_operator,
+                      double                     *diagonal)
       {
         vector_operations::set(3 * static_cast<Index64>(data.n_nodes), 0., diagonal);
         const Strided<const LocalIndex> cell_nodes = data.cell_node_table();
@@ -400,8 +400,8 @@ namespace plastix
       template <typename QuadratureOperator>
       void
       add_constrained_diagonal(const DeviceOperator::Impl &data,
-                               const QuadratureOperator      &cell_operator,
-                               double                        *diagonal)
+                               const QuadratureOperator   &cell_operator,
+                               double                     *diagonal)
       {
         const Strided<const LocalIndex> cell_nodes = data.cell_node_table();
         const LocalIndex               *cells      = data.constrained_cells.data();

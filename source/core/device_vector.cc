@@ -128,7 +128,7 @@ namespace plastix
     template <typename Number>
     void
     Vector<Number>::reinit(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &p,
-                           const bool                                                          omit_zeroing)
+                           const bool                                                        omit_zeroing)
     {
       if (p != partitioner)
         {

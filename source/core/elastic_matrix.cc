@@ -89,12 +89,12 @@ namespace plastix
 
   void
   assemble_elastic_matrix(const dealii::DoFHandler<3>             &dof_handler,
-                           const dealii::AffineConstraints<double> &constraints,
-                           const MaterialTable                     &materials,
-                           dealii::TrilinosWrappers::SparseMatrix  &matrix,
-                           const backend::ElementFormulation        formulation,
-                           const CellStiffnessFactor               &cell_stiffness_factor,
-                           const BoundarySprings                   &boundary_springs)
+                          const dealii::AffineConstraints<double> &constraints,
+                          const MaterialTable                     &materials,
+                          dealii::TrilinosWrappers::SparseMatrix  &matrix,
+                          const backend::ElementFormulation        formulation,
+                          const CellStiffnessFactor               &cell_stiffness_factor,
+                          const BoundarySprings                   &boundary_springs)
   {
     dealii::IndexSet relevant;
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);

@@ -23,11 +23,11 @@ namespace plastix
        */
       template <typename Number>
       void
-      reserve_staging(const std::size_t                    n_send,
-                      const std::size_t                    n_receive,
-                      backend::DeviceArray<Number>         &device_buffer,
-                      backend::HostStagingArray<Number>    &host_send_buffer,
-                      backend::HostStagingArray<Number>    &host_receive_buffer)
+      reserve_staging(const std::size_t                  n_send,
+                      const std::size_t                  n_receive,
+                      backend::DeviceArray<Number>      &device_buffer,
+                      backend::HostStagingArray<Number> &host_send_buffer,
+                      backend::HostStagingArray<Number> &host_receive_buffer)
       {
         device_buffer.resize(std::max(n_send, n_receive), "ghost exchange buffer");
         host_send_buffer.reserve(n_send);

@@ -410,8 +410,8 @@ namespace Belos
 namespace plastix
 {
   BelosStatistics
-  solve_with_belos(const BelosOperator  &A,
-                   const BelosOperator  *preconditioner,
+  solve_with_belos(const BelosOperator   &A,
+                   const BelosOperator   *preconditioner,
                    DeviceVector          &x,
                    const DeviceVector    &b,
                    const BelosSolverData &data)

@@ -40,8 +40,8 @@ namespace plastix
   }
 
   LoadStepResult
-  LoadStepping::solve_step(NewtonRaphson                &newton,
-                           const bool                    verbose,
+  LoadStepping::solve_step(NewtonRaphson               &newton,
+                           const bool                   verbose,
                            const std::function<void()> &before_attempt)
   {
     if (finished())

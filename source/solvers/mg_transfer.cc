@@ -341,10 +341,10 @@ namespace plastix
      * (@p fine_is_active), from the level DoFs otherwise.
      */
     CoarseCells
-    collect_coarse_cells(const dealii::DoFHandler<3> &active_dofs,
-                         const dealii::DoFHandler<3> &level_dofs,
-                         const unsigned int           coarse_level,
-                         const bool                   fine_is_active,
+    collect_coarse_cells(const dealii::DoFHandler<3>  &active_dofs,
+                         const dealii::DoFHandler<3>  &level_dofs,
+                         const unsigned int            coarse_level,
+                         const bool                    fine_is_active,
                          const internal::CellDofTable &cell_dof)
     {
       const unsigned int                           dofs_per_cell = level_dofs.get_fe().n_dofs_per_cell();

@@ -3,6 +3,7 @@
 #include <deal.II/base/index_set.h>
 #include <deal.II/base/mg_level_object.h>
 #include <deal.II/base/mpi.h>
+#include <deal.II/base/timer.h>
 #include <deal.II/base/utilities.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/mapping_q.h>
@@ -13,7 +14,6 @@
 #include <deal.II/multigrid/mg_smoother.h>
 #include <deal.II/multigrid/multigrid.h>
 #include <deal.II/multigrid/multigrid.templates.h>
-#include <deal.II/base/timer.h>
 
 #include <plastix/backend/dense_inverse.h>
 #include <plastix/backend/device.h>
@@ -91,16 +91,16 @@ namespace plastix
       using Chebyshev  = ChebyshevOf<Number>;
       using Smoother   = dealii::MGSmootherRelaxation<MechanicsOperator, ChebyshevSmoother<Number>, VectorType>;
 
-      VCycleOf(const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>        &operators,
-               const dealii::DoFHandler<3>                                                  &active_dofs,
-               const dealii::DoFHandler<3>                                                  &level_dofs,
+      VCycleOf(const dealii::MGLevelObject<std::shared_ptr<const MechanicsOperator>>         &operators,
+               const dealii::DoFHandler<3>                                                   &active_dofs,
+               const dealii::DoFHandler<3>                                                   &level_dofs,
                const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &layouts,
-               const std::vector<dealii::IndexSet>                                          &level_boundary,
-               const dealii::IndexSet                                                       &fine_boundary,
-               const CoarseSolverType                                                        coarse_type,
-               const MaterialTable                                                          &materials,
-               const MultigridData                                                          &data,
-               const std::shared_ptr<backend::DenseInverse>                                 &prepared_dense)
+               const std::vector<dealii::IndexSet>                                           &level_boundary,
+               const dealii::IndexSet                                                        &fine_boundary,
+               const CoarseSolverType                                                         coarse_type,
+               const MaterialTable                                                           &materials,
+               const MultigridData                                                           &data,
+               const std::shared_ptr<backend::DenseInverse>                                  &prepared_dense)
         : operators(operators)
       {
         const unsigned int finest = operators.max_level();
@@ -235,6 +235,57 @@ namespace plastix
         return CoarseSolverType::dense_inverse;
       return CoarseSolverType::direct;
     }
+
+    /**
+     * The number of global levels of @p tria; std::invalid_argument if
+     * multigrid cannot run on it (no level hierarchy on a distributed mesh,
+     * a single level, active cells below the finest level).
+     */
+    unsigned int
+    checked_number_of_levels(const dealii::Triangulation<3> &tria)
+    {
+      const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
+      if (parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed())
+        throw std::invalid_argument(
+          "plastix multigrid: the triangulation has no multigrid hierarchy (build the "
+          "parallel::distributed::Triangulation with construct_multigrid_hierarchy)");
+      const unsigned int n_levels = tria.n_global_levels();
+      if (n_levels < 2)
+        throw std::invalid_argument("plastix multigrid: the mesh has a single level; it needs at least one "
+                                    "global refinement ('Mesh/Global refinements' >= 1)");
+      if (!all_active_cells_on_finest_level(tria))
+        throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
+                                    "(a uniformly refined mesh)");
+      return n_levels;
+    }
+
+    /**
+     * The dense inverse coarse solver, its cuSOLVER start begun in the
+     * background (while the host builds the level DoFs and operators), if
+     * @p data chooses it for the level 0 of @p dof_handler on this device;
+     * null otherwise. Level 0 has the DoFs of the coarse mesh's vertices
+     * (every rank holds the whole coarse mesh).
+     */
+    std::shared_ptr<backend::DenseInverse>
+    start_dense_coarse_inverse(const dealii::DoFHandler<3> &dof_handler, const MultigridData &data)
+    {
+      if (!backend::DenseInverse::can_factorize() || (data.coarse_solver != CoarseSolverType::dense_inverse &&
+                                                      data.coarse_solver != CoarseSolverType::automatic))
+        return nullptr;
+      const auto       &tria = dof_handler.get_triangulation();
+      std::vector<bool> coarse_vertex(tria.n_vertices(), false);
+      for (const auto &cell : tria.cell_iterators_on_level(0))
+        for (const unsigned int v : cell->vertex_indices())
+          coarse_vertex[cell->vertex_index(v)] = true;
+      const auto n_coarse_dofs = static_cast<dealii::types::global_dof_index>(
+        std::count(coarse_vertex.begin(), coarse_vertex.end(), true) * dof_handler.get_fe().n_dofs_per_vertex());
+      if (data.coarse_solver != CoarseSolverType::dense_inverse &&
+          automatic_coarse_solver(n_coarse_dofs, data) != CoarseSolverType::dense_inverse)
+        return nullptr;
+      auto prepared = std::make_shared<backend::DenseInverse>();
+      prepared->prepare();
+      return prepared;
+    }
   } // namespace
 
   /** The level operators and DoFs, and the V-cycle of the chosen precision around them. */
@@ -256,53 +307,21 @@ namespace plastix
   MultigridPreconditioner::~MultigridPreconditioner() = default;
 
   void
-  MultigridPreconditioner::initialize(const MechanicsOperator               &fine_operator,
-                                      const dealii::DoFHandler<3>           &dof_handler,
-                                      const MaterialTable                   &materials,
-                                      const DirichletBoundaries             &dirichlet,
-                                      const MultigridData                   &data)
+  MultigridPreconditioner::initialize(const MechanicsOperator     &fine_operator,
+                                      const dealii::DoFHandler<3> &dof_handler,
+                                      const MaterialTable         &materials,
+                                      const DirichletBoundaries   &dirichlet,
+                                      const MultigridData         &data)
   {
     implementation = std::make_unique<Implementation>();
     Implementation &im = *implementation;
     im.data            = data;
     im.active_dofs     = &dof_handler;
 
-    const auto    &tria         = dof_handler.get_triangulation();
-    const auto    *parallel     = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
-    if (parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed())
-      throw std::invalid_argument(
-        "plastix multigrid: the triangulation has no multigrid hierarchy (build the "
-        "parallel::distributed::Triangulation with construct_multigrid_hierarchy)");
-    const unsigned int n_levels = tria.n_global_levels();
-    if (n_levels < 2)
-      throw std::invalid_argument("plastix multigrid: the mesh has a single level; it needs at least one "
-                                  "global refinement ('Mesh/Global refinements' >= 1)");
-    const unsigned int finest = n_levels - 1;
-    if (!all_active_cells_on_finest_level(tria))
-      throw std::invalid_argument("plastix multigrid: all active cells must lie on the finest level "
-                                  "(a uniformly refined mesh)");
-
-    // The dense inverse coarse solver on a GPU: cuSOLVER starts in the
-    // background now, while the host builds the level DoFs and operators.
-    // Level 0 has the DoFs of the coarse mesh's vertices (every rank holds
-    // the whole coarse mesh).
-    std::shared_ptr<backend::DenseInverse> prepared_dense;
-    if (backend::DenseInverse::can_factorize() && (data.coarse_solver == CoarseSolverType::dense_inverse ||
-                                                   data.coarse_solver == CoarseSolverType::automatic))
-      {
-        std::vector<bool> coarse_vertex(tria.n_vertices(), false);
-        for (const auto &cell : tria.cell_iterators_on_level(0))
-          for (const unsigned int v : cell->vertex_indices())
-            coarse_vertex[cell->vertex_index(v)] = true;
-        const auto n_coarse_dofs = static_cast<dealii::types::global_dof_index>(
-          std::count(coarse_vertex.begin(), coarse_vertex.end(), true) * dof_handler.get_fe().n_dofs_per_vertex());
-        if (data.coarse_solver == CoarseSolverType::dense_inverse ||
-            automatic_coarse_solver(n_coarse_dofs, data) == CoarseSolverType::dense_inverse)
-          {
-            prepared_dense = std::make_shared<backend::DenseInverse>();
-            prepared_dense->prepare();
-          }
-      }
+    const auto        &tria     = dof_handler.get_triangulation();
+    const unsigned int n_levels = checked_number_of_levels(tria);
+    const unsigned int finest   = n_levels - 1;
+    const std::shared_ptr<backend::DenseInverse> prepared_dense = start_dense_coarse_inverse(dof_handler, data);
 
     // Level DoFs: the caller's DoFHandler if it has them, else an own one
     // on the same mesh (its active numbering is not used).

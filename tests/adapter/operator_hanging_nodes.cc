@@ -150,15 +150,7 @@ main(int argc, char **argv)
         src_t.compress(VectorOperation::insert);
 
         auto relative_difference = [&](const auto &a, const auto &b, const bool free_rows_only) {
-          double diff = 0, norm = 0;
-          for (const auto i : owned)
-            {
-              if (free_rows_only && constraints.is_constrained(i))
-                continue;
-              diff += (a(i) - b(i)) * (a(i) - b(i));
-              norm += b(i) * b(i);
-            }
-          return std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm));
+          return plastix_test::relative_difference(a, b, owned, constraints, env.comm, free_rows_only);
         };
 
         for (const auto formulation :

@@ -116,15 +116,8 @@ namespace
     mf.vmult(dst_mf, src_host);
 
     auto relative_difference = [&](const auto &a, const auto &b, const bool free_rows_only) {
-      double diff = 0, norm = 0;
-      for (const auto i : src_host.locally_owned_elements())
-        {
-          if (free_rows_only && constraints.is_constrained(i))
-            continue;
-          diff += (a(i) - b(i)) * (a(i) - b(i));
-          norm += b(i) * b(i);
-        }
-      return std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm));
+      return plastix_test::relative_difference(a, b, src_host.locally_owned_elements(), constraints, env.comm,
+                                               free_rows_only);
     };
 
     TrilinosWrappers::MPI::Vector src_t(dof_handler.locally_owned_dofs(), env.comm), dst_full(src_t);

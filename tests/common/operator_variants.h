@@ -3,6 +3,7 @@
 #ifndef PLASTIX_TESTS_OPERATOR_VARIANTS_H
 #define PLASTIX_TESTS_OPERATOR_VARIANTS_H
 
+#include <deal.II/base/index_set.h>
 #include <deal.II/base/mpi.h>
 #include <deal.II/lac/affine_constraints.h>
 #include <deal.II/lac/trilinos_sparse_matrix.h>
@@ -11,7 +12,6 @@
 #include <plastix/core/mechanics_operator.h>
 
 #include <cmath>
-
 #include <string>
 #include <vector>
 
@@ -54,7 +54,7 @@ namespace plastix_test
    * and @p matrix's on the unconstrained owned rows, over all ranks.
    */
   inline double
-  diagonal_difference(const plastix::MechanicsOperator           &op,
+  diagonal_difference(const plastix::MechanicsOperator             &op,
                       const dealii::TrilinosWrappers::SparseMatrix &matrix,
                       const dealii::AffineConstraints<double>      &constraints,
                       const MPI_Comm                                comm)
@@ -67,6 +67,30 @@ namespace plastix_test
         {
           diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
           norm += std::pow(matrix.diag_element(i), 2);
+        }
+    return std::sqrt(dealii::Utilities::MPI::sum(diff, comm) / dealii::Utilities::MPI::sum(norm, comm));
+  }
+
+  /**
+   * The relative l2 difference |a - b| / |b| over the entries @p owned of
+   * this rank (those that @p constraints leaves unconstrained if
+   * @p free_rows_only), summed over the ranks of @p comm.
+   */
+  template <typename VectorA, typename VectorB>
+  double
+  relative_difference(const VectorA                           &a,
+                      const VectorB                           &b,
+                      const dealii::IndexSet                  &owned,
+                      const dealii::AffineConstraints<double> &constraints,
+                      const MPI_Comm                           comm,
+                      const bool                               free_rows_only = true)
+  {
+    double diff = 0, norm = 0;
+    for (const auto i : owned)
+      if (!free_rows_only || !constraints.is_constrained(i))
+        {
+          diff += (a(i) - b(i)) * (a(i) - b(i));
+          norm += b(i) * b(i);
         }
     return std::sqrt(dealii::Utilities::MPI::sum(diff, comm) / dealii::Utilities::MPI::sum(norm, comm));
   }

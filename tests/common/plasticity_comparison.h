@@ -112,7 +112,7 @@ namespace plastix_test
 
   /** Solve all load steps of @p parameters with the host reference on the DoFHandler of @p d. */
   inline ReferenceSolution
-  solve_reference(const plastix::Parameters &parameters,
+  solve_reference(const plastix::Parameters     &parameters,
                   const plastix::Discretization &d,
                   const VertexIndex             &vertex_index,
                   Checker                       &checker,

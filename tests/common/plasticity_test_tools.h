@@ -24,36 +24,6 @@
 
 namespace plastix_test
 {
-  /**
-   * 100 x 20 x 20 mm cantilever clamped at x = 0 (id 0), shear traction
-   * 16 MPa on x = 100 (id 1; elastic bending stress 1.9 sigma_y at the
-   * clamp), E = 200 GPa, nu = 0.3, sigma_y = 250 MPa, H = 5 GPa, H_kin =
-   * 15 GPa (mm, N, MPa): the mixed-hardening beam of the strategy and
-   * unloading tests, without load stepping.
-   */
-  inline const std::string mixed_hardening_beam_prm = R"(
-subsection Problem
-  set Type = elastoplastic
-end
-subsection Mesh
-  set Geometry     = cantilever
-  set Lower corner = 0, 0, 0
-  set Upper corner = 100, 20, 20
-  set Subdivisions = 10, 2, 4
-end
-subsection Materials
-  set Young's modulus     = 200e3
-  set Poisson's ratio     = 0.3
-  set Yield stress        = 250
-  set Isotropic hardening = 5e3
-  set Kinematic hardening = 15e3
-end
-subsection Boundary conditions
-  set Dirichlet = 0: xyz = 0, 0, 0
-  set Traction  = 1: 0, 0, -16
-end
-)";
-
   inline std::string
   read_text(const std::string &file)
   {
@@ -63,6 +33,21 @@ end
     std::stringstream s;
     s << in.rdbuf();
     return s.str();
+  }
+
+  /**
+   * The mixed-hardening beam of tests/data/mixed_hardening_beam.prm on
+   * 10 x 2 x 4 cells, without load stepping: the beam of the strategy and
+   * unloading tests.
+   */
+  inline std::string
+  mixed_hardening_beam_prm()
+  {
+    return read_text(std::string(PLASTIX_TEST_DATA_DIR) + "/mixed_hardening_beam.prm") + R"(
+subsection Mesh
+  set Subdivisions = 10, 2, 4
+end
+)";
   }
 
   /**

@@ -40,10 +40,10 @@ main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
 
-    // plastix_test::mixed_hardening_beam_prm loaded into the plastic range,
+    // plastix_test::mixed_hardening_beam_prm() loaded into the plastic range,
     // unloaded, then loaded in the opposite direction until it yields in
     // reverse (Bauschinger effect of the back stress).
-    const std::string base = plastix_test::mixed_hardening_beam_prm + R"(
+    const std::string base = plastix_test::mixed_hardening_beam_prm() + R"(
   subsection Load stepping
     set Load factors = 0.6, 1, 0.8, 0.3, -0.4, -1
   end

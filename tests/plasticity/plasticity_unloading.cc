@@ -186,7 +186,7 @@ main(int argc, char **argv)
         }
     }
     {
-      const std::string &beam = plastix_test::mixed_hardening_beam_prm;
+      const std::string   beam = plastix_test::mixed_hardening_beam_prm();
       plastix::Parameters p;
       plastix::RunSummary summary;
       const bool          ok = run(beam + overrides("unload_beam", "0.6, 1, 0.3"), p, summary);

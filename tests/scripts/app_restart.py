@@ -43,27 +43,13 @@ import time
 import zlib
 import struct
 
-PRM = """
-subsection Problem
-  set Type = elastoplastic
-end
+# The mixed-hardening beam of tests/data/mixed_hardening_beam.prm on 10 x 2 x 2
+# cells refined once, loaded, unloaded and loaded again, with a checkpoint per step.
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "mixed_hardening_beam.prm")) as _beam:
+    PRM = _beam.read() + """
 subsection Mesh
-  set Geometry           = cantilever
-  set Lower corner       = 0, 0, 0
-  set Upper corner       = 100, 20, 20
   set Subdivisions       = 10, 2, 2
   set Global refinements = 1
-end
-subsection Materials
-  set Young's modulus     = 200e3
-  set Poisson's ratio     = 0.3
-  set Yield stress        = 250
-  set Isotropic hardening = 5e3
-  set Kinematic hardening = 15e3
-end
-subsection Boundary conditions
-  set Dirichlet = 0: xyz = 0, 0, 0
-  set Traction  = 1: 0, 0, -16
 end
 subsection Load stepping
   set Load factors = 0.4, 0.7, 0.85, 1, 0.5, 0

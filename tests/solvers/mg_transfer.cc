@@ -144,15 +144,15 @@ namespace
   /** The transfer of every level in precision Number against MGTransferMatrixFree, without and with Dirichlet DoFs. */
   template <typename Number>
   void
-  check_transfers(const DoFHandler<3>                                                  &dof_handler,
-                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &layouts,
-                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &level_layouts,
-                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>> &relevant_layouts,
+  check_transfers(const DoFHandler<3>                                                            &dof_handler,
+                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>          &layouts,
+                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>          &level_layouts,
+                  const std::vector<std::shared_ptr<const Utilities::MPI::Partitioner>>          &relevant_layouts,
                   const std::vector<std::pair<types::global_dof_index, types::global_dof_index>> &pairs,
-                  const MGTransferMatrixFree<3, double>                                 &reference,
-                  const double                                                          tolerance,
-                  plastix_test::Checker                                                &checker,
-                  ConditionalOStream                                                   &pout)
+                  const MGTransferMatrixFree<3, double>                                          &reference,
+                  const double                                                                    tolerance,
+                  plastix_test::Checker                                                          &checker,
+                  ConditionalOStream                                                             &pout)
   {
     const MPI_Comm     comm      = dof_handler.get_communicator();
     const unsigned int rank      = Utilities::MPI::this_mpi_process(comm);

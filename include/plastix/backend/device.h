@@ -108,21 +108,21 @@ namespace plastix
 
     /** Copy @p bytes from host memory to device memory. */
     PLASTIX_BACKEND_EXPORT void
-    copy_to_device(void *device_destination,
-                   const void *host_source,
-                   std::size_t bytes);
+    copy_to_device(void        *device_destination,
+                   const void  *host_source,
+                   std::size_t  bytes);
 
     /** Copy @p bytes from device memory to host memory. */
     PLASTIX_BACKEND_EXPORT void
-    copy_to_host(void *host_destination,
-                 const void *device_source,
-                 std::size_t bytes);
+    copy_to_host(void        *host_destination,
+                 const void  *device_source,
+                 std::size_t  bytes);
 
     /** Copy @p bytes within device memory. */
     PLASTIX_BACKEND_EXPORT void
-    copy_on_device(void *device_destination,
-                   const void *device_source,
-                   std::size_t bytes);
+    copy_on_device(void        *device_destination,
+                   const void  *device_source,
+                   std::size_t  bytes);
 
     /** Set @p bytes of device memory to zero. */
     PLASTIX_BACKEND_EXPORT void

@@ -331,7 +331,7 @@ namespace plastix
      */
     template <typename Number>
     void
-    vector_updates(const Vector<Number>                          &rhs,
+    vector_updates(const Vector<Number>                         &rhs,
                    const dealii::DiagonalMatrix<Vector<Number>> &jacobi,
                    const unsigned int                            iteration_index,
                    const double                                  factor1,

@@ -45,12 +45,12 @@ namespace plastix
    */
   void
   assemble_elastic_matrix(const dealii::DoFHandler<3>             &dof_handler,
-                           const dealii::AffineConstraints<double> &constraints,
-                           const MaterialTable                     &materials,
-                           dealii::TrilinosWrappers::SparseMatrix  &matrix,
-                           backend::ElementFormulation formulation = backend::ElementFormulation::full,
-                           const CellStiffnessFactor  &cell_stiffness_factor = {},
-                           const BoundarySprings      &boundary_springs      = {});
+                          const dealii::AffineConstraints<double> &constraints,
+                          const MaterialTable                     &materials,
+                          dealii::TrilinosWrappers::SparseMatrix  &matrix,
+                          backend::ElementFormulation              formulation = backend::ElementFormulation::full,
+                          const CellStiffnessFactor               &cell_stiffness_factor = {},
+                          const BoundarySprings                   &boundary_springs      = {});
 
   /** As above into a serial deal.II SparseMatrix (one rank only). */
   void

@@ -25,11 +25,11 @@ namespace plastix
    * then moves it to the device).
    */
   void
-  assemble_external_force(const dealii::DoFHandler<3>                                    &dof_handler,
+  assemble_external_force(const dealii::DoFHandler<3>                                      &dof_handler,
                           const std::map<dealii::types::boundary_id, dealii::Tensor<1, 3>> &tractions,
                           const std::map<dealii::types::boundary_id, double>               &pressures,
-                          const dealii::Tensor<1, 3>                                     &body_force,
-                          dealii::LinearAlgebra::distributed::Vector<double>             &force);
+                          const dealii::Tensor<1, 3>                                       &body_force,
+                          dealii::LinearAlgebra::distributed::Vector<double>               &force);
 } // namespace plastix
 
 #endif

@@ -93,7 +93,7 @@ namespace plastix
      * its material, or is not zero at a point of a von Mises material.
      */
     void
-    set_initial_stress(const dealii::DoFHandler<3> &dof_handler,
+    set_initial_stress(const dealii::DoFHandler<3>                                                  &dof_handler,
                        const std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)> &initial_stress);
 
     /** Gauss points (all ranks) with positive committed equivalent plastic strain. */

@@ -38,7 +38,7 @@ namespace plastix
 
     /** @p n_vectors new zero columns with the layout @p partitioner. */
     DeviceMultiVector(const std::shared_ptr<const dealii::Utilities::MPI::Partitioner> &partitioner,
-                      unsigned int                                                       n_vectors);
+                      unsigned int                                                      n_vectors);
 
     /** A multi-vector whose columns are the given vectors (shared, no copy). */
     explicit DeviceMultiVector(std::vector<std::shared_ptr<DeviceVector>> columns);
@@ -144,8 +144,8 @@ namespace plastix
    * (one MPI reduction per block operation) reach the host.
    */
   BelosStatistics
-  solve_with_belos(const BelosOperator  &A,
-                   const BelosOperator  *preconditioner,
+  solve_with_belos(const BelosOperator   &A,
+                   const BelosOperator   *preconditioner,
                    DeviceVector          &x,
                    const DeviceVector    &b,
                    const BelosSolverData &data);

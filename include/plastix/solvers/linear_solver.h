@@ -188,11 +188,11 @@ namespace plastix
      * stay valid while this solver is used.
      */
     void
-    initialize(const MechanicsOperator                 &op,
-               const dealii::DoFHandler<3>             &dof_handler,
-               const MaterialTable                     &materials,
-               const DirichletBoundaries               &dirichlet,
-               bool                                     new_load_step = true);
+    initialize(const MechanicsOperator     &op,
+               const dealii::DoFHandler<3> &dof_handler,
+               const MaterialTable         &materials,
+               const DirichletBoundaries   &dirichlet,
+               bool                         new_load_step = true);
 
     /**
      * Solve op x = b starting from x. The tolerance is max(relative |b|,

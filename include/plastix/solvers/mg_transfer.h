@@ -78,11 +78,11 @@ namespace plastix
      * @param fine_boundary the Dirichlet DoFs of the finest level (active numbering)
      */
     void
-    initialize(const dealii::DoFHandler<3>                                                    &active_dofs,
-               const dealii::DoFHandler<3>                                                    &level_dofs,
+    initialize(const dealii::DoFHandler<3>                                                   &active_dofs,
+               const dealii::DoFHandler<3>                                                   &level_dofs,
                const std::vector<std::shared_ptr<const dealii::Utilities::MPI::Partitioner>> &layouts,
-               const std::vector<dealii::IndexSet>                                            &level_boundary,
-               const dealii::IndexSet                                                         &fine_boundary);
+               const std::vector<dealii::IndexSet>                                           &level_boundary,
+               const dealii::IndexSet                                                        &fine_boundary);
 
     /** dst = P src: from level @p to_level - 1 to @p to_level. */
     void

@@ -198,7 +198,7 @@ namespace plastix
        */
       template <typename CellOperator>
       void
-      assemble_numeric(const CellOperator             &cell_operator,
+      assemble_numeric(const CellOperator              &cell_operator,
                        const Strided<const LocalIndex> &cell_nodes,
                        const std::uint32_t             *masks,
                        const Index64                    n_cells,

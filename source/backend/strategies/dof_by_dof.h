@@ -71,10 +71,10 @@ namespace plastix
         template <typename CellOperator, typename Number>
         static void
         apply_with(const DeviceOperator::Impl &d,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
+                   const CellOperator         &cell_operator,
+                   const Number               *src,
+                   Number                     *dst,
+                   const bool                  masked)
         {
           auto run = [&](auto functor) {
             functor.cell_operator = cell_operator;

@@ -324,11 +324,11 @@ namespace plastix
       template <typename CellOperator, typename Number>
       void
       add_cell_products(const DeviceOperator::Impl &d,
-                        const CellOperator            &cell_operator,
-                        const Number                  *src,
-                        Number                        *dst,
-                        const bool                     masked,
-                        const CellPasses              &passes)
+                        const CellOperator         &cell_operator,
+                        const Number               *src,
+                        Number                     *dst,
+                        const bool                  masked,
+                        const CellPasses           &passes)
       {
         static_assert(std::is_same<Number, typename CellOperator::value_type>::value,
                       "the vectors and the cell operator must use the same number type");
@@ -427,10 +427,10 @@ namespace plastix
         template <typename CellOperator, typename Number>
         static void
         apply_with(const DeviceOperator::Impl &d,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
+                   const CellOperator         &cell_operator,
+                   const Number               *src,
+                   Number                     *dst,
+                   const bool                  masked)
         {
           vector_operations::set(3 * static_cast<Index64>(d.n_nodes), Number(0), dst);
           if (d.settings.strategy == Strategy::ebe_colored)

@@ -58,10 +58,10 @@ namespace plastix
       template <typename CellOperator, typename Number>
       void
       launch_apply(const DeviceOperator::Impl &d,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
+                   const CellOperator         &cell_operator,
+                   const Number               *src,
+                   Number                     *dst,
+                   const bool                  masked)
       {
         with_strategy(d.settings.strategy,
                       [&](auto strategy) { strategy.apply_with(d, cell_operator, src, dst, masked); });

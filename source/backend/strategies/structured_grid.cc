@@ -282,7 +282,7 @@ namespace plastix
          */
         template <typename Number, bool chebyshev>
         void
-        launch_lattice(const DeviceOperator::Impl   &d,
+        launch_lattice(const DeviceOperator::Impl      &d,
                        const Number                    *src,
                        Number                          *dst,
                        const bool                       masked,

@@ -145,10 +145,10 @@ namespace plastix
       template <bool shared_matrix, typename CellOperator, typename Number>
       void
       launch_tiled(const DeviceOperator::Impl &data,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
+                   const CellOperator         &cell_operator,
+                   const Number               *src,
+                   Number                     *dst,
+                   const bool                  masked)
       {
         vector_operations::set(3 * static_cast<Index64>(data.n_nodes), Number(0), dst);
         if (data.n_tiles == 0)
@@ -196,10 +196,10 @@ namespace plastix
         template <typename CellOperator, typename Number>
         static void
         apply_with(const DeviceOperator::Impl &d,
-                   const CellOperator            &cell_operator,
-                   const Number                  *src,
-                   Number                        *dst,
-                   const bool                     masked)
+                   const CellOperator         &cell_operator,
+                   const Number               *src,
+                   Number                     *dst,
+                   const bool                  masked)
         {
           launch_tiled<false>(d, cell_operator, src, dst, masked);
           if (masked)
