@@ -4,9 +4,11 @@
 #ifndef PLASTIX_SOURCE_BACKEND_CELL_OPERATOR_CHOICE_H
 #define PLASTIX_SOURCE_BACKEND_CELL_OPERATOR_CHOICE_H
 
-#include "operator_impl.h"
+#include "finite_strain_state_impl.h"
 #include "gauss_point_state_impl.h"
+#include "operator_impl.h"
 
+#include <stdexcept>
 #include <type_traits>
 
 namespace plastix
@@ -17,8 +19,10 @@ namespace plastix
     {
       /**
        * Run @p action with the quadrature cell operator of the chosen
-       * geometry and the current law, evaluated in @p Number: the J2 tangent
-       * if a plasticity state is attached, linear elasticity otherwise.
+       * geometry and the current law, evaluated in @p Number: the
+       * finite-strain tangent if a finite-strain state is attached, the
+       * plasticity tangent if a plasticity state is, linear elasticity
+       * otherwise.
        */
       template <typename Number = double, typename Action>
       void
@@ -29,14 +33,18 @@ namespace plastix
           constexpr bool bbar     = decltype(mean_dilatation)::value;
           auto           with_law = [&](const auto &law) {
             using Law = std::decay_t<decltype(law)>;
-            if (stored)
+            if constexpr (bbar && internal::is_finite_strain_law<Law>::value)
+              throw std::logic_error("plastix: a finite-strain law with mean dilatation");
+            else if (stored)
               action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law, bbar>{
                 d.template stored_geometry<Number>(), law});
             else
               action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law, bbar>{
                 d.template on_the_fly_geometry<Number>(), law});
           };
-          if (d.plasticity != nullptr)
+          if (d.finite_strain != nullptr)
+            with_law(d.finite_strain->template tangent_law<Number>());
+          else if (d.plasticity != nullptr)
             with_law(d.plasticity->template tangent_law<Number>());
           else
             with_law(d.template elastic_law<Number>());

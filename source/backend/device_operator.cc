@@ -258,6 +258,47 @@ namespace plastix
       return impl_->plasticity_state.get();
     }
 
+    FiniteStrainState &
+    DeviceOperator::create_finite_strain_state()
+    {
+      const OperatorSettings &s = impl_->settings;
+      if (s.strategy == Strategy::dbd_structured || s.cell_kernel == CellKernel::element_matrix)
+        throw std::invalid_argument("plastix: finite strain needs a quadrature cell kernel and a strategy other than "
+                                    "dbd structured (the operator's settings: " +
+                                    to_string(s.strategy) + ", " + to_string(s.cell_kernel) + ")");
+      if (s.element_formulation != ElementFormulation::full)
+        throw std::invalid_argument("plastix: mean dilatation (B-bar) is a small-strain element formulation");
+      if (impl_->plasticity_state != nullptr)
+        throw std::invalid_argument("plastix: an operator with a plasticity state cannot be finite strain too");
+      release_finite_strain_state();
+      impl_->finite_strain_state.reset(new FiniteStrainState(*this));
+      impl_->finite_strain = &impl_->finite_strain_state->impl();
+      update_tangent();
+      return *impl_->finite_strain_state;
+    }
+
+    void
+    DeviceOperator::release_finite_strain_state()
+    {
+      if (impl_->finite_strain_state == nullptr)
+        return;
+      impl_->finite_strain = nullptr;
+      impl_->finite_strain_state.reset();
+      update_tangent();
+    }
+
+    FiniteStrainState *
+    DeviceOperator::finite_strain_state()
+    {
+      return impl_->finite_strain_state.get();
+    }
+
+    const FiniteStrainState *
+    DeviceOperator::finite_strain_state() const
+    {
+      return impl_->finite_strain_state.get();
+    }
+
     void
     DeviceOperator::use_tangent(const bool tangent)
     {

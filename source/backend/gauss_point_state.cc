@@ -266,20 +266,6 @@ namespace plastix
       }
     } // namespace internal
 
-    namespace
-    {
-      /** Call @p action with the geometry the operator keeps (stored if available). */
-      template <typename Action>
-      void
-      with_geometry(const DeviceOperator::Impl &d, const Action &action)
-      {
-        if (d.settings.cell_kernel == CellKernel::stored_geometry)
-          action(d.stored_geometry());
-        else
-          action(d.on_the_fly_geometry());
-      }
-    } // namespace
-
     GaussPointState::GaussPointState(const DeviceOperator &op)
       : impl_(std::make_unique<Impl>())
     {
@@ -339,7 +325,7 @@ namespace plastix
                                           s.cell_plastic.data(),
                                           s.point_plastic.data()};
       s.tangent_single_current = false;
-      with_geometry(d, [&](const auto &geometry) {
+      internal::with_geometry(d, [&](const auto &geometry) {
        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
         const auto run = [&](auto pressure_dependent) {
           constexpr bool bbar    = decltype(mean_dilatation)::value;
@@ -382,7 +368,7 @@ namespace plastix
     {
       const Impl                    &s = *impl_;
       const DeviceOperator::Impl &d = s.op->impl();
-      with_geometry(d, [&](const auto &geometry) {
+      internal::with_geometry(d, [&](const auto &geometry) {
         using Geometry = std::decay_t<decltype(geometry)>;
         // The stored-stress law does not use the source values: any
         // read-only array of n_dofs entries serves (the coordinates).
@@ -440,7 +426,7 @@ namespace plastix
       const Impl                    &s = *impl_;
       const DeviceOperator::Impl &d = s.op->impl();
       DeviceArray<double>            out(10 * static_cast<std::size_t>(s.n_cells), "cell averages");
-      with_geometry(d, [&](const auto &geometry) {
+      internal::with_geometry(d, [&](const auto &geometry) {
         internal::average_cells(geometry,
                                 s.history(s.history_trial),
                                 s.stress_view(),

@@ -82,6 +82,17 @@ namespace plastix
 #endif
       }
 
+      /** Natural logarithm on host and device with Kokkos 3.4 and 4.x alike. */
+      KOKKOS_INLINE_FUNCTION double
+      natural_logarithm(const double x)
+      {
+#if KOKKOS_VERSION >= 30700
+        return Kokkos::log(x);
+#else
+        return ::log(x);
+#endif
+      }
+
       /** Launch a range kernel over [0, n), skipping empty ranges. */
       template <typename Functor>
       inline void

@@ -5,6 +5,7 @@
 
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/device_operator.h>
+#include <plastix/backend/finite_strain_state.h>
 #include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/vector_operations.h>
 
@@ -143,6 +144,11 @@ namespace plastix
       std::unique_ptr<GaussPointState> plasticity_state;
       /** Its data while the operator is its tangent, else null (elasticity). */
       const GaussPointState::Impl *plasticity = nullptr;
+
+      /** The finite-strain state the operator owns, if any (the operator is then its tangent). */
+      std::unique_ptr<FiniteStrainState> finite_strain_state;
+      /** Its data, or null (small strain). */
+      const FiniteStrainState::Impl *finite_strain = nullptr;
 
       internal::Strided<const LocalIndex>
       cell_node_table() const
@@ -444,6 +450,17 @@ namespace plastix
                   }
               }
         });
+      }
+
+      /** Call @p action with the geometry the operator keeps (stored if available). */
+      template <typename Action>
+      void
+      with_geometry(const DeviceOperator::Impl &d, const Action &action)
+      {
+        if (d.settings.cell_kernel == CellKernel::stored_geometry)
+          action(d.stored_geometry());
+        else
+          action(d.on_the_fly_geometry());
       }
 
       /**

@@ -14,6 +14,7 @@ namespace plastix
 {
   namespace backend
   {
+    class FiniteStrainState;
     class GaussPointState;
 
     /**
@@ -371,6 +372,34 @@ namespace plastix
       /** Destroy the plasticity state; the operator is linear elastic again. */
       void
       release_plasticity_state();
+
+      /**
+       * Make the operator total-Lagrangian finite-strain hyperelasticity:
+       * give it the deformation gradients of a displacement at every Gauss
+       * point (the undeformed body first), owned by the operator, and make
+       * it the consistent tangent there (FiniteStrainState). Replaces an
+       * earlier state. Throws std::invalid_argument if the settings cannot
+       * apply it: the strategy dbd structured or the element-matrix cell
+       * kernel (both apply one element matrix to congruent cells, which the
+       * tangent does not keep), mean dilatation (B-bar is a small-strain
+       * formulation), or a plasticity state. The reference stays valid
+       * until release_finite_strain_state(), the next call or the
+       * operator's destruction.
+       */
+      FiniteStrainState &
+      create_finite_strain_state();
+
+      /** Destroy the finite-strain state; the operator is linear elastic again. */
+      void
+      release_finite_strain_state();
+
+      /** The finite-strain state, or nullptr if there is none. */
+      FiniteStrainState *
+      finite_strain_state();
+
+      /** The finite-strain state, or nullptr if there is none. */
+      const FiniteStrainState *
+      finite_strain_state() const;
 
       /** The plasticity state, or nullptr if there is none. */
       GaussPointState *

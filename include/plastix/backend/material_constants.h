@@ -82,6 +82,13 @@ namespace plastix
       double cone_xi = 0;
       /** Drucker-Prager dilatancy coefficient eta_bar of the flow potential sqrt(J2) + eta_bar p. */
       double cone_eta_bar = 0;
+      /**
+       * The second modulus mu2 of the compressible Mooney-Rivlin law at
+       * finite strain (the coefficient of (I2 - 3) / 2); 0: neo-Hookean.
+       * The finite-strain laws take lambda and mu as the constants of their
+       * small-strain limit: the coefficient of (I1 - 3) / 2 is mu - mu2.
+       */
+      double second_shear_modulus = 0;
     };
   } // namespace backend
 } // namespace plastix

@@ -382,13 +382,13 @@ namespace plastix
        */
       template <typename Lanes, typename Geometry, typename Law, bool mean_dilatation>
       KOKKOS_INLINE_FUNCTION void
-      lane_cell_apply(const Lanes                                                   &lanes,
-                      const Geometry                                                &geometry,
-                      const Law                                                     &law,
-                      const Index64                                                  cell,
-                      const typename Lanes::template value<LocalIndex>              &node,
-                      const typename Lanes::template value<typename Geometry::value_type> u[3],
-                      typename Lanes::template value<typename Geometry::value_type>       f[3])
+      lane_cell_apply(const Lanes                                                         &lanes,
+                      const Geometry                                                      &geometry,
+                      const Law                                                           &law,
+                      const Index64                                                        cell,
+                      const typename Lanes::template value<LocalIndex>                    &node,
+                      const typename Lanes::template value<typename Geometry::value_type>  u[3],
+                      typename Lanes::template value<typename Geometry::value_type>        f[3])
       {
         using Number = typename Geometry::value_type;
         using Value  = typename Lanes::template value<Number>;
@@ -446,33 +446,50 @@ namespace plastix
             for (int i = 0; i < 3; ++i)
               G[c][i] = g[0] * inv[0][i] + g[1] * inv[1][i] + g[2] * inv[2][i];
           }
-        Value eps[6], sig[6];
-        symmetric_part(G, eps);
-        Value volume = Number(0);
-        if constexpr (mean_dilatation)
+        // The stress tensor at the point: the first Piola-Kirchhoff stress of a
+        // finite-strain law, else the stress of the symmetric strain.
+        Value S[3][3];
+        if constexpr (is_finite_strain_law<Law>::value)
+          lanes.for_each_lane([&](const int l) {
+            Number G_l[3][3], P_l[3][3];
+            for (int c = 0; c < 3; ++c)
+              for (int i = 0; i < 3; ++i)
+                G_l[c][i] = Lanes::at(G[c][i], l);
+            law.first_piola(cell, l, G_l, P_l);
+            for (int c = 0; c < 3; ++c)
+              for (int i = 0; i < 3; ++i)
+                Lanes::at(S[c][i], l) = P_l[c][i];
+          });
+        else
           {
-            volume = sf.sum(JxW);
-            replace_dilatation(eps, sf.sum(JxW * (eps[0] + eps[1] + eps[2])) / volume);
-          }
-        lanes.for_each_lane([&](const int l) {
-          Number eps_l[6], sig_l[6];
-          for (int k = 0; k < 6; ++k)
-            eps_l[k] = Lanes::at(eps[k], l);
-          law.stress(cell, l, eps_l, sig_l);
-          for (int k = 0; k < 6; ++k)
-            Lanes::at(sig[k], l) = sig_l[k];
-        });
-        if constexpr (mean_dilatation)
-          {
-            // Deviatoric stress of the point plus the cell average of the mean stress.
-            const Value p_bar = sf.sum(JxW * remove_mean_stress(sig)) / volume;
-            sig[0] += p_bar;
-            sig[1] += p_bar;
-            sig[2] += p_bar;
+            Value eps[6], sig[6];
+            symmetric_part(G, eps);
+            Value volume = Number(0);
+            if constexpr (mean_dilatation)
+              {
+                volume = sf.sum(JxW);
+                replace_dilatation(eps, sf.sum(JxW * (eps[0] + eps[1] + eps[2])) / volume);
+              }
+            lanes.for_each_lane([&](const int l) {
+              Number eps_l[6], sig_l[6];
+              for (int k = 0; k < 6; ++k)
+                eps_l[k] = Lanes::at(eps[k], l);
+              law.stress(cell, l, eps_l, sig_l);
+              for (int k = 0; k < 6; ++k)
+                Lanes::at(sig[k], l) = sig_l[k];
+            });
+            if constexpr (mean_dilatation)
+              {
+                // Deviatoric stress of the point plus the cell average of the mean stress.
+                const Value p_bar = sf.sum(JxW * remove_mean_stress(sig)) / volume;
+                sig[0] += p_bar;
+                sig[1] += p_bar;
+                sig[2] += p_bar;
+              }
+            symmetric_tensor(sig, S);
           }
 
-        // Fluxes t[d] = JxW sum_i inv[d][i] sigma[c][i], integrated against the shape gradients.
-        const Value S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+        // Fluxes t[d] = JxW sum_i inv[d][i] S[c][i], integrated against the shape gradients.
         PLASTIX_UNROLL
         for (int c = 0; c < 3; ++c)
           {

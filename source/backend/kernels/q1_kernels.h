@@ -423,6 +423,19 @@ namespace plastix
       }
 
       /**
+       * The displacement gradient at Gauss point q from the edge differences
+       * of the displacement @p e and the inverse Jacobian @p inv.
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      gradient_at_point(const Number e[3][3][4], const int q, const Number inv[3][3], Number G[3][3])
+      {
+        Number w[3][4];
+        gradient_weights(q, w);
+        displacement_gradient(e, w, inv, G);
+      }
+
+      /**
        * The symmetric strain at Gauss point q from the edge differences of
        * the displacement @p e and the inverse Jacobian @p inv.
        */
@@ -430,11 +443,38 @@ namespace plastix
       KOKKOS_INLINE_FUNCTION void
       strain_at_point(const Number e[3][3][4], const int q, const Number inv[3][3], Number eps[6])
       {
-        Number w[3][4];
-        gradient_weights(q, w);
         Number G[3][3];
-        displacement_gradient(e, w, inv, G);
+        gradient_at_point(e, q, inv, G);
         symmetric_part(G, eps);
+      }
+
+      /**
+       * Whether @p Law maps the displacement gradient to a stress tensor
+       * that need not be symmetric (a finite-strain law: a member
+       * first_piola(cell, q, G, P) and finite_strain = true) rather than
+       * the symmetric strain to the symmetric stress (stress(cell, q, eps,
+       * sig)).
+       */
+      template <typename Law, typename = void>
+      struct is_finite_strain_law : std::false_type
+      {};
+
+      template <typename Law>
+      struct is_finite_strain_law<Law, std::void_t<decltype(Law::finite_strain)>>
+        : std::bool_constant<Law::finite_strain>
+      {};
+
+      /** The symmetric stress sig[6] as a 3x3 tensor. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      symmetric_tensor(const Number sig[6], Number S[3][3])
+      {
+        S[0][0] = sig[0];
+        S[1][1] = sig[1];
+        S[2][2] = sig[2];
+        S[1][2] = S[2][1] = sig[3];
+        S[0][2] = S[2][0] = sig[4];
+        S[0][1] = S[1][0] = sig[5];
       }
 
       /**
@@ -542,16 +582,48 @@ namespace plastix
         static_assert(std::is_same<value_type, typename Law::value_type>::value,
                       "geometry and law must use the same number type");
         using Number = value_type;
+        /** Whether the law is a finite-strain one (stress tensor from the displacement gradient). */
+        static constexpr bool finite_strain = is_finite_strain_law<Law>::value;
+        static_assert(!(finite_strain && mean_dilatation),
+                      "mean dilatation (B-bar) is a small-strain element formulation");
 
         Geometry geometry;
         Law      law;
 
-        /** Add the flux of stress S at a point (weights w, inverse Jacobian inv) to acc. */
+        /**
+         * The stress tensor S[c][i] whose flux the point contributes, from
+         * the displacement gradient G: the law's first Piola-Kirchhoff
+         * stress (finite strain), or the stress of the symmetric strain.
+         */
+        KOKKOS_INLINE_FUNCTION void
+        point_stress(const Index64 cell, const int q, const Number G[3][3], Number S[3][3]) const
+        {
+          if constexpr (finite_strain)
+            law.first_piola(cell, q, G, S);
+          else
+            {
+              Number eps[6], sig[6];
+              symmetric_part(G, eps);
+              law.stress(cell, q, eps, sig);
+              symmetric_tensor(sig, S);
+            }
+        }
+
+        /** Add the flux of the symmetric stress sig at a point (weights w, inverse Jacobian inv) to acc. */
         KOKKOS_INLINE_FUNCTION static void
         add_flux(const Number w[3][4], const Number inv[3][3], const Number JxW, const Number sig[6],
                  Number acc[3][3][4])
         {
-          const Number S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+          Number S[3][3];
+          symmetric_tensor(sig, S);
+          add_flux(w, inv, JxW, S, acc);
+        }
+
+        /** Add the flux of the stress tensor S at a point (weights w, inverse Jacobian inv) to acc. */
+        KOKKOS_INLINE_FUNCTION static void
+        add_flux(const Number w[3][4], const Number inv[3][3], const Number JxW, const Number S[3][3],
+                 Number acc[3][3][4])
+        {
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             PLASTIX_UNROLL
@@ -594,17 +666,22 @@ namespace plastix
               const Number JxW = geometry.at(g, q, inv);
               Number       G[3][3];
               displacement_gradient(e, w, inv, G);
-              Number eps[6], sig[6];
-              symmetric_part(G, eps);
-              if constexpr (mean_dilatation)
-                replace_dilatation(eps, theta_bar);
-              law.stress(cell, q, eps, sig);
-              if constexpr (mean_dilatation)
+              if constexpr (!mean_dilatation)
                 {
+                  Number S[3][3];
+                  point_stress(cell, q, G, S);
+                  add_flux(w, inv, JxW, S, acc);
+                }
+              else
+                {
+                  Number eps[6], sig[6];
+                  symmetric_part(G, eps);
+                  replace_dilatation(eps, theta_bar);
+                  law.stress(cell, q, eps, sig);
                   pressure_integral += JxW * remove_mean_stress(sig);
                   volume += JxW;
+                  add_flux(w, inv, JxW, sig, acc);
                 }
-              add_flux(w, inv, JxW, sig, acc);
             }
 
           if constexpr (mean_dilatation)
@@ -673,15 +750,20 @@ namespace plastix
           vector_edge_differences(u, e);
           Number       inv[3][3];
           const Number JxW = geometry.at_point(cell, x, q, inv);
-          Number       eps[6], sig[6];
-          strain_at_point(e, q, inv, eps);
+          Number       G[3][3], S[3][3];
+          gradient_at_point(e, q, inv, G);
           Number p = 0;
           if constexpr (mean_dilatation)
-            replace_dilatation(eps, mean_dilatation_of_points(V));
-          law.stress(cell, q, eps, sig);
-          if constexpr (mean_dilatation)
-            p = remove_mean_stress(sig);
-          const Number S[3][3] = {{sig[0], sig[5], sig[4]}, {sig[5], sig[1], sig[3]}, {sig[4], sig[3], sig[2]}};
+            {
+              Number eps[6], sig[6];
+              symmetric_part(G, eps);
+              replace_dilatation(eps, mean_dilatation_of_points(V));
+              law.stress(cell, q, eps, sig);
+              p = remove_mean_stress(sig);
+              symmetric_tensor(sig, S);
+            }
+          else
+            point_stress(cell, q, G, S);
           PLASTIX_UNROLL
           for (int c = 0; c < 3; ++c)
             PLASTIX_UNROLL
@@ -794,17 +876,25 @@ namespace plastix
                       PLASTIX_UNROLL
                       for (int i = 0; i < 3; ++i)
                         G[c][i] = grad[i];
-                      Number eps[6], sig[6];
-                      symmetric_part(G, eps);
-                      if constexpr (mean_dilatation)
-                        replace_dilatation(eps, mean_divergence[3 * a + c]);
-                      law.stress(cell, q, eps, sig);
-                      // sig : eps_bar (sig symmetric)
-                      const Number energy = sig[0] * eps[0] + sig[1] * eps[1] +
-                                            sig[2] * eps[2] +
-                                            Number(2) * (sig[3] * eps[3] + sig[4] * eps[4] +
-                                                         sig[5] * eps[5]);
-                      diag[3 * a + c] += JxW * energy;
+                      if constexpr (finite_strain)
+                        {
+                          // P : G, the stress of the unit displacement against its gradient.
+                          Number P[3][3];
+                          law.first_piola(cell, q, G, P);
+                          diag[3 * a + c] += JxW * (P[c][0] * grad[0] + P[c][1] * grad[1] + P[c][2] * grad[2]);
+                        }
+                      else
+                        {
+                          Number eps[6], sig[6];
+                          symmetric_part(G, eps);
+                          if constexpr (mean_dilatation)
+                            replace_dilatation(eps, mean_divergence[3 * a + c]);
+                          law.stress(cell, q, eps, sig);
+                          // sig : eps_bar (sig symmetric)
+                          const Number energy = sig[0] * eps[0] + sig[1] * eps[1] + sig[2] * eps[2] +
+                                                Number(2) * (sig[3] * eps[3] + sig[4] * eps[4] + sig[5] * eps[5]);
+                          diag[3 * a + c] += JxW * energy;
+                        }
                     }
                 }
             }

@@ -1,0 +1,88 @@
+// Kokkos-free interface of finite-strain hyperelasticity on the device: the
+// deformation gradients at the Gauss points, the internal force and the
+// consistent tangent that DeviceOperator applies (total Lagrangian).
+#ifndef PLASTIX_BACKEND_FINITE_STRAIN_STATE_H
+#define PLASTIX_BACKEND_FINITE_STRAIN_STATE_H
+
+#include <plastix/backend/config.h>
+#include <plastix/backend/device_operator.h>
+
+#include <cstddef>
+#include <memory>
+
+namespace plastix
+{
+  namespace backend
+  {
+    /**
+     * The linearisation point of a total-Lagrangian finite-strain operator:
+     * the deformation gradient F = I + Grad u at every Gauss point of the
+     * cells of a DeviceOperator, in device memory. While it exists the
+     * operator applies the consistent tangent K(u) du = sum B^T (A(F) :
+     * Grad du) JxW of the hyperelastic law of each cell's material
+     * (compressible Mooney-Rivlin, neo-Hookean when
+     * MaterialConstants::second_shear_modulus is 0; see
+     * plastix/backend/hyperelasticity.h), with A = dP/dF, material and
+     * geometric stiffness in one; it is symmetric. The reference
+     * configuration is the operator's mesh. Dead loads only: a follower
+     * load's stiffness is not part of it.
+     */
+    class PLASTIX_BACKEND_EXPORT FiniteStrainState
+    {
+    public:
+      ~FiniteStrainState();
+
+      FiniteStrainState(const FiniteStrainState &) = delete;
+      FiniteStrainState &
+      operator=(const FiniteStrainState &) = delete;
+
+      /**
+       * Make the total displacement @p u (local array with valid ghosts,
+       * hanging-node rows distributed) the linearisation point: store F at
+       * every Gauss point and refresh the operator's stored tangent
+       * (DeviceOperator::update_tangent()). If @p internal_force is not
+       * null it receives the internal force at @p u as internal_force()
+       * computes it. Returns the number of local Gauss points with
+       * det F <= 0 (inverted elements, where the stress and the internal
+       * force are not finite).
+       */
+      std::size_t
+      update(const double *u, double *internal_force);
+
+      /**
+       * The internal force C^T sum B^T P(I + Grad u) JxW at the total
+       * displacement @p u on all local rows (Dirichlet ones too, for
+       * reactions; hanging-node rows condensed, so zero), computed with the
+       * operator's strategy, plus the force S u of boundary springs; the
+       * caller adds ghost parts to their owners. Independent of the
+       * linearisation point.
+       */
+      void
+      internal_force(const double *u, double *internal_force) const;
+
+      /** Device memory held (bytes). */
+      std::size_t
+      memory_consumption() const;
+
+      struct Impl;
+
+      /** Internal data, for the operator kernels. */
+      const Impl &
+      impl() const;
+
+    private:
+      friend class DeviceOperator;
+
+      /**
+       * State of the undeformed body (F = I everywhere) for the cells of
+       * @p op: made by DeviceOperator::create_finite_strain_state() only, so
+       * that the operator owns it.
+       */
+      explicit FiniteStrainState(const DeviceOperator &op);
+
+      std::unique_ptr<Impl> impl_;
+    };
+  } // namespace backend
+} // namespace plastix
+
+#endif

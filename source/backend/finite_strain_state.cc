@@ -1,0 +1,133 @@
+// Finite-strain hyperelasticity on the device: the deformation gradients at
+// the Gauss points and the internal force.
+#include <plastix/backend/finite_strain_state.h>
+
+#include "finite_strain_state_impl.h"
+#include "spring_matrix.h"
+#include "strategies/strategy_dispatch.h"
+
+namespace plastix
+{
+  namespace backend
+  {
+    using internal::Index64;
+
+    namespace internal
+    {
+      /**
+       * F = I + Grad u at every Gauss point of every cell into @p F; returns
+       * the number of points with det F <= 0.
+       */
+      template <typename Geometry>
+      Index64
+      store_deformation_gradients(const Geometry                  &geometry,
+                                  const Strided<const LocalIndex> &cell_nodes,
+                                  const double                    *u,
+                                  const Strided<double>           &F,
+                                  const Index64                    n_cells)
+      {
+        Index64    inverted    = 0;
+        const auto update_cell = KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
+          LocalIndex nodes[8];
+          double     values[24];
+          gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
+          double e[3][3][4];
+          vector_edge_differences(values, e);
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          for (int q = 0; q < 8; ++q)
+            {
+              double inv[3][3], G[3][3];
+              geometry.at(g, q, inv);
+              gradient_at_point(e, q, inv, G);
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  {
+                    G[i][j] += (i == j) ? 1. : 0.;
+                    F(cell, (3 * i + j) * 8 + q) = G[i][j];
+                  }
+              const double J = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
+                               G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
+                               G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
+              // Not (J > 0) rather than J <= 0, so that a non-finite J counts too.
+              if (!(J > 0))
+                ++sum;
+            }
+        };
+        static_assert(launches_light_weight<decltype(update_cell)>, "the functor must fit a kernel argument");
+        Kokkos::parallel_reduce("plastix::deformation_gradients", RangePolicy(0, n_cells), update_cell, inverted);
+        return inverted;
+      }
+
+      /** F = I at every Gauss point (the undeformed body). */
+      inline void
+      set_identity_deformation(const Strided<double> &F, const Index64 n_cells)
+      {
+        for_range("plastix::identity_deformation", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+          for (int k = 0; k < 9; ++k)
+            for (int q = 0; q < 8; ++q)
+              F(cell, k * 8 + q) = (k % 4 == 0) ? 1. : 0.;
+        });
+      }
+    } // namespace internal
+
+    FiniteStrainState::FiniteStrainState(const DeviceOperator &op)
+      : impl_(std::make_unique<Impl>())
+    {
+      Impl &s   = *impl_;
+      s.op      = &op;
+      s.n_cells = op.n_cells();
+      internal::default_strides(s.n_cells, 72, s.stride_cell, s.stride_entry,
+                                op.settings().thread_mapping != ThreadMapping::node);
+      s.deformation_gradient.resize(72 * static_cast<std::size_t>(s.n_cells), "deformation gradients");
+      internal::set_identity_deformation(s.deformation_gradient_view(), s.n_cells);
+    }
+
+    FiniteStrainState::~FiniteStrainState() = default;
+
+    std::size_t
+    FiniteStrainState::update(const double *u, double *internal_force)
+    {
+      Impl                       &s        = *impl_;
+      const DeviceOperator::Impl &d        = s.op->impl();
+      Index64                     inverted = 0;
+      internal::with_geometry(d, [&](const auto &geometry) {
+        inverted = internal::store_deformation_gradients(geometry, d.cell_node_table(), u,
+                                                         s.deformation_gradient_view(), s.n_cells);
+      });
+      if (internal_force != nullptr)
+        this->internal_force(u, internal_force);
+      return static_cast<std::size_t>(inverted);
+    }
+
+    void
+    FiniteStrainState::internal_force(const double *u, double *f_int) const
+    {
+      const Impl                 &s = *impl_;
+      const DeviceOperator::Impl &d = s.op->impl();
+      internal::with_geometry(d, [&](const auto &geometry) {
+        using Geometry = std::decay_t<decltype(geometry)>;
+        internal::launch_apply(
+          d, internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double>>{geometry, s.stress_law()},
+          u, f_int, false);
+      });
+      // The springs' force S u, then the hanging-node rows onto the DoFs they depend on (C^T f_int).
+      internal::add_boundary_springs(d.springs, u, f_int, false);
+      s.op->condense(f_int);
+    }
+
+    std::size_t
+    FiniteStrainState::memory_consumption() const
+    {
+      return impl_->deformation_gradient.memory_consumption();
+    }
+
+    const FiniteStrainState::Impl &
+    FiniteStrainState::impl() const
+    {
+      return *impl_;
+    }
+  } // namespace backend
+} // namespace plastix
+
+#include "firewall_check.h"

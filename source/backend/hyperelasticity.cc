@@ -1,0 +1,110 @@
+// The hyperelastic law and cell kernel of the device evaluated on the host
+// (plastix/backend/hyperelasticity.h).
+#include <plastix/backend/hyperelasticity.h>
+
+#include "material/hyperelastic_law.h"
+
+namespace plastix
+{
+  namespace backend
+  {
+    namespace
+    {
+      using internal::Index64;
+
+      /** One cell with the vertices 0..7 at the coordinates @p X (array of structures). */
+      struct SingleCell
+      {
+        LocalIndex nodes[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+
+        internal::OnTheFlyGeometry<double>
+        geometry(const double X[24]) const
+        {
+          internal::OnTheFlyGeometry<double> g;
+          g.cell_nodes  = {nodes, 8, 1};
+          g.coordinates = X;
+          return g;
+        }
+      };
+
+      const std::uint16_t material_zero[1] = {0};
+    } // namespace
+
+    double
+    hyperelastic_stress(const MaterialConstants &material, const double F[9], double P[9])
+    {
+      double F3[3][3], P3[3][3];
+      for (int k = 0; k < 9; ++k)
+        F3[k / 3][k % 3] = F[k];
+      const double J = internal::hyperelastic_stress(material, F3, P3);
+      for (int k = 0; k < 9; ++k)
+        P[k] = P3[k / 3][k % 3];
+      return J;
+    }
+
+    void
+    hyperelastic_stress_derivative(const MaterialConstants &material,
+                                   const double             F[9],
+                                   const double             H[9],
+                                   double                   dP[9])
+    {
+      double F3[3][3], H3[3][3], dP3[3][3];
+      for (int k = 0; k < 9; ++k)
+        {
+          F3[k / 3][k % 3] = F[k];
+          H3[k / 3][k % 3] = H[k];
+        }
+      internal::hyperelastic_stress_derivative(material, F3, H3, dP3);
+      for (int k = 0; k < 9; ++k)
+        dP[k] = dP3[k / 3][k % 3];
+    }
+
+    void
+    hyperelastic_cell_force(const MaterialConstants &material, const double X[24], const double u[24], double f[24])
+    {
+      const SingleCell                       cell;
+      internal::HyperelasticLaw<double> law;
+      law.materials     = &material;
+      law.cell_material = material_zero;
+      const internal::QuadratureCellOperator<internal::OnTheFlyGeometry<double>, internal::HyperelasticLaw<double>>
+        op{cell.geometry(X), law};
+      op.apply(0, u, f);
+    }
+
+    void
+    hyperelastic_cell_tangent(const MaterialConstants &material,
+                              const double             X[24],
+                              const double             u[24],
+                              const double             du[24],
+                              double                   df[24])
+    {
+      const SingleCell cell;
+      const auto       geometry = cell.geometry(X);
+      // The deformation gradients F = I + Grad u at the 8 points, entry (3 i + j) 8 + q.
+      double                                          F[72];
+      typename internal::OnTheFlyGeometry<double>::CellData g;
+      geometry.load(0, g);
+      double e[3][3][4];
+      internal::vector_edge_differences(u, e);
+      for (int q = 0; q < 8; ++q)
+        {
+          double inv[3][3], G[3][3];
+          geometry.at(g, q, inv);
+          internal::gradient_at_point(e, q, inv, G);
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              F[(3 * i + j) * 8 + q] = G[i][j] + (i == j ? 1. : 0.);
+        }
+      internal::HyperelasticTangentLaw<double> law;
+      law.materials            = &material;
+      law.cell_material        = material_zero;
+      law.deformation_gradient = {F, 72, 1};
+      const internal::QuadratureCellOperator<internal::OnTheFlyGeometry<double>,
+                                             internal::HyperelasticTangentLaw<double>>
+        op{geometry, law};
+      op.apply(0, du, df);
+    }
+  } // namespace backend
+} // namespace plastix
+
+#include "firewall_check.h"

@@ -1,0 +1,258 @@
+// Finite-strain hyperelasticity at the Gauss points (total Lagrangian): the
+// compressible Mooney-Rivlin law, neo-Hookean when its second modulus is 0,
+// its first Piola-Kirchhoff stress and the derivative of that stress, and
+// the two finite-strain laws of the quadrature cell operator: the stress of
+// the current displacement (the internal force) and the consistent tangent
+// at stored deformation gradients (Kokkos).
+//
+// The strain energy per reference volume, with I1 = tr C, I2 = (I1^2 -
+// tr C^2) / 2, C = F^T F and J = det F, is
+//   W = mu1 / 2 (I1 - 3) + mu2 / 2 (I2 - 3) - (mu1 + 2 mu2) ln J + lambda_J / 2 (ln J)^2,
+// stress-free at F = I. Its linearisation at F = I is the small-strain law
+// with the shear modulus mu1 + mu2 and the first Lame parameter
+// lambda_J + 2 mu2; MaterialConstants gives those two (mu, lambda) and
+// mu2 (second_shear_modulus), so that every material has the same
+// small-strain limit in both kinematics. With mu2 = 0 it is the neo-Hookean
+// law of Bonet and Wood (Nonlinear Continuum Mechanics for Finite Element
+// Analysis, sec. 6.4.3) and of Cecka, Lew and Darve ("Application of
+// assembly of finite element methods on graphics processors for real-time
+// elastodynamics"):
+//   P = mu F + (lambda ln J - mu) F^-T.
+// A point with J <= 0 (an inverted element) gets a non-finite stress (the
+// logarithm of a non-positive number), so that the residual is not finite
+// and the nonlinear solver rejects the iterate.
+#ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_HYPERELASTIC_LAW_H
+#define PLASTIX_SOURCE_BACKEND_MATERIAL_HYPERELASTIC_LAW_H
+
+#include <plastix/backend/material_constants.h>
+
+#include "../kernels/q1_kernels.h"
+
+#include <cstdint>
+
+namespace plastix
+{
+  namespace backend
+  {
+    namespace internal
+    {
+      /** The moduli of the strain energy above, in @p Number. */
+      template <typename Number>
+      struct HyperelasticModuli
+      {
+        /** The coefficient of I1. */
+        Number mu1;
+        /** The coefficient of I2 (0: neo-Hookean). */
+        Number mu2;
+        /** The coefficient of (ln J)^2. */
+        Number lambda_J;
+
+        KOKKOS_INLINE_FUNCTION explicit HyperelasticModuli(const MaterialConstants &m)
+          : mu1(static_cast<Number>(m.mu - m.second_shear_modulus))
+          , mu2(static_cast<Number>(m.second_shear_modulus))
+          , lambda_J(static_cast<Number>(m.lambda - 2. * m.second_shear_modulus))
+        {}
+
+        /** The coefficient of F^-T in P: lambda_J ln J - mu1 - 2 mu2 (not finite for J <= 0). */
+        KOKKOS_INLINE_FUNCTION Number
+        volumetric(const Number J) const
+        {
+          return lambda_J * static_cast<Number>(natural_logarithm(static_cast<double>(J))) - mu1 - Number(2) * mu2;
+        }
+      };
+
+      /** J = det F and F^-T = cof F / J. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      determinant_and_inverse_transpose(const Number F[3][3], Number F_inv_T[3][3])
+      {
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            {
+              const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+              F_inv_T[i][j]  = F[i1][j1] * F[i2][j2] - F[i1][j2] * F[i2][j1];
+            }
+        const Number J = F[0][0] * F_inv_T[0][0] + F[0][1] * F_inv_T[0][1] + F[0][2] * F_inv_T[0][2];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            F_inv_T[i][j] /= J;
+        return J;
+      }
+
+      /** The first Piola-Kirchhoff stress P(F) of the material @p m; returns J. */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION Number
+      hyperelastic_stress(const MaterialConstants &m, const Number F[3][3], Number P[3][3])
+      {
+        const HyperelasticModuli<Number> k(m);
+        Number                           F_inv_T[3][3];
+        const Number                     J = determinant_and_inverse_transpose(F, F_inv_T);
+        // P = mu1 F + mu2 (I1 F - F C) + (lambda_J ln J - mu1 - 2 mu2) F^-T
+        const Number volumetric = k.volumetric(J);
+        Number       FC[3][3]   = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+        Number       I1         = 0;
+        if (k.mu2 != Number(0))
+          {
+            Number C[3][3];
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              PLASTIX_UNROLL
+              for (int j = 0; j < 3; ++j)
+                C[i][j] = F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j];
+            I1 = C[0][0] + C[1][1] + C[2][2];
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              PLASTIX_UNROLL
+              for (int j = 0; j < 3; ++j)
+                FC[i][j] = F[i][0] * C[0][j] + F[i][1] * C[1][j] + F[i][2] * C[2][j];
+          }
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            P[i][j] = k.mu1 * F[i][j] + k.mu2 * (I1 * F[i][j] - FC[i][j]) + volumetric * F_inv_T[i][j];
+        return J;
+      }
+
+      /**
+       * The derivative of the first Piola-Kirchhoff stress at @p F in the
+       * direction @p H: dP = A(F) : H with the first elasticity tensor A =
+       * dP/dF (material and geometric stiffness in one):
+       *   dP = mu1 H + mu2 (2 (F : H) F + I1 H - H C - F (H^T F + F^T H))
+       *        + lambda_J (F^-T : H) F^-T - (lambda_J ln J - mu1 - 2 mu2) F^-T H^T F^-T.
+       * A has the major symmetry A_iJkL = A_kLiJ (the tangent of a
+       * hyperelastic law is symmetric).
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      hyperelastic_stress_derivative(const MaterialConstants &m,
+                                     const Number             F[3][3],
+                                     const Number             H[3][3],
+                                     Number                   dP[3][3])
+      {
+        const HyperelasticModuli<Number> k(m);
+        Number                           F_inv_T[3][3];
+        const Number                     J          = determinant_and_inverse_transpose(F, F_inv_T);
+        const Number                     volumetric = k.volumetric(J);
+        // F^-T : H and F^-T H^T F^-T.
+        Number trace = 0;
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            trace += F_inv_T[i][j] * H[i][j];
+        Number A[3][3], B[3][3];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            A[i][j] = F_inv_T[i][0] * H[j][0] + F_inv_T[i][1] * H[j][1] + F_inv_T[i][2] * H[j][2];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            B[i][j] = A[i][0] * F_inv_T[0][j] + A[i][1] * F_inv_T[1][j] + A[i][2] * F_inv_T[2][j];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            dP[i][j] = k.mu1 * H[i][j] + k.lambda_J * trace * F_inv_T[i][j] - volumetric * B[i][j];
+        if (k.mu2 == Number(0))
+          return;
+        // The I2 term: C, F : H, H C and F (H^T F + F^T H).
+        Number C[3][3], E[3][3], FH = 0;
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            {
+              C[i][j] = F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j];
+              // E = H^T F + F^T H (symmetric)
+              E[i][j] = H[0][i] * F[0][j] + H[1][i] * F[1][j] + H[2][i] * F[2][j] + F[0][i] * H[0][j] +
+                        F[1][i] * H[1][j] + F[2][i] * H[2][j];
+              FH += F[i][j] * H[i][j];
+            }
+        const Number I1 = C[0][0] + C[1][1] + C[2][2];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            {
+              const Number HC = H[i][0] * C[0][j] + H[i][1] * C[1][j] + H[i][2] * C[2][j];
+              const Number FE = F[i][0] * E[0][j] + F[i][1] * E[1][j] + F[i][2] * E[2][j];
+              dP[i][j] += k.mu2 * (Number(2) * FH * F[i][j] + I1 * H[i][j] - HC - FE);
+            }
+      }
+
+      /**
+       * The hyperelastic stress of the current displacement, P(I + G), as
+       * the finite-strain law of the quadrature cell operator: with it the
+       * cell operator's product is the internal force. Times the cell's
+       * stiffness factor if @p cell_factors is set.
+       */
+      template <typename Number = double>
+      struct HyperelasticLaw
+      {
+        using value_type                    = Number;
+        static constexpr bool finite_strain = true;
+
+        const MaterialConstants *materials     = nullptr;
+        const std::uint16_t     *cell_material = nullptr;
+        const float             *cell_factors  = nullptr;
+
+        KOKKOS_INLINE_FUNCTION void
+        first_piola(const Index64 cell, const int, const Number G[3][3], Number P[3][3]) const
+        {
+          Number F[3][3];
+          PLASTIX_UNROLL
+          for (int i = 0; i < 3; ++i)
+            PLASTIX_UNROLL
+            for (int j = 0; j < 3; ++j)
+              F[i][j] = G[i][j] + (i == j ? Number(1) : Number(0));
+          hyperelastic_stress(materials[cell_material[cell]], F, P);
+          scale_by_cell_factor(cell_factors, cell, &P[0][0], 9);
+        }
+      };
+
+      /**
+       * The consistent tangent at the deformation gradients stored per
+       * Gauss point (entry 3 i + j of point q at (cell, (3 i + j) 8 + q)),
+       * as the finite-strain law of the quadrature cell operator: with it
+       * the cell operator's product is the tangent stiffness times the
+       * increment. Times the cell's stiffness factor if @p cell_factors is
+       * set.
+       */
+      template <typename Number = double>
+      struct HyperelasticTangentLaw
+      {
+        using value_type                    = Number;
+        static constexpr bool finite_strain = true;
+
+        const MaterialConstants *materials     = nullptr;
+        const std::uint16_t     *cell_material = nullptr;
+        const float             *cell_factors  = nullptr;
+        /** The deformation gradients of the linearisation point. */
+        Strided<const double> deformation_gradient;
+
+        KOKKOS_INLINE_FUNCTION void
+        first_piola(const Index64 cell, const int q, const Number H[3][3], Number dP[3][3]) const
+        {
+          Number F[3][3];
+          PLASTIX_UNROLL
+          for (int i = 0; i < 3; ++i)
+            PLASTIX_UNROLL
+            for (int j = 0; j < 3; ++j)
+              F[i][j] = static_cast<Number>(deformation_gradient(cell, (3 * i + j) * 8 + q));
+          hyperelastic_stress_derivative(materials[cell_material[cell]], F, H, dP);
+          scale_by_cell_factor(cell_factors, cell, &dP[0][0], 9);
+        }
+      };
+    } // namespace internal
+  } // namespace backend
+} // namespace plastix
+
+#endif

@@ -1,0 +1,399 @@
+// The finite-strain hyperelastic law of the device kernels (compressible
+// Mooney-Rivlin, neo-Hookean with mu2 = 0) and its cell kernel, evaluated on
+// the host with the device code: stress-free reference, closed forms of
+// simple shear (Rivlin's universal relation) and pure dilatation,
+// objectivity, the small-strain limit, finite differences and the major
+// symmetry of the tangent, and on a distorted hexahedron: finite differences
+// of the cell's internal force against the cell tangent, a rigid rotation
+// of 90 degrees without force, the symmetric cell tangent and the
+// non-finite force of an inverted cell.
+#include <plastix/backend/hyperelasticity.h>
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <string>
+
+#include "../checker.h"
+
+using plastix::backend::MaterialConstants;
+
+namespace
+{
+  plastix_test::Checker checker;
+
+  using M3 = std::array<double, 9>;
+  using V24 = std::array<double, 24>;
+
+  MaterialConstants
+  material(const double E, const double nu, const double mu2_fraction)
+  {
+    MaterialConstants m;
+    m.lambda               = E * nu / ((1 + nu) * (1 - 2 * nu));
+    m.mu                   = E / (2 * (1 + nu));
+    m.second_shear_modulus = mu2_fraction * m.mu;
+    return m;
+  }
+
+  M3
+  product(const M3 &A, const M3 &B)
+  {
+    M3 C{};
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        for (int k = 0; k < 3; ++k)
+          C[3 * i + j] += A[3 * i + k] * B[3 * k + j];
+    return C;
+  }
+
+  M3
+  transpose(const M3 &A)
+  {
+    M3 T;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j)
+        T[3 * i + j] = A[3 * j + i];
+    return T;
+  }
+
+  double
+  norm(const M3 &A)
+  {
+    double s = 0;
+    for (const double a : A)
+      s += a * a;
+    return std::sqrt(s);
+  }
+
+  double
+  difference(const M3 &A, const M3 &B)
+  {
+    M3 D;
+    for (int k = 0; k < 9; ++k)
+      D[k] = A[k] - B[k];
+    return norm(D);
+  }
+
+  double
+  contract(const M3 &A, const M3 &B)
+  {
+    double s = 0;
+    for (int k = 0; k < 9; ++k)
+      s += A[k] * B[k];
+    return s;
+  }
+
+  M3
+  stress(const MaterialConstants &m, const M3 &F)
+  {
+    M3 P;
+    plastix::backend::hyperelastic_stress(m, F.data(), P.data());
+    return P;
+  }
+
+  M3
+  stress_derivative(const MaterialConstants &m, const M3 &F, const M3 &H)
+  {
+    M3 dP;
+    plastix::backend::hyperelastic_stress_derivative(m, F.data(), H.data(), dP.data());
+    return dP;
+  }
+
+  /** The rotation by @p angle about the unit axis @p n (Rodrigues). */
+  M3
+  rotation(const double angle, const std::array<double, 3> &n)
+  {
+    const double c = std::cos(angle), s = std::sin(angle);
+    return {c + n[0] * n[0] * (1 - c),        n[0] * n[1] * (1 - c) - n[2] * s, n[0] * n[2] * (1 - c) + n[1] * s,
+            n[1] * n[0] * (1 - c) + n[2] * s, c + n[1] * n[1] * (1 - c),        n[1] * n[2] * (1 - c) - n[0] * s,
+            n[2] * n[0] * (1 - c) - n[1] * s, n[2] * n[1] * (1 - c) + n[0] * s, c + n[2] * n[2] * (1 - c)};
+  }
+
+  /** A deformation gradient I + s R with entries of R uniform in [-1, 1] and det F > 0. */
+  M3
+  random_deformation(std::mt19937 &rng, const double s)
+  {
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    for (;;)
+      {
+        M3 F;
+        for (int k = 0; k < 9; ++k)
+          F[k] = (k % 4 == 0 ? 1. : 0.) + s * uniform(rng);
+        const double J = F[0] * (F[4] * F[8] - F[5] * F[7]) - F[1] * (F[3] * F[8] - F[5] * F[6]) +
+                         F[2] * (F[3] * F[7] - F[4] * F[6]);
+        if (J > 0.2)
+          return F;
+      }
+  }
+
+  M3
+  random_direction(std::mt19937 &rng)
+  {
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    M3                                     H;
+    for (double &h : H)
+      h = uniform(rng);
+    return H;
+  }
+
+  /** Largest relative error of the central difference of P along H against dP[H] over the steps tried. */
+  double
+  tangent_error(const MaterialConstants &m, const M3 &F, const M3 &H)
+  {
+    const M3 exact = stress_derivative(m, F, H);
+    double   best  = 1e300;
+    for (const double h : {1e-4, 1e-5, 1e-6})
+      {
+        M3 Fp = F, Fm = F;
+        for (int k = 0; k < 9; ++k)
+          {
+            Fp[k] += h * H[k];
+            Fm[k] -= h * H[k];
+          }
+        const M3 Pp = stress(m, Fp), Pm = stress(m, Fm);
+        M3       fd;
+        for (int k = 0; k < 9; ++k)
+          fd[k] = (Pp[k] - Pm[k]) / (2 * h);
+        best = std::min(best, difference(fd, exact) / norm(exact));
+      }
+    return best;
+  }
+
+  void
+  check_point_law(const std::string &name, const MaterialConstants &m, std::mt19937 &rng)
+  {
+    std::printf("%s (lambda %.4g, mu %.4g, mu2 %.4g)\n", name.c_str(), m.lambda, m.mu, m.second_shear_modulus);
+    const M3     I    = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+    const double mu1  = m.mu - m.second_shear_modulus, mu2 = m.second_shear_modulus;
+    const double scale = m.lambda + 2 * m.mu;
+
+    checker.check("  P(I) = 0", norm(stress(m, I)) / scale, 1e-15);
+
+    // Simple shear F = I + gamma e1 (x) e2: J = 1, sigma = P F^T.
+    for (const double gamma : {0.1, 0.5, 2.})
+      {
+        const M3     F     = {1, gamma, 0, 0, 1, 0, 0, 0, 1};
+        const M3     sigma = product(stress(m, F), transpose(F));
+        const double g2    = gamma * gamma;
+        const M3     expected = {(mu1 + mu2) * g2, (mu1 + mu2) * gamma, 0, (mu1 + mu2) * gamma, 0, 0, 0, 0, mu2 * g2};
+        checker.check("  simple shear gamma " + std::to_string(gamma).substr(0, 3) +
+                        ": sigma = (mu1 + mu2) [gamma^2, gamma; gamma, 0] + mu2 gamma^2 e3 (x) e3",
+                      difference(sigma, expected) / ((mu1 + mu2) * (gamma + g2)), 1e-14);
+        checker.check("  simple shear: Rivlin's universal relation sigma11 - sigma22 = gamma sigma12",
+                      std::abs(sigma[0] - sigma[4] - gamma * sigma[1]) / ((mu1 + mu2) * g2), 1e-14);
+      }
+
+    // Pure dilatation F = s I: P = (mu1 s + 2 mu2 s^3 + (lambda_J ln s^3 - mu1 - 2 mu2) / s) I.
+    for (const double s : {0.7, 1.3})
+      {
+        const double lambda_J = m.lambda - 2 * mu2;
+        const double p        = mu1 * s + 2 * mu2 * s * s * s + (lambda_J * std::log(s * s * s) - mu1 - 2 * mu2) / s;
+        const M3     F        = {s, 0, 0, 0, s, 0, 0, 0, s};
+        const M3     expected = {p, 0, 0, 0, p, 0, 0, 0, p};
+        checker.check("  dilatation " + std::to_string(s).substr(0, 3) + ": closed form",
+                      difference(stress(m, F), expected) / std::abs(p), 1e-14);
+      }
+
+    // Objectivity: P(R) = 0 and P(R F) = R P(F).
+    const M3 R90 = rotation(M_PI / 2, {0, 0, 1});
+    checker.check("  rigid rotation of 90 degrees: P = 0", norm(stress(m, R90)) / scale, 1e-15);
+    double worst_objectivity = 0;
+    for (int t = 0; t < 20; ++t)
+      {
+        const M3 F = random_deformation(rng, 0.4);
+        std::uniform_real_distribution<double> uniform(-1, 1);
+        std::array<double, 3>                  n = {uniform(rng), uniform(rng), uniform(rng)};
+        const double                           l = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (double &c : n)
+          c /= l;
+        const M3 R = rotation(3 * uniform(rng), n);
+        const M3 P = stress(m, F);
+        worst_objectivity = std::max(worst_objectivity, difference(stress(m, product(R, F)), product(R, P)) / norm(P));
+      }
+    checker.check("  objectivity P(R F) = R P(F), 20 random F and R", worst_objectivity, 1e-13);
+
+    // The small-strain limit: dP at F = I is the linear elastic stress of sym(H).
+    {
+      const M3 H  = random_direction(rng);
+      const M3 dP = stress_derivative(m, I, H);
+      const double tr = H[0] + H[4] + H[8];
+      M3           linear;
+      for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+          linear[3 * i + j] = m.mu * (H[3 * i + j] + H[3 * j + i]) + (i == j ? m.lambda * tr : 0.);
+      checker.check("  tangent at F = I = lambda tr(eps) I + 2 mu eps", difference(dP, linear) / norm(linear), 1e-14);
+    }
+
+    // Finite differences and the major symmetry B : dP[H] = H : dP[B].
+    double worst_fd = 0, worst_symmetry = 0;
+    for (int t = 0; t < 40; ++t)
+      {
+        const M3 F = random_deformation(rng, t < 20 ? 0.1 : 0.6);
+        const M3 H = random_direction(rng), B = random_direction(rng);
+        worst_fd   = std::max(worst_fd, tangent_error(m, F, H));
+        const double a = contract(B, stress_derivative(m, F, H)), b = contract(H, stress_derivative(m, F, B));
+        worst_symmetry = std::max(worst_symmetry, std::abs(a - b) / (std::abs(a) + std::abs(b)));
+      }
+    checker.check("  tangent vs central differences of P, 40 random F", worst_fd, 1e-8);
+    checker.check("  major symmetry of the tangent, 40 random F", worst_symmetry, 1e-13);
+
+    // The sensitivity of the finite-difference check: it sees a tangent entry off by 1e-4 of the norm.
+    {
+      const M3 F = random_deformation(rng, 0.6), H = random_direction(rng);
+      const M3 dP = stress_derivative(m, F, H);
+      M3       perturbed = dP;
+      perturbed[1] += 1e-4 * norm(dP);
+      M3 Fp = F, Fm = F;
+      for (int k = 0; k < 9; ++k)
+        {
+          Fp[k] += 1e-6 * H[k];
+          Fm[k] -= 1e-6 * H[k];
+        }
+      M3 fd;
+      const M3 Pp = stress(m, Fp), Pm = stress(m, Fm);
+      for (int k = 0; k < 9; ++k)
+        fd[k] = (Pp[k] - Pm[k]) / 2e-6;
+      checker.check_true("  the finite-difference check detects a relative tangent error of 1e-4",
+                         difference(fd, perturbed) / norm(dP) > 1e-5);
+    }
+  }
+
+  V24
+  cell_force(const MaterialConstants &m, const V24 &X, const V24 &u)
+  {
+    V24 f;
+    plastix::backend::hyperelastic_cell_force(m, X.data(), u.data(), f.data());
+    return f;
+  }
+
+  V24
+  cell_tangent(const MaterialConstants &m, const V24 &X, const V24 &u, const V24 &du)
+  {
+    V24 df;
+    plastix::backend::hyperelastic_cell_tangent(m, X.data(), u.data(), du.data(), df.data());
+    return df;
+  }
+
+  double
+  norm(const V24 &v)
+  {
+    double s = 0;
+    for (const double a : v)
+      s += a * a;
+    return std::sqrt(s);
+  }
+
+  double
+  dot(const V24 &a, const V24 &b)
+  {
+    double s = 0;
+    for (int k = 0; k < 24; ++k)
+      s += a[k] * b[k];
+    return s;
+  }
+
+  void
+  check_cell(const std::string &name, const MaterialConstants &m, std::mt19937 &rng)
+  {
+    std::printf("%s: one distorted hexahedron\n", name.c_str());
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    // The unit cube (deal.II's vertex order), its vertices moved by up to 0.15.
+    V24 X;
+    for (int a = 0; a < 8; ++a)
+      for (int i = 0; i < 3; ++i)
+        X[3 * a + i] = ((a >> i) & 1) + 0.15 * uniform(rng);
+    auto random_vector = [&](const double s) {
+      V24 v;
+      for (double &x : v)
+        x = s * uniform(rng);
+      return v;
+    };
+    const double stiffness = m.lambda + 2 * m.mu;
+
+    // A rigid rotation of 90 degrees about (1, 1, 1) / sqrt(3): u = (R - I) X.
+    {
+      const double r = 1 / std::sqrt(3.);
+      const M3     R = rotation(M_PI / 2, {r, r, r});
+      V24          u;
+      for (int a = 0; a < 8; ++a)
+        for (int i = 0; i < 3; ++i)
+          u[3 * a + i] = R[3 * i] * X[3 * a] + R[3 * i + 1] * X[3 * a + 1] + R[3 * i + 2] * X[3 * a + 2] - X[3 * a + i];
+      checker.check("  rigid rotation of 90 degrees: internal force / (lambda + 2 mu)",
+                    norm(cell_force(m, X, u)) / stiffness, 1e-14);
+    }
+
+    // Finite differences of the force against the tangent, and the tangent's symmetry.
+    double worst_fd = 0, worst_symmetry = 0;
+    for (int t = 0; t < 10; ++t)
+      {
+        const V24 u  = random_vector(t < 5 ? 0.05 : 0.2);
+        const V24 du = random_vector(1.), dw = random_vector(1.);
+        const V24 K_du = cell_tangent(m, X, u, du);
+        double    best = 1e300;
+        for (const double h : {1e-4, 1e-5, 1e-6})
+          {
+            V24 up = u, um = u;
+            for (int k = 0; k < 24; ++k)
+              {
+                up[k] += h * du[k];
+                um[k] -= h * du[k];
+              }
+            const V24 fp = cell_force(m, X, up), fm = cell_force(m, X, um);
+            V24       error;
+            for (int k = 0; k < 24; ++k)
+              error[k] = (fp[k] - fm[k]) / (2 * h) - K_du[k];
+            best = std::min(best, norm(error) / norm(K_du));
+          }
+        worst_fd = std::max(worst_fd, best);
+        const double a = dot(dw, K_du), b = dot(du, cell_tangent(m, X, u, dw));
+        worst_symmetry = std::max(worst_symmetry, std::abs(a - b) / (std::abs(a) + std::abs(b)));
+      }
+    checker.check("  cell tangent vs central differences of the cell force, 10 random u", worst_fd, 1e-8);
+    checker.check("  cell tangent symmetric (dead loads), 10 random u", worst_symmetry, 1e-13);
+
+    // The small-strain limit: the force of a displacement of 1e-7 is the tangent at 0 times it.
+    {
+      const V24 u    = random_vector(1e-7);
+      const V24 zero{};
+      const V24 f    = cell_force(m, X, u), K_u = cell_tangent(m, X, zero, u);
+      V24       error;
+      for (int k = 0; k < 24; ++k)
+        error[k] = f[k] - K_u[k];
+      checker.check("  small displacements: f(u) = K(0) u to relative 1e-5", norm(error) / norm(K_u), 1e-5);
+    }
+
+    // An inverted cell (the top face pushed through the bottom one): the force is not finite.
+    {
+      V24 u{};
+      for (int a = 4; a < 8; ++a)
+        u[3 * a + 2] = -2.5;
+      const V24 f      = cell_force(m, X, u);
+      bool      finite = true;
+      for (const double v : f)
+        finite = finite && std::isfinite(v);
+      checker.check_true("  inverted cell (J < 0 at the points): the internal force is not finite", !finite);
+    }
+  }
+} // namespace
+
+int
+main()
+{
+  std::mt19937 rng(20261129);
+  const MaterialConstants neo_hookean   = material(1., 0.3, 0.);
+  const MaterialConstants mooney_rivlin = material(1., 0.3, 0.3);
+  // Cook's membrane's rubber (mu = 422.5 kPa, nu = 0.3; kPa) and a nearly incompressible one.
+  const MaterialConstants cook       = material(2 * 422.5 * 1.3, 0.3, 0.);
+  const MaterialConstants near_rigid = material(1., 0.49, 0.2);
+  check_point_law("neo-Hookean", neo_hookean, rng);
+  check_point_law("Mooney-Rivlin, mu2 = 0.3 mu", mooney_rivlin, rng);
+  check_point_law("neo-Hookean, Cook's membrane rubber", cook, rng);
+  check_point_law("Mooney-Rivlin, nu = 0.49, mu2 = 0.2 mu", near_rigid, rng);
+  check_cell("neo-Hookean", neo_hookean, rng);
+  check_cell("Mooney-Rivlin, mu2 = 0.3 mu", mooney_rivlin, rng);
+  check_cell("Mooney-Rivlin, nu = 0.49, mu2 = 0.2 mu", near_rigid, rng);
+
+  std::printf(checker.failures == 0 ? "all checks passed\n" : "%d check(s) FAILED\n", checker.failures);
+  return checker.failures == 0 ? 0 : 1;
+}
