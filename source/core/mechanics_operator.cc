@@ -8,9 +8,11 @@
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/trilinos_sparsity_pattern.h>
 
+#include <plastix/backend/finite_strain_state.h>
 #include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/collective_failure.h>
+#include <plastix/core/finite_strain_state.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/core/plasticity_state.h>
 
@@ -87,8 +89,9 @@ namespace plastix
                            const unsigned int                       level,
                            const AdditionalData                    &new_additional_data)
   {
-    // The state belongs to the cells being replaced.
+    // The states belong to the cells being replaced.
     disable_plasticity();
+    disable_finite_strain();
     material_table  = materials;
     additional_data = new_additional_data;
     // level == invalid_unsigned_int: the active cells and DoFs; otherwise the
@@ -491,6 +494,52 @@ namespace plastix
     if (plasticity_state == nullptr)
       throw std::logic_error("plastix::MechanicsOperator: no plasticity state (call enable_plasticity())");
     return *plasticity_state;
+  }
+
+  FiniteStrainState &
+  MechanicsOperator::enable_finite_strain()
+  {
+    if (device_operator == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator::enable_finite_strain: call reinit() first");
+    if (applies_ghost_cells)
+      throw std::logic_error("plastix::MechanicsOperator::enable_finite_strain: a level operator that applies its "
+                             "ghost cells (SharedRows::ghost_cells) carries no finite-strain state");
+    disable_finite_strain();
+    backend::FiniteStrainState &state = device_operator->create_finite_strain_state();
+    finite_strain_state.reset(new FiniteStrainState(*this, state));
+    cached_diagonal.reset();
+    return *finite_strain_state;
+  }
+
+  void
+  MechanicsOperator::disable_finite_strain()
+  {
+    finite_strain_state.reset();
+    if (device_operator != nullptr)
+      device_operator->release_finite_strain_state();
+    cached_diagonal.reset();
+  }
+
+  bool
+  MechanicsOperator::has_finite_strain() const
+  {
+    return finite_strain_state != nullptr;
+  }
+
+  FiniteStrainState &
+  MechanicsOperator::finite_strain()
+  {
+    if (finite_strain_state == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator: no finite-strain state (call enable_finite_strain())");
+    return *finite_strain_state;
+  }
+
+  const FiniteStrainState &
+  MechanicsOperator::finite_strain() const
+  {
+    if (finite_strain_state == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator: no finite-strain state (call enable_finite_strain())");
+    return *finite_strain_state;
   }
 
   void

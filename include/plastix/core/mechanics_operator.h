@@ -27,6 +27,7 @@
 
 namespace plastix
 {
+  class FiniteStrainState;
   class PlasticityState;
 
   /**
@@ -373,6 +374,38 @@ namespace plastix
     plasticity() const;
 
     /**
+     * Make the operator total-Lagrangian finite-strain hyperelasticity
+     * (compressible Mooney-Rivlin, neo-Hookean when a material's
+     * second_shear_modulus is 0): a FiniteStrainState holding the
+     * deformation gradients at every Gauss point, the undeformed body first,
+     * owned by the operator, whose consistent tangent the operator is from
+     * then on. An earlier state is replaced; reinit() and reinit_level()
+     * discard it. Throws std::invalid_argument (naming the setting) if the
+     * operator's AdditionalData cannot apply it (Strategy::dbd_structured,
+     * CellKernel::element_matrix, B-bar) or if it has a plasticity state,
+     * std::logic_error before reinit() and for a level operator that
+     * applies its ghost cells.
+     */
+    FiniteStrainState &
+    enable_finite_strain();
+
+    /** Discard the finite-strain state: the operator is small-strain linear elastic again. */
+    void
+    disable_finite_strain();
+
+    /** Whether the operator has a finite-strain state (enable_finite_strain()). */
+    bool
+    has_finite_strain() const;
+
+    /** The finite-strain state; throws std::logic_error if there is none. */
+    FiniteStrainState &
+    finite_strain();
+
+    /** The finite-strain state; throws std::logic_error if there is none. */
+    const FiniteStrainState &
+    finite_strain() const;
+
+    /**
      * With plasticity, whether the operator is the consistent tangent of its
      * state (@p tangent = true, the default after enable_plasticity()) or
      * linear elasticity (false, e.g. the predictor of a load step that
@@ -419,11 +452,13 @@ namespace plastix
     description() const;
 
   private:
+    friend class FiniteStrainState;
     friend class PlasticityState;
 
     /**
-     * The tangent changed (PlasticityState::update()): refresh the element
-     * matrices of plastic cells and forget the cached diagonal.
+     * The tangent changed (PlasticityState::update(),
+     * FiniteStrainState::update()): refresh what the device operator stores
+     * of it and forget the cached diagonal.
      */
     void
     tangent_changed();
@@ -469,6 +504,8 @@ namespace plastix
     MaterialTable                                                material_table;
     /** The plasticity state (after device_operator: destroyed before it). */
     std::unique_ptr<PlasticityState>                             plasticity_state;
+    /** The finite-strain state (after device_operator: destroyed before it). */
+    std::unique_ptr<FiniteStrainState>                           finite_strain_state;
   };
   namespace internal
   {

@@ -1,0 +1,71 @@
+// deal.II-facing finite-strain hyperelasticity on the device (total
+// Lagrangian; compressible Mooney-Rivlin and neo-Hookean).
+#ifndef PLASTIX_CORE_FINITE_STRAIN_STATE_H
+#define PLASTIX_CORE_FINITE_STRAIN_STATE_H
+
+#include <plastix/backend/finite_strain_state.h>
+#include <plastix/core/device_vector.h>
+#include <plastix/core/mechanics_operator.h>
+
+namespace plastix
+{
+  /**
+   * The linearisation point of a finite-strain MechanicsOperator: the
+   * deformation gradient F = I + Grad u at every Gauss point, on the device
+   * (backend::FiniteStrainState). The operator owns it: it is made by
+   * MechanicsOperator::enable_finite_strain() and reached through
+   * MechanicsOperator::finite_strain(); it ends with
+   * disable_finite_strain(), a reinit() or the operator. While it exists
+   * the operator is the consistent tangent (material and geometric
+   * stiffness, symmetric) at the displacement of the last update(). The
+   * strain energy per reference volume of a material (lambda, mu from
+   * make_material(), mu2 = MaterialConstants::second_shear_modulus) is
+   *   W = (mu - mu2) / 2 (I1 - 3) + mu2 / 2 (I2 - 3) - (mu + mu2) ln J
+   *       + (lambda - 2 mu2) / 2 (ln J)^2,
+   * whose small-strain limit is linear elasticity with lambda and mu.
+   * @code
+   * plastix::FiniteStrainState &state = op.enable_finite_strain();
+   * state.update(u, internal_force); // F at u, f_int(u), the tangent at u
+   * @endcode
+   */
+  class FiniteStrainState
+  {
+  public:
+    FiniteStrainState(const FiniteStrainState &) = delete;
+    FiniteStrainState &
+    operator=(const FiniteStrainState &) = delete;
+
+    /**
+     * Make the total displacement @p u (ghosts are updated here) the
+     * linearisation point of the operator's tangent; @p internal_force
+     * receives f_int(u) = sum B^T P JxW on all DoFs (constrained ones hold
+     * the reactions). Returns the number of Gauss points of all ranks with
+     * det F <= 0 (inverted elements; then @p internal_force is not finite).
+     * Collective.
+     */
+    unsigned long long
+    update(const DeviceVector &u, DeviceVector &internal_force);
+
+    /**
+     * f_int(u) as update() computes it, without moving the linearisation
+     * point (a line search's trial residual). Collective.
+     */
+    void
+    internal_force(const DeviceVector &u, DeviceVector &internal_force) const;
+
+    /** The device state. */
+    const backend::FiniteStrainState &
+    backend_state() const;
+
+  private:
+    friend class MechanicsOperator;
+
+    /** The state of @p op over its device state @p state (MechanicsOperator::enable_finite_strain()). */
+    FiniteStrainState(MechanicsOperator &op, backend::FiniteStrainState &state);
+
+    MechanicsOperator          &op;
+    backend::FiniteStrainState &state;
+  };
+} // namespace plastix
+
+#endif
