@@ -23,6 +23,13 @@
 // the outer cone): spectral decomposition and multi-surface return per
 // point, a non-symmetric 6x6 tangent per point.
 //
+// With --finite-strain every configuration that takes finite strain is timed
+// linearised at a displacement with strains of a few per cent (neo-Hookean
+// with the mesh's lambda and mu): the update (F at the Gauss points and the
+// internal force), the internal force alone, and the tangent apply (checked
+// against the first configuration), with its speed as a percentage of the
+// same configuration's elastic apply measured before it.
+//
 // With --csr-max-dofs N (default 0: off) the assembled CSR matrix of the same
 // operator is timed for meshes up to N DoFs: a portable Kokkos SpMV and, in
 // CUDA builds, cuSPARSE (cusparseSpMV).
@@ -56,6 +63,7 @@
 #include <plastix/backend/device.h>
 #include <plastix/backend/device_array.h>
 #include <plastix/backend/device_operator.h>
+#include <plastix/backend/finite_strain_state.h>
 #include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/q1_transfer.h>
 #include <plastix/backend/vector_operations.h>
@@ -396,6 +404,7 @@ main(int argc, char **argv)
   std::vector<std::string> criteria = {"von Mises"};
   bool                     single_precision = false;
   bool                     transfer         = false;
+  bool                     finite_strain    = false;
   std::string              node_order       = "lexicographic";
   for (int i = 1; i < argc; ++i)
     {
@@ -434,6 +443,8 @@ main(int argc, char **argv)
                 return 1;
               }
         }
+      else if (arg == "--finite-strain")
+        finite_strain = true;
       else if (arg == "--transfer")
         transfer = true;
       else if (arg == "--node-order" && more)
@@ -464,7 +475,7 @@ main(int argc, char **argv)
                        "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node,shuffle] [--formulations full,bbar] "
                        "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2] "
                        "[--criteria \"von Mises,Mohr-Coulomb,Drucker-Prager\"] "
-                       "[--precision double,single] [--transfer] [--node-order lexicographic|cells]\n";
+                       "[--precision double,single] [--finite-strain] [--transfer] [--node-order lexicographic|cells]\n";
           return 1;
         }
     }
@@ -510,6 +521,8 @@ main(int argc, char **argv)
 
           // Every configuration must agree with the first of its formulation.
           std::map<ElementFormulation, std::vector<double>> references;
+          // The elastic apply of each configuration, for the finite-strain rows' ratio.
+          std::map<std::string, double> elastic_seconds;
           for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
               {
                 std::unique_ptr<DeviceOperator> op_pointer;
@@ -537,6 +550,7 @@ main(int argc, char **argv)
                 std::vector<double> &reference = references[settings.element_formulation];
                 const auto checked = time_checked_double(op, src, dst, reference, repeats, status);
                 report("double", checked.seconds, checked.relative_difference, op.bytes_per_apply());
+                elastic_seconds[strategy + ", " + kernel + ", " + threads_column(settings, op)] = checked.seconds;
                 if (single_precision)
                   {
                     const auto single = time_checked_single(op, src_float, dst_float, reference, repeats, status);
@@ -644,6 +658,72 @@ main(int argc, char **argv)
                                     n_dofs / tangent.seconds / 1e9, tangent.relative_difference);
                       std::cout << line << single_column << std::endl;
                     }
+            }
+
+          // Finite-strain hyperelasticity (neo-Hookean with the mesh's lambda and mu) linearised at a
+          // displacement with strains of a few per cent: F at the points and f_int, then the tangent.
+          if (finite_strain)
+            {
+              std::vector<double> host_u(n_dofs, 0.);
+              for (LocalIndex node = 0; node < mesh.n_nodes; ++node)
+                {
+                  const double *x      = &mesh.node_coordinates[3 * node];
+                  host_u[3 * node]     = 0.05 * x[2] * x[2];
+                  host_u[3 * node + 1] = 0.02 * x[0] * x[2];
+                  host_u[3 * node + 2] = -0.03 * x[0] * x[1];
+                }
+              const DeviceArray<double>                         u(host_u, "u");
+              DeviceArray<double>                               f_int(n_dofs, "f_int");
+              std::map<ElementFormulation, std::vector<double>> tangent_references;
+              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
+                {
+                  std::unique_ptr<DeviceOperator> op_pointer;
+                  FiniteStrainState              *state = nullptr;
+                  try
+                    {
+                      op_pointer = std::make_unique<DeviceOperator>(mesh, settings);
+                      state      = &op_pointer->create_finite_strain_state();
+                    }
+                  catch (const std::invalid_argument &)
+                    {
+                      continue;
+                    }
+                  DeviceOperator &op       = *op_pointer;
+                  std::size_t     inverted = 0;
+                  const double    update_s = median_seconds(repeats, [&] { inverted = state->update(u.data(), f_int.data()); });
+                  const double    force_s  = median_seconds(repeats, [&] { state->internal_force(u.data(), f_int.data()); });
+                  const double    tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
+                  if (inverted != 0)
+                    {
+                      std::cerr << "plastix-kernel-bench: " << inverted << " inverted points in the finite-strain run\n";
+                      status = 1;
+                    }
+                  std::vector<double> &reference = tangent_references[settings.element_formulation];
+                  const auto           tangent   = time_checked_double(op, src, dst, reference, repeats, status);
+                  const auto elastic = elastic_seconds.find(strategy + ", " + kernel + ", " + threads_column(settings, op));
+                  char       ratio[64] = "";
+                  if (elastic != elastic_seconds.end())
+                    std::snprintf(ratio, sizeof(ratio), "%.0f %% of the elastic apply", 100. * elastic->second / tangent.seconds);
+                  std::string single_column;
+                  if (single_precision)
+                    {
+                      const auto single = time_checked_single(op, src_float, dst_float, reference, repeats, status);
+                      char       column[128];
+                      std::snprintf(column, sizeof(column), " single %.4g ms (%.3g GDoF/s, rel. diff %.1e) |",
+                                    single.seconds * 1e3, n_dofs / single.seconds / 1e9, single.relative_difference);
+                      single_column = column;
+                    }
+                  char line[640];
+                  std::snprintf(line, sizeof(line),
+                                "| %d | %zu | %s | %s | %s | finite strain | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
+                                "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s, rel. diff "
+                                "%.1e) | %s |",
+                                n, n_dofs, strategy.c_str(), kernel.c_str(), threads_column(settings, op).c_str(),
+                                update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3, n_dofs / force_s / 1e9,
+                                tangent_setup_s * 1e3, tangent.seconds * 1e3, n_dofs / tangent.seconds / 1e9,
+                                tangent.relative_difference, ratio);
+                  std::cout << line << single_column << std::endl;
+                }
             }
 
           if (transfer && n % 2 == 0)
