@@ -109,13 +109,9 @@ namespace plastix
       {
         Index64 counts = 0;
         const auto update_cell = KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
-          LocalIndex nodes[8];
-          double     values[24];
-          gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
-          double e[3][3][4];
-          vector_edge_differences(values, e);
+          double                      e[3][3][4];
           typename Geometry::CellData g;
-          geometry.load(cell, g);
+          load_cell_displacement(geometry, cell_nodes, cell, u, e, g);
           int    plastic_count = 0;
           double theta_bar     = 0;
           if constexpr (mean_dilatation)

@@ -253,6 +253,27 @@ namespace plastix
               u[k] = 0;
       }
 
+      /**
+       * The edge differences @p e of the displacement @p u on @p cell and the
+       * cell's geometry @p g: what a pass over the Gauss points of one cell
+       * (stress update, deformation gradients) starts from.
+       */
+      template <typename Geometry>
+      KOKKOS_INLINE_FUNCTION void
+      load_cell_displacement(const Geometry                  &geometry,
+                             const Strided<const LocalIndex> &cell_nodes,
+                             const Index64                    cell,
+                             const double                    *u,
+                             double                           e[3][3][4],
+                             typename Geometry::CellData     &g)
+      {
+        LocalIndex nodes[8];
+        double     values[24];
+        gather_cell_values(cell_nodes, cell, 0u, u, nodes, values);
+        vector_edge_differences(values, e);
+        geometry.load(cell, g);
+      }
+
       /** The unit rows of a masked product: dst = src at the owned constrained DoFs. */
       template <typename Number>
       void

@@ -56,7 +56,9 @@ namespace
 
   /** The residual sum_q B^T P JxW of the cell whose values @p cell_u are the cell's DoF values. */
   Vector<double>
-  cell_residual(const FEValues<3> &fe_values, const plastix::backend::MaterialConstants &m, const Vector<double> &cell_u)
+  cell_residual(const FEValues<3>                         &fe_values,
+                const plastix::backend::MaterialConstants &m,
+                const Vector<double>                      &cell_u)
   {
     const FEValuesExtractors::Vector displacement(0);
     const unsigned int               n = fe_values.dofs_per_cell;
@@ -206,7 +208,8 @@ main(int argc, char **argv)
               {
                 refused = std::string(error.what()).find("quadrature cell kernel") != std::string::npos;
               }
-            checker.check_true(variant.name + ": finite strain refused", Utilities::MPI::min(refused ? 1 : 0, env.comm) == 1);
+            checker.check_true(variant.name + ": finite strain refused",
+                               Utilities::MPI::min(refused ? 1 : 0, env.comm) == 1);
             continue;
           }
         plastix::FiniteStrainState &state = op.enable_finite_strain();

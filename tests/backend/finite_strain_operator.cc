@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../checker.h"
+#include "hyperelastic_materials.h"
 #include "box_mesh.h"
 
 using namespace plastix::backend;
@@ -61,16 +62,6 @@ namespace
           n += b[i] * b[i];
         }
     return std::sqrt(d / n);
-  }
-
-  MaterialConstants
-  material(const double E, const double nu, const double mu2_fraction)
-  {
-    MaterialConstants m;
-    m.lambda               = E * nu / ((1 + nu) * (1 - 2 * nu));
-    m.mu                   = E / (2 * (1 + nu));
-    m.second_shear_modulus = mu2_fraction * m.mu;
-    return m;
   }
 
   /** The host reference: sum over the cells of the host cell kernels; @p du null gives the internal force. */
@@ -155,7 +146,8 @@ main()
       desc.seed       = 11;
       MeshData mesh   = make_box_mesh(desc, true);
       // Two rubbers: neo-Hookean below z = 1, Mooney-Rivlin above.
-      mesh.materials = {material(1., 0.3, 0.), material(3., 0.45, 0.3)};
+      mesh.materials = {plastix_test::hyperelastic_material(1., 0.3, 0.),
+                        plastix_test::hyperelastic_material(3., 0.45, 0.3)};
       for (LocalIndex c = 0; c < mesh.n_cells(); ++c)
         {
           double z = 0;
@@ -232,13 +224,14 @@ main()
                 op.update_tangent();
                 fence();
                 checker.check_true(what + ": no inverted points", inverted == 0);
-                checker.check(what + ": update()'s internal force vs host cells", relative_difference(f.to_host(), f_host),
-                              1e-13);
+                checker.check(what + ": update()'s internal force vs host cells",
+                              relative_difference(f.to_host(), f_host), 1e-13);
               }
-              checker.check(what + ": internal_force() vs host cells", relative_difference(device_internal_force(state, u), f_host),
-                            1e-13);
+              checker.check(what + ": internal_force() vs host cells",
+                            relative_difference(device_internal_force(state, u), f_host), 1e-13);
               const std::vector<double> r = device_apply(op, du);
-              checker.check(what + ": tangent apply vs host cells (free rows)", relative_difference(r, Kdu, free), 1e-12);
+              checker.check(what + ": tangent apply vs host cells (free rows)", relative_difference(r, Kdu, free),
+                            1e-12);
               double unit_rows = 0;
               for (int i = 0; i < mesh.n_dofs(); ++i)
                 if (!free[i])
@@ -249,8 +242,8 @@ main()
               {
                 DeviceArray<double> d(mesh.n_dofs(), "test diagonal");
                 op.compute_diagonal(d.data());
-                checker.check(what + ": diagonal vs host tangent (free rows)", relative_difference(d.to_host(), diagonal, free),
-                              1e-12);
+                checker.check(what + ": diagonal vs host tangent (free rows)",
+                              relative_difference(d.to_host(), diagonal, free), 1e-12);
               }
               const std::vector<double> rw = device_apply(op, dw);
               checker.check(what + ": tangent symmetric, |dw.K du - du.K dw| / (|dw| |K du|)",
@@ -268,7 +261,8 @@ main()
                           up[i] += h * du[i];
                           um[i] -= h * du[i];
                         }
-                      const std::vector<double> fp = device_internal_force(state, up), fm = device_internal_force(state, um);
+                      const std::vector<double> fp = device_internal_force(state, up);
+                      const std::vector<double> fm = device_internal_force(state, um);
                       std::vector<double>       fd(mesh.n_dofs());
                       for (int i = 0; i < mesh.n_dofs(); ++i)
                         fd[i] = (fp[i] - fm[i]) / (2 * h);
@@ -283,8 +277,8 @@ main()
                       crushed[3 * n + 2] = -1.9;
                   DeviceArray<double> src(crushed, "test crushed");
                   const std::size_t   inverted = state.update(src.data(), nullptr);
-                  checker.check_true(what + ": crushed top layer: inverted points counted (" + std::to_string(inverted) +
-                                       ")",
+                  checker.check_true(what + ": crushed top layer: inverted points counted (" +
+                                       std::to_string(inverted) + ")",
                                      inverted > 0);
 
                   // The operator is elastic again after release, and refuses a plasticity state while finite.

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "../checker.h"
+#include "hyperelastic_materials.h"
 
 using plastix::backend::MaterialConstants;
 
@@ -25,16 +26,6 @@ namespace
 
   using M3 = std::array<double, 9>;
   using V24 = std::array<double, 24>;
-
-  MaterialConstants
-  material(const double E, const double nu, const double mu2_fraction)
-  {
-    MaterialConstants m;
-    m.lambda               = E * nu / ((1 + nu) * (1 - 2 * nu));
-    m.mu                   = E / (2 * (1 + nu));
-    m.second_shear_modulus = mu2_fraction * m.mu;
-    return m;
-  }
 
   M3
   product(const M3 &A, const M3 &B)
@@ -381,11 +372,11 @@ int
 main()
 {
   std::mt19937 rng(20261129);
-  const MaterialConstants neo_hookean   = material(1., 0.3, 0.);
-  const MaterialConstants mooney_rivlin = material(1., 0.3, 0.3);
+  const MaterialConstants neo_hookean   = plastix_test::hyperelastic_material(1., 0.3, 0.);
+  const MaterialConstants mooney_rivlin = plastix_test::hyperelastic_material(1., 0.3, 0.3);
   // Cook's membrane's rubber (mu = 422.5 kPa, nu = 0.3; kPa) and a nearly incompressible one.
-  const MaterialConstants cook       = material(2 * 422.5 * 1.3, 0.3, 0.);
-  const MaterialConstants near_rigid = material(1., 0.49, 0.2);
+  const MaterialConstants cook       = plastix_test::hyperelastic_material(2 * 422.5 * 1.3, 0.3, 0.);
+  const MaterialConstants near_rigid = plastix_test::hyperelastic_material(1., 0.49, 0.2);
   check_point_law("neo-Hookean", neo_hookean, rng);
   check_point_law("Mooney-Rivlin, mu2 = 0.3 mu", mooney_rivlin, rng);
   check_point_law("neo-Hookean, Cook's membrane rubber", cook, rng);
