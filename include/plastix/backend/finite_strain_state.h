@@ -39,12 +39,13 @@ namespace plastix
       /**
        * Make the total displacement @p u (local array with valid ghosts,
        * hanging-node rows distributed) the linearisation point: store F at
-       * every Gauss point and refresh the operator's stored tangent
-       * (DeviceOperator::update_tangent()). If @p internal_force is not
-       * null it receives the internal force at @p u as internal_force()
-       * computes it. Returns the number of local Gauss points with
-       * det F <= 0 (inverted elements, where the stress and the internal
-       * force are not finite).
+       * every Gauss point; then call DeviceOperator::update_tangent() so
+       * that what the operator stores of the tangent follows (the
+       * assembled matrix; a no-op for the matrix-free strategies). If
+       * @p internal_force is not null it receives the internal force at
+       * @p u as internal_force() computes it. Returns the number of local
+       * Gauss points with det F <= 0 (inverted elements, where the stress
+       * and the internal force are not finite).
        */
       std::size_t
       update(const double *u, double *internal_force);
