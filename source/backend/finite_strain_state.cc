@@ -31,24 +31,7 @@ namespace plastix
           double                      e[3][3][4];
           typename Geometry::CellData g;
           load_cell_displacement(geometry, cell_nodes, cell, u, e, g);
-          for (int q = 0; q < 8; ++q)
-            {
-              double inv[3][3], G[3][3];
-              geometry.at(g, q, inv);
-              gradient_at_point(e, q, inv, G);
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  {
-                    G[i][j] += (i == j) ? 1. : 0.;
-                    F(cell, (3 * i + j) * 8 + q) = G[i][j];
-                  }
-              const double J = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
-                               G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
-                               G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
-              // Not (J > 0) rather than J <= 0, so that a non-finite J counts too.
-              if (!(J > 0))
-                ++sum;
-            }
+          sum += store_cell_deformation_gradients(geometry, g, e, cell, F);
         };
         static_assert(launches_light_weight<decltype(update_cell)>, "the functor must fit a kernel argument");
         Kokkos::parallel_reduce("plastix::deformation_gradients", RangePolicy(0, n_cells), update_cell, inverted);

@@ -80,21 +80,13 @@ namespace plastix
     {
       const SingleCell cell;
       const auto       geometry = cell.geometry(X);
-      // The deformation gradients F = I + Grad u at the 8 points, entry (3 i + j) 8 + q.
-      double                                          F[72];
+      // The deformation gradients F = I + Grad u at the 8 points, as the device stores them.
+      double                                                F[72];
       typename internal::OnTheFlyGeometry<double>::CellData g;
       geometry.load(0, g);
       double e[3][3][4];
       internal::vector_edge_differences(u, e);
-      for (int q = 0; q < 8; ++q)
-        {
-          double inv[3][3], G[3][3];
-          geometry.at(g, q, inv);
-          internal::gradient_at_point(e, q, inv, G);
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-              F[(3 * i + j) * 8 + q] = G[i][j] + (i == j ? 1. : 0.);
-        }
+      internal::store_cell_deformation_gradients(geometry, g, e, 0, internal::Strided<double>{F, 72, 1});
       internal::HyperelasticTangentLaw<double> law;
       law.materials            = &material;
       law.cell_material        = material_zero;

@@ -48,13 +48,22 @@ namespace
     return T;
   }
 
+  /** The Euclidean inner product of two tensors or cell vectors. */
+  template <std::size_t n>
   double
-  norm(const M3 &A)
+  dot(const std::array<double, n> &a, const std::array<double, n> &b)
   {
     double s = 0;
-    for (const double a : A)
-      s += a * a;
-    return std::sqrt(s);
+    for (std::size_t k = 0; k < n; ++k)
+      s += a[k] * b[k];
+    return s;
+  }
+
+  template <std::size_t n>
+  double
+  norm(const std::array<double, n> &a)
+  {
+    return std::sqrt(dot(a, a));
   }
 
   double
@@ -64,15 +73,6 @@ namespace
     for (int k = 0; k < 9; ++k)
       D[k] = A[k] - B[k];
     return norm(D);
-  }
-
-  double
-  contract(const M3 &A, const M3 &B)
-  {
-    double s = 0;
-    for (int k = 0; k < 9; ++k)
-      s += A[k] * B[k];
-    return s;
   }
 
   M3
@@ -223,7 +223,7 @@ namespace
         const M3 F = random_deformation(rng, t < 20 ? 0.1 : 0.6);
         const M3 H = random_direction(rng), B = random_direction(rng);
         worst_fd   = std::max(worst_fd, tangent_error(m, F, H));
-        const double a = contract(B, stress_derivative(m, F, H)), b = contract(H, stress_derivative(m, F, B));
+        const double a = dot(B, stress_derivative(m, F, H)), b = dot(H, stress_derivative(m, F, B));
         worst_symmetry = std::max(worst_symmetry, std::abs(a - b) / (std::abs(a) + std::abs(b)));
       }
     checker.check("  tangent vs central differences of P, 40 random F", worst_fd, 1e-8);
@@ -264,24 +264,6 @@ namespace
     V24 df;
     plastix::backend::hyperelastic_cell_tangent(m, X.data(), u.data(), du.data(), df.data());
     return df;
-  }
-
-  double
-  norm(const V24 &v)
-  {
-    double s = 0;
-    for (const double a : v)
-      s += a * a;
-    return std::sqrt(s);
-  }
-
-  double
-  dot(const V24 &a, const V24 &b)
-  {
-    double s = 0;
-    for (int k = 0; k < 24; ++k)
-      s += a[k] * b[k];
-    return s;
   }
 
   void

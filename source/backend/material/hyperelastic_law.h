@@ -189,6 +189,41 @@ namespace plastix
       }
 
       /**
+       * F = I + Grad u at the eight Gauss points of @p cell into @p F (entry
+       * (3 i + j) 8 + q), from the cell's geometry @p g and the edge
+       * differences @p e of its displacement; returns the number of points
+       * whose det F is not positive (a non-finite one counts too).
+       */
+      template <typename Geometry>
+      KOKKOS_INLINE_FUNCTION int
+      store_cell_deformation_gradients(const Geometry                    &geometry,
+                                       const typename Geometry::CellData &g,
+                                       const double                       e[3][3][4],
+                                       const Index64                      cell,
+                                       const Strided<double>             &F)
+      {
+        int inverted = 0;
+        for (int q = 0; q < 8; ++q)
+          {
+            double inv[3][3], G[3][3];
+            geometry.at(g, q, inv);
+            gradient_at_point(e, q, inv, G);
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                {
+                  G[i][j] += (i == j) ? 1. : 0.;
+                  F(cell, (3 * i + j) * 8 + q) = G[i][j];
+                }
+            const double J = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
+                             G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
+                             G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
+            if (!(J > 0))
+              ++inverted;
+          }
+        return inverted;
+      }
+
+      /**
        * The hyperelastic stress of the current displacement, P(I + G), as
        * the finite-strain law of the quadrature cell operator: with it the
        * cell operator's product is the internal force. Times the cell's
