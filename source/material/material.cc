@@ -3,7 +3,9 @@
 
 #include <plastix/material/material.h>
 
+#include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -37,6 +39,22 @@ namespace plastix
     m.yield_stress        = yield_stress;
     m.isotropic_hardening = isotropic_hardening;
     m.kinematic_hardening = kinematic_hardening;
+    return m;
+  }
+
+  backend::MaterialConstants
+  make_hyperelastic_material(const double E, const double nu, const double second_shear_modulus)
+  {
+    backend::MaterialConstants m = make_material(E, nu);
+    const double               mu2 = second_shear_modulus;
+    if (!(mu2 >= 0) || !std::isfinite(mu2) || mu2 > m.mu || mu2 > 0.5 * m.lambda)
+      {
+        std::ostringstream text;
+        text << "the second shear modulus (Mooney-Rivlin mu2) must lie in [0, min(mu, lambda / 2)] = [0, "
+             << std::min(m.mu, 0.5 * m.lambda) << "], got " << mu2;
+        throw std::invalid_argument(text.str());
+      }
+    m.second_shear_modulus = mu2;
     return m;
   }
 

@@ -77,14 +77,19 @@ namespace plastix
           {
             std::ostringstream message;
             message << "Newton iteration failed at load factor " << lambda_new << " (last converged " << lambda
-                    << ") after " << cuts_to_target << " step cuts: " << step.newton.failure
-                    << "; last relative residual " << step.newton.relative_residual
-                    << (newton.has_external_force() ?
-                          ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
-                          "'Load stepping/Number of steps'" :
-                          ". The loads are prescribed displacements only, which have no limit load: raise "
-                          "'Newton/Maximum iterations', 'Load stepping/Maximum cuts' or 'Load stepping/Number "
-                          "of steps', or look for a material that softens");
+                    << ") after " << cuts_to_target << " step cuts: " << step.newton.failure;
+            if (step.newton.inverted_points > 0)
+              // Elements turned inside out: no iteration count or step size helps beyond that load.
+              message << ". The deformation at that load inverts elements: check the loads and prescribed "
+                         "displacements, or refine the mesh where the deformation is largest";
+            else
+              message << "; last relative residual " << step.newton.relative_residual
+                      << (newton.has_external_force() ?
+                            ". The load may exceed the limit load, or raise 'Newton/Maximum iterations' / "
+                            "'Load stepping/Number of steps'" :
+                            ". The loads are prescribed displacements only, which have no limit load: raise "
+                            "'Newton/Maximum iterations', 'Load stepping/Maximum cuts' or 'Load stepping/Number "
+                            "of steps', or look for a material that softens");
             throw SolverError(message.str());
           }
       }

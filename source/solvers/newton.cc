@@ -1,4 +1,5 @@
-// Newton-Raphson for J2 plasticity on the device (newton.h).
+// Newton-Raphson for plasticity and finite-strain hyperelasticity on the device (newton.h).
+#include <plastix/core/finite_strain_state.h>
 #include <plastix/core/interruption.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
@@ -69,9 +70,12 @@ namespace plastix
     , initialize_linear_solver(std::move(initialize_linear_solver))
     , data(data)
   {
-    if (!op.has_plasticity())
-      throw std::logic_error("plastix::NewtonRaphson: the operator has no plasticity state "
-                             "(call MechanicsOperator::enable_plasticity() first)");
+    if (!op.has_plasticity() && !op.has_finite_strain())
+      throw std::logic_error("plastix::NewtonRaphson: the operator has neither a plasticity nor a finite-strain "
+                             "state (call MechanicsOperator::enable_plasticity() or enable_finite_strain() first)");
+    if (op.has_finite_strain() && data.tangent == NewtonTangent::initial_stiffness)
+      throw std::invalid_argument("Newton/Tangent = initial stiffness is a method for plasticity: finite strain "
+                                  "takes the consistent tangent");
     if (data.tangent == NewtonTangent::consistent && !op.has_symmetric_tangent() &&
         linear_solver.needs_symmetric_operator())
       throw std::invalid_argument("the consistent tangent is not symmetric (a Mohr-Coulomb or Drucker-Prager material "
@@ -167,20 +171,58 @@ namespace plastix
 
 
   void
+  NewtonRaphson::update_state_and_residual(const double  load_factor,
+                                           NewtonResult &result,
+                                           double       &residual_norm,
+                                           double       &reference)
+  {
+    {
+      const AddElapsed time(result.times.stress_updates);
+      if (op.has_plasticity())
+        result.plastic = op.plasticity().update(u, f_int);
+      else
+        result.inverted_points = op.finite_strain().update(u, f_int);
+    }
+    const AddElapsed time(result.times.residuals);
+    compute_residual(load_factor, residual_norm, reference);
+  }
+
+  void
+  NewtonRaphson::line_search(const double load_factor, const double residual_norm, NewtonResult &result)
+  {
+    double trial_residual, trial_reference;
+    update_state_and_residual(load_factor, result, trial_residual, trial_reference);
+    // u = u_k + alpha du; halving alpha moves u back by alpha / 2 du.
+    double alpha = 1.;
+    for (unsigned int cut = 0; cut < data.line_search_steps; ++cut)
+      {
+        if (std::isfinite(trial_residual) && trial_residual < (1. - 1e-4 * alpha) * residual_norm)
+          break;
+        alpha *= 0.5;
+        u.add(-alpha, du);
+        op.set_constrained_values(u, prescribed_scale(load_factor));
+        ++result.line_search_cuts;
+        update_state_and_residual(load_factor, result, trial_residual, trial_reference);
+      }
+    du *= alpha;
+    iterate_evaluated   = true;
+    evaluated_residual  = trial_residual;
+    evaluated_reference = trial_reference;
+  }
+
+  void
   NewtonRaphson::evaluate_iterate(const double       load_factor,
                                   const unsigned int iteration,
                                   NewtonResult      &result,
                                   double            &du_norm,
                                   double            &u_norm)
   {
-    {
-      const AddElapsed time(result.times.stress_updates);
-      result.plastic = op.plasticity().update(u, f_int);
-    }
-    double residual_norm, reference;
+    double residual_norm = evaluated_residual, reference = evaluated_reference;
+    if (!iterate_evaluated)
+      update_state_and_residual(load_factor, result, residual_norm, reference);
+    iterate_evaluated = false;
     {
       const AddElapsed time(result.times.residuals);
-      compute_residual(load_factor, residual_norm, reference);
       du_norm = du.l2_norm();
       u_norm  = u.l2_norm();
     }
@@ -223,11 +265,24 @@ namespace plastix
     if (verbose)
       {
         std::cout << "  step " << step_number << " (load factor " << load_factor << ") " << method << " "
-                  << iteration << ": |R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
-                  << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat;
+                  << iteration << ": ";
+        if (result.inverted_points > 0)
+          std::cout << result.inverted_points << " Gauss points inverted";
+        else
+          std::cout << "|R|/F = " << std::setprecision(3) << std::scientific << result.relative_residual
+                    << ", |du|/|u| = " << du_norm / std::max(u_norm, 1e-300) << std::defaultfloat;
         if (omega != nullptr)
           std::cout << ", omega " << *omega;
-        std::cout << ", plastic points " << result.plastic.n_plastic_points << std::endl;
+        if (op.has_plasticity())
+          std::cout << ", plastic points " << result.plastic.n_plastic_points;
+        if (result.line_search_cuts > 0)
+          std::cout << ", line search halvings " << result.line_search_cuts;
+        std::cout << std::endl;
+      }
+    if (result.inverted_points > 0)
+      {
+        result.failure = std::to_string(result.inverted_points) + " Gauss points inverted (det F <= 0)";
+        return IterateVerdict::failed;
       }
     if (!std::isfinite(result.residual))
       {
@@ -249,13 +304,14 @@ namespace plastix
       return step_initial_stiffness(lambda_old, lambda_new, step_number, verbose);
     const auto  &np = data;
     NewtonResult result;
+    iterate_evaluated = false;
     try
       {
         // Predictor: tangent at the converged state, prescribed values
         // raised by the increment through the tangent (lifting). When the
         // load reverses, plastic points unload elastically: the elastic
         // operator predicts that, the softened tangent would overshoot.
-        const bool reversal = reverses(lambda_previous, lambda_old, lambda_new);
+        const bool reversal = op.has_plasticity() && reverses(lambda_previous, lambda_old, lambda_new);
         if (reversal)
           op.use_tangent(false);
         {
@@ -314,6 +370,8 @@ namespace plastix
             op.set_constrained_zero(du);
             u.add(1., du);
             op.set_constrained_values(u, prescribed_scale(lambda_new));
+            if (np.line_search_steps > 0)
+              line_search(lambda_new, residual_norm, result);
           }
         result.failure = "no convergence in " + std::to_string(np.max_iterations) + " Newton iterations";
       }
@@ -423,7 +481,8 @@ namespace plastix
   void
   NewtonRaphson::accept(const double lambda_old, const double reference)
   {
-    op.plasticity().commit();
+    if (op.has_plasticity())
+      op.plasticity().commit();
     lambda_previous = lambda_old;
     force_scale     = std::max(force_scale, reference);
   }
@@ -431,7 +490,13 @@ namespace plastix
   void
   NewtonRaphson::restore(const DeviceVector &u_converged)
   {
-    u = u_converged;
+    u                 = u_converged;
+    iterate_evaluated = false;
+    if (!op.has_plasticity())
+      {
+        op.finite_strain().update(u, f_int);
+        return;
+      }
     PlasticityState &state = op.plasticity();
     state.reset_trial();
     state.update(u, f_int);

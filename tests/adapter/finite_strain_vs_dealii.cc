@@ -32,6 +32,7 @@
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/core/plasticity_state.h>
 
+#include "finite_strain_reference.h"
 #include "operator_variants.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
@@ -43,38 +44,6 @@ using HostVector = LinearAlgebra::distributed::Vector<double>;
 
 namespace
 {
-  /** P(F) of the material @p m, written with deal.II tensors (independent of the device code). */
-  Tensor<2, 3>
-  first_piola(const plastix::backend::MaterialConstants &m, const Tensor<2, 3> &F)
-  {
-    const double       mu2 = m.second_shear_modulus, mu1 = m.mu - mu2, lambda_J = m.lambda - 2 * mu2;
-    const double       J   = determinant(F);
-    const Tensor<2, 3> F_inv_T = transpose(invert(F));
-    const Tensor<2, 3> C       = transpose(F) * F;
-    return mu1 * F + mu2 * (trace(C) * F - F * C) + (lambda_J * std::log(J) - mu1 - 2 * mu2) * F_inv_T;
-  }
-
-  /** The residual sum_q B^T P JxW of the cell whose values @p cell_u are the cell's DoF values. */
-  Vector<double>
-  cell_residual(const FEValues<3>                         &fe_values,
-                const plastix::backend::MaterialConstants &m,
-                const Vector<double>                      &cell_u)
-  {
-    const FEValuesExtractors::Vector displacement(0);
-    const unsigned int               n = fe_values.dofs_per_cell;
-    Vector<double>                   r(n);
-    for (const unsigned int q : fe_values.quadrature_point_indices())
-      {
-        Tensor<2, 3> F = unit_symmetric_tensor<3>();
-        for (unsigned int i = 0; i < n; ++i)
-          F += cell_u(i) * fe_values[displacement].gradient(i, q);
-        const Tensor<2, 3> P = first_piola(m, F);
-        for (unsigned int i = 0; i < n; ++i)
-          r(i) += scalar_product(P, fe_values[displacement].gradient(i, q)) * fe_values.JxW(q);
-      }
-    return r;
-  }
-
   /** A smooth displacement of up to about 10 % of the box (any rank count), zero at constrained DoFs. */
   class Displacement : public Function<3>
   {
@@ -165,19 +134,10 @@ main(int argc, char **argv)
             for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
               cell_u(i) = u(dofs[i]);
             const auto          &m = materials.at(cell->material_id());
-            const Vector<double> r = cell_residual(fe_values, m, cell_u);
+            const Vector<double> r = plastix_test::cell_residual(fe_values, m, cell_u);
             for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
               f_reference(dofs[i]) += r(i);
-            const double h = 1e-6;
-            for (unsigned int j = 0; j < fe.dofs_per_cell; ++j)
-              {
-                Vector<double> up = cell_u, um = cell_u;
-                up(j) += h;
-                um(j) -= h;
-                const Vector<double> rp = cell_residual(fe_values, m, up), rm = cell_residual(fe_values, m, um);
-                for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
-                  cell_matrix(i, j) = (rp(i) - rm(i)) / (2 * h);
-              }
+            plastix_test::cell_tangent(fe_values, m, cell_u, cell_matrix);
             constraints.distribute_local_to_global(cell_matrix, dofs, tangent);
           }
       f_reference.compress(VectorOperation::add);

@@ -43,6 +43,21 @@ namespace plastix
                 double isotropic_hardening  = 0,
                 double kinematic_hardening  = 0);
 
+  /**
+   * A compressible hyperelastic material for finite strain
+   * (MechanicsOperator::enable_finite_strain()) whose small-strain limit is
+   * isotropic elasticity with @p E and @p nu (checked as in
+   * make_material()): Mooney-Rivlin with the second modulus
+   * @p second_shear_modulus mu2, the coefficient of (I2 - 3) / 2, and
+   * neo-Hookean for mu2 = 0 (the default). The strain energy is given in
+   * plastix::FiniteStrainState. Throws std::invalid_argument naming the
+   * value unless 0 <= mu2 <= mu and mu2 <= lambda / 2 (so that neither the
+   * coefficient mu - mu2 of (I1 - 3) / 2 nor that of (ln J)^2 / 2,
+   * lambda - 2 mu2, is negative).
+   */
+  backend::MaterialConstants
+  make_hyperelastic_material(double E, double nu, double second_shear_modulus = 0);
+
   /** How a Drucker-Prager cone is matched to the Mohr-Coulomb pyramid of the same c and phi. */
   enum class ConeMatching
   {

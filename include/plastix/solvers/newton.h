@@ -1,8 +1,9 @@
-// Newton-Raphson for small-strain J2 plasticity on the device: one load step
-// at a time, with the consistent tangent, inexact linear solves and the
-// prescribed displacements held exactly. The application's load stepping
-// (ElastoplasticProblem) runs on it; a user program with its own mesh and
-// loads can too (examples/plasticity).
+// Newton-Raphson on the device for small-strain plasticity (J2, Mohr-Coulomb,
+// Drucker-Prager) and finite-strain hyperelasticity: one load step at a time,
+// with the consistent tangent, inexact linear solves, an optional
+// backtracking line search and the prescribed displacements held exactly.
+// The application's load stepping (ElastoplasticProblem) runs on it; a user
+// program with its own mesh and loads can too (examples/plasticity).
 #ifndef PLASTIX_SOLVERS_NEWTON_H
 #define PLASTIX_SOLVERS_NEWTON_H
 
@@ -62,9 +63,15 @@ namespace plastix
     double divergence_factor = 1e6;
     /** The operator of the linear solves. */
     NewtonTangent tangent = NewtonTangent::consistent;
+    /**
+     * Backtracking steps of the line search per Newton iteration: where the
+     * full correction du leaves a residual that is not finite (an inverted
+     * element at finite strain) or not smaller than the last one, the step
+     * length is halved, at most this many times. 0: full Newton steps.
+     */
+    unsigned int line_search_steps = 0;
   };
 
-  /** Outcome of the Newton iteration of one load step. */
   /**
    * Wall-clock seconds of the parts of Newton steps. Each part ends in a
    * reduction to the host (a norm, a statistic, a convergence check), so
@@ -90,6 +97,7 @@ namespace plastix
     description() const;
   };
 
+  /** Outcome of the Newton iteration of one load step. */
   struct NewtonResult
   {
     /** The tolerances were met. */
@@ -108,6 +116,10 @@ namespace plastix
     std::string failure;
     /** Plastic Gauss points of the last stress update. */
     StressUpdateStatistics plastic;
+    /** Gauss points with det F <= 0 at the last iterate (finite strain; all ranks). */
+    unsigned long long inverted_points = 0;
+    /** Step-length halvings of the line search (NewtonData::line_search_steps), all iterations. */
+    unsigned int line_search_cuts = 0;
     /** Where the step's time went. */
     NewtonStageTimes times;
   };
@@ -115,8 +127,8 @@ namespace plastix
   /**
    * Newton-Raphson for the equilibrium f_int(u) = lambda f_ext (+ f_0, a
    * constant force: set_constant_force(); + a_k(lambda) f_k, forces with
-   * their own amplitudes: add_force()) of elastoplasticity with the
-   * consistent tangent, from one converged load factor to the next. The
+   * their own amplitudes: add_force()) of elastoplasticity or of
+   * finite-strain hyperelasticity with the consistent tangent, from one converged load factor to the next. The
    * prescribed displacements of the operator's constraints (at load factor
    * 1) are scaled by the load factor (or set_prescribed_amplitude()) and
    * hold exactly in every iteration. A step: an elastic-tangent predictor where the load
@@ -137,17 +149,24 @@ namespace plastix
    * omega += (d . d*) / (d . d), kept in [1, 10] (omega starts at 1).
    * Two stress updates and two solves per iteration.
    *
-   * The plasticity state is the operator's (MechanicsOperator::plasticity()).
-   * The caller owns the loop over load steps (LoadStepping is one): after a
-   * converged step it calls accept(), which commits the state.
+   * The constitutive state is the operator's: its plasticity state
+   * (MechanicsOperator::plasticity()) or its finite-strain state
+   * (MechanicsOperator::finite_strain(), total Lagrangian: f_int(u) and the
+   * tangent at u; an iterate with an inverted element fails the step, or
+   * the line search shortens the correction). The caller owns the loop
+   * over load steps (LoadStepping is one): after a converged step it calls
+   * accept(), which commits the plastic history.
    */
   class NewtonRaphson
   {
   public:
     /**
-     * @p op: the operator, with plasticity (MechanicsOperator::enable_plasticity();
-     * std::logic_error otherwise), whose state and tangent the iteration
-     * updates; @p external_force:
+     * @p op: the operator, with plasticity (MechanicsOperator::enable_plasticity())
+     * or finite strain (MechanicsOperator::enable_finite_strain();
+     * std::logic_error with neither), whose state and tangent the iteration
+     * updates; finite strain takes the consistent tangent only
+     * (std::invalid_argument for NewtonTangent::initial_stiffness);
+     * @p external_force:
      * the external force at load factor 1 (op's layout; kept by reference);
      * @p linear_solver: solves with the current tangent (kept by reference);
      * @p initialize_linear_solver(new_load_step): re-initializes it after the
@@ -170,7 +189,7 @@ namespace plastix
     step(double lambda_old, double lambda_new, unsigned int step_number = 0, bool verbose = false);
 
     /**
-     * Accept a converged step from @p lambda_old: commits the state
+     * Accept a converged step from @p lambda_old: commits the plastic state
      * (PlasticityState::commit()); its load factor (load reversals are
      * detected against it) and its force reference (@p reference,
      * NewtonResult::reference) count from now on.
@@ -235,10 +254,30 @@ namespace plastix
     compute_residual(double load_factor, double &residual_norm, double &reference);
 
     /**
+     * The constitutive update at the current u (the plastic stress update
+     * or the finite-strain state), timed into @p result, whose plastic
+     * statistics and inverted points it sets; then the residual's norm
+     * @p residual_norm and its @p reference (compute_residual()).
+     */
+    void
+    update_state_and_residual(double load_factor, NewtonResult &result, double &residual_norm, double &reference);
+
+    /**
+     * The backtracking line search after u += du from an iterate with the
+     * residual norm @p residual_norm: halves the step while the residual at
+     * u is not finite or not below (1 - 1e-4 alpha) @p residual_norm, at
+     * most NewtonData::line_search_steps times; du becomes the step taken
+     * and the state and residual at u are left for the next
+     * evaluate_iterate().
+     */
+    void
+    line_search(double load_factor, double residual_norm, NewtonResult &result);
+
+    /**
      * Iteration @p iteration at the current u: the stress update, the
-     * residual and the norms of du and u, timed into @p result, whose
-     * iteration count, residual, relative residual, reference and plastic
-     * statistics it sets.
+     * residual (unless the line search left them) and the norms of du and
+     * u, timed into @p result, whose iteration count, residual, relative
+     * residual, reference and plastic statistics it sets.
      */
     void
     evaluate_iterate(double load_factor, unsigned int iteration, NewtonResult &result, double &du_norm, double &u_norm);
@@ -314,6 +353,10 @@ namespace plastix
     /** The amplitude of the prescribed displacements (empty: the load factor). */
     std::function<double(double)> prescribed_amplitude;
     DeviceVector              du, residual, work, correction;
+    /** The state and residual at u are current (left by line_search()): the next evaluate_iterate() takes them. */
+    bool                      iterate_evaluated = false;
+    /** The residual norm and reference of that evaluation. */
+    double                    evaluated_residual = 0, evaluated_reference = 0;
   };
 } // namespace plastix
 
