@@ -1,5 +1,5 @@
-// Strain, plastic strain, principal stresses and pressure per cell, and nodal
-// stresses, for the VTU output.
+// Strain, plastic strain, finite-strain stress, principal stresses and
+// pressure per cell, and nodal stresses, for the VTU output.
 #include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/symmetric_tensor.h>
 #include <deal.II/dofs/dof_tools.h>
@@ -7,6 +7,10 @@
 #include <deal.II/fe/mapping_q.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <deal.II/base/tensor.h>
+#include <deal.II/fe/fe_values_extractors.h>
+
+#include <plastix/backend/hyperelasticity.h>
 #include <plastix/core/plasticity_state.h>
 
 #include "cell_quantities.h"
@@ -190,5 +194,57 @@ namespace plastix
                             "plastic_strain_yz", "plastic_strain_xz", "plastic_strain_xy"};
     for (unsigned int k = 0; k < 6; ++k)
       fields.emplace_back(names[k], std::move(averages[k]));
+  }
+
+  std::vector<double>
+  finite_strain_cell_averages(const dealii::DoFHandler<3>                              &dof_handler,
+                              const MaterialTable                                      &materials,
+                              const dealii::LinearAlgebra::distributed::Vector<double> &u)
+  {
+    constexpr unsigned int     n = finite_strain_values_per_cell;
+    const dealii::MappingQ<3>  mapping(1);
+    dealii::FEValues<3>        fe_values(mapping, dof_handler.get_fe(), dealii::QGauss<3>(2),
+                                         dealii::update_gradients | dealii::update_JxW_values);
+    const dealii::FEValuesExtractors::Vector  displacement(0);
+    std::vector<dealii::Tensor<2, 3>>         grad_u(fe_values.n_quadrature_points);
+    std::vector<double>                       averages;
+    // Symmetric tensors as xx, yy, zz, yz, xz, xy.
+    constexpr unsigned int rows[6] = {0, 1, 2, 1, 0, 0}, columns[6] = {0, 1, 2, 2, 2, 1};
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      {
+        if (!cell->is_locally_owned())
+          continue;
+        fe_values.reinit(cell);
+        fe_values[displacement].get_function_gradients(u, grad_u);
+        const backend::MaterialConstants &material = material_of(materials, cell->material_id());
+        double                            sums[n]  = {};
+        double                            volume   = 0;
+        for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+          {
+            const dealii::Tensor<2, 3> F = dealii::unit_symmetric_tensor<3>() + grad_u[q];
+            double                     F_values[9], P_values[9];
+            for (unsigned int i = 0; i < 3; ++i)
+              for (unsigned int j = 0; j < 3; ++j)
+                F_values[3 * i + j] = F[i][j];
+            const double         J = backend::hyperelastic_stress(material, F_values, P_values);
+            dealii::Tensor<2, 3> P;
+            for (unsigned int i = 0; i < 3; ++i)
+              for (unsigned int j = 0; j < 3; ++j)
+                P[i][j] = P_values[3 * i + j];
+            const dealii::Tensor<2, 3> sigma = P * transpose(F) / J;
+            const dealii::Tensor<2, 3> E     = 0.5 * (transpose(F) * F - dealii::unit_symmetric_tensor<3>());
+            const double               w     = fe_values.JxW(q);
+            for (unsigned int k = 0; k < 6; ++k)
+              {
+                sums[k] += w * sigma[rows[k]][columns[k]];
+                sums[7 + k] += w * E[rows[k]][columns[k]];
+              }
+            sums[6] += w * J;
+            volume += w;
+          }
+        for (const double sum : sums)
+          averages.push_back(sum / volume);
+      }
+    return averages;
   }
 } // namespace plastix

@@ -4,6 +4,9 @@
 #define PLASTIX_APP_CELL_QUANTITIES_H
 
 #include <deal.II/dofs/dof_handler.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/material/material.h>
 
 #include "parameters.h"
 #include "vtu_writer.h"
@@ -53,6 +56,24 @@ namespace plastix
   add_plastic_strain(const dealii::DoFHandler<3> &dof_handler,
                      const std::vector<double>   &history,
                      CellFields                  &fields);
+
+  /** Values per cell of finite_strain_cell_averages(). */
+  constexpr unsigned int finite_strain_values_per_cell = 13;
+
+  /**
+   * Cell averages at finite strain (weights JxW of the reference
+   * configuration, the operator's 2 x 2 x 2 Gauss points) of the
+   * displacement @p u (@p dof_handler's layout, ghosted): the Cauchy stress
+   * sigma = P F^T / J of the hyperelastic material of the cell's id in
+   * @p materials (6 values: xx, yy, zz, yz, xz, xy), the volume ratio
+   * J = det F, and the Green-Lagrange strain E = (F^T F - I) / 2 (6 values,
+   * the same order); finite_strain_values_per_cell values per locally owned
+   * cell, in the order of the active cells.
+   */
+  std::vector<double>
+  finite_strain_cell_averages(const dealii::DoFHandler<3>                              &dof_handler,
+                              const MaterialTable                                      &materials,
+                              const dealii::LinearAlgebra::distributed::Vector<double> &u);
 } // namespace plastix
 
 #endif

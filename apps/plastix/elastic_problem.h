@@ -33,12 +33,16 @@ namespace plastix
   };
 
   /**
-   * Small-strain elastoplasticity (von Mises, Mohr-Coulomb, Drucker-Prager): the loads and prescribed displacements
+   * The incremental problems (Problem/Type = elastoplastic, or
+   * Problem/Kinematics = finite strain): small-strain elastoplasticity (von
+   * Mises, Mohr-Coulomb, Drucker-Prager) or finite-strain hyperelasticity
+   * (neo-Hookean, Mooney-Rivlin), the loads and prescribed displacements
    * of the parameters scaled by the load factors of 'Load stepping'; at every
    * step Newton-Raphson with the consistent tangent (matrix-free on the
    * device), inexact linear solves, and automatic halving of steps that do
    * not converge. Per converged step: VTU/PVTU (displacement, stress, von
-   * Mises stress, equivalent plastic strain, plastic fraction) listed in a
+   * Mises stress; equivalent plastic strain and plastic fraction, or the
+   * Cauchy stress and the volume ratio J at finite strain) listed in a
    * .pvd time series, and a CSV (and PNG) of the monitored displacements and
    * reactions against the load factor.
    */

@@ -1,7 +1,9 @@
-// Incremental elastoplasticity: load steps, Newton-Raphson with the
-// consistent tangent, step cutting, per-step output.
+// Incremental problems: small-strain elastoplasticity and finite-strain
+// hyperelasticity over load steps, Newton-Raphson with the consistent
+// tangent, step cutting, per-step output.
 #include <deal.II/base/data_out_base.h>
 
+#include <plastix/core/finite_strain_state.h>
 #include <plastix/core/plasticity_state.h>
 #include <plastix/core/runtime.h>
 #include <plastix/solvers/linear_solver.h>
@@ -65,6 +67,45 @@ namespace plastix
         add_plastic_strain(d.dof_handler, d.op.plasticity().committed_history(), fields);
       return fields;
     }
+
+    /**
+     * The cell averages of finite strain at @p u_host (ghosted): Cauchy
+     * stress, von Mises stress, volume ratio J, and the quantities of
+     * 'Output/Additional quantities' (the strain is the Green-Lagrange
+     * strain; nodal ones into @p point_fields).
+     */
+    CellFields
+    finite_strain_cell_fields(const Discretization                                     &d,
+                              const dealii::LinearAlgebra::distributed::Vector<double> &u_host,
+                              PointFields                                              &point_fields)
+    {
+      constexpr unsigned int    n        = finite_strain_values_per_cell;
+      const std::vector<double> averages = finite_strain_cell_averages(d.dof_handler, d.materials, u_host);
+      const std::size_t         n_cells  = averages.size() / n;
+      const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
+      CellFields  fields;
+      std::vector<double> stress(6 * n_cells), strain(6 * n_cells), von_mises(n_cells), volume_ratio(n_cells);
+      for (std::size_t c = 0; c < n_cells; ++c)
+        {
+          std::copy_n(&averages[n * c], 6, &stress[6 * c]);
+          std::copy_n(&averages[n * c + 7], 6, &strain[6 * c]);
+          von_mises[c]    = von_mises_stress(&stress[6 * c]);
+          volume_ratio[c] = averages[n * c + 6];
+        }
+      for (unsigned int f = 0; f < 6; ++f)
+        {
+          std::vector<double> values(n_cells);
+          for (std::size_t c = 0; c < n_cells; ++c)
+            values[c] = stress[6 * c + f];
+          fields.emplace_back(names[f], std::move(values));
+        }
+      fields.emplace_back("von_mises", std::move(von_mises));
+      fields.emplace_back("volume_ratio", std::move(volume_ratio));
+      add_additional_quantities(d.parameters.output, d.dof_handler, stress,
+                                d.parameters.output.writes("strain") ? strain : std::vector<double>(), fields,
+                                point_fields);
+      return fields;
+    }
   } // namespace
 
   void
@@ -77,8 +118,9 @@ namespace plastix
   {
     /**
      * One run of ElastoplasticProblem: the discretization, the Gauss-point
-     * state, Newton and the monitor, the load steps with their output,
-     * checkpoints and adaptive refinements, and the run's end.
+     * state (plastic history, or the deformation gradients at finite
+     * strain), Newton and the monitor, the load steps with their output,
+     * checkpoints and adaptive refinements (small strain), and the run's end.
      */
     class ElastoplasticRun
     {
@@ -152,11 +194,17 @@ namespace plastix
       void
       finish(unsigned int step);
 
+      /** The stress update (or finite-strain state) at Newton's u: its f_int and the tangent. */
+      void
+      update_state_at_u();
+
       const Parameters  &parameters;
       const MPI_Comm     communicator;
       const std::string  restart_directory;
       const bool         root;
       const bool         restart;
+      /** Finite-strain hyperelasticity (Problem/Kinematics) instead of small-strain plasticity. */
+      const bool         finite_strain;
       /** The in-situ stress (Initial stress/Stress) in the Gauss-point state. */
       const bool         initial_stress;
       /** Whether a force is held at every load factor (in-situ stress or 'Constant loads'). */
@@ -189,6 +237,7 @@ namespace plastix
       , restart_directory(restart_directory)
       , root(dealii::Utilities::MPI::this_mpi_process(communicator) == 0)
       , restart(!restart_directory.empty())
+      , finite_strain(parameters.problem.kinematics == Kinematics::finite_strain)
       , initial_stress(!parameters.initial_stress.is_zero())
       , held(initial_stress || parameters.boundary.has_constant_loads())
       , timer(communicator, summary)
@@ -249,6 +298,18 @@ namespace plastix
     }
 
     void
+    ElastoplasticRun::update_state_at_u()
+    {
+      if (finite_strain)
+        {
+          if (d.op.finite_strain().update(newton->u, newton->f_int) > 0)
+            throw SolverError("the displacement inverts elements (det F <= 0)");
+        }
+      else
+        d.op.plasticity().update(newton->u, newton->f_int);
+    }
+
+    void
     ElastoplasticRun::set_up()
     {
       internal::set_up_mesh_dofs_operator(d, timer, summary,
@@ -257,7 +318,10 @@ namespace plastix
       // The Gauss-point history belongs to the operator; it, the Newton
       // iteration and the monitor refer to the cells and the DoFs: an adaptive
       // refinement rebuilds them.
-      d.op.enable_plasticity();
+      if (finite_strain)
+        d.op.enable_finite_strain();
+      else
+        d.op.enable_plasticity();
       // A restart and an adaptive refinement carry the in-situ stress in the history.
       if (initial_stress && !restart)
         try
@@ -272,7 +336,7 @@ namespace plastix
       newton  = make_newton();
       monitor = std::make_unique<Monitor>(d, parameters.monitor);
       // The tangent and f_int of the initial state.
-      d.op.plasticity().update(newton->u, newton->f_int);
+      update_state_at_u();
       timer.stop("operator");
 
       // The preconditioner's structure (multigrid hierarchy, AMG) once per
@@ -280,8 +344,9 @@ namespace plastix
       // follows the tangent.
       timer.start();
       internal::set_up_preconditioner(d, linear_solver);
-      tangent_name = parameters.newton.tangent == NewtonTangent::initial_stiffness ?
-                       std::string("initial stiffness with Thomas acceleration") :
+      tangent_name = finite_strain ? std::string("consistent finite-strain tangent") :
+                     parameters.newton.tangent == NewtonTangent::initial_stiffness ?
+                                     std::string("initial stiffness with Thomas acceleration") :
                      d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
                                                     std::string("consistent non-symmetric tangent");
       summary.solver = linear_solver.name() + ", " + tangent_name;
@@ -395,7 +460,8 @@ namespace plastix
       if (parameters.output.write_vtu)
         {
           PointFields point_fields;
-          CellFields  fields = plastic_cell_fields(d, newton->u, point_fields);
+          CellFields  fields = finite_strain ? finite_strain_cell_fields(d, u_host, point_fields) :
+                                               plastic_cell_fields(d, newton->u, point_fields);
           d.add_geometry_fields(fields);
           const std::string pvtu =
             d.write_vtu(output, newton->u, fields, parameters.output.base_name, step, point_fields);
@@ -473,8 +539,9 @@ namespace plastix
               // clock decides, so all ranks agree), and where the run stops.
               const unsigned int interval = parameters.output.checkpoint_interval;
               const double       wall     = parameters.output.checkpoint_wall_time;
-              const bool         time_due =
-                wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
+              // Finite-strain runs write no checkpoints (Parameters::check_finite_strain()).
+              const bool time_due = !finite_strain && wall > 0 &&
+                                    dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
               const bool write_checkpoint_now =
                 !last_step && (stop_here || (interval > 0 && step % interval == 0) || time_due);
               // The mesh adapts after the step's output and checkpoint,
@@ -497,9 +564,13 @@ namespace plastix
               if (write_checkpoint_now)
                 write_step_checkpoint(step, lambda, stepping, u_host, history_before);
               if (root)
-                std::cout << "load step " << step << ": load factor " << lambda << ", " << result.newton.iterations
-                          << " Newton iterations, " << result.newton.linear_iterations << " linear iterations, "
-                          << result.newton.plastic.n_plastic_points << " plastic Gauss points" << std::endl;
+                {
+                  std::cout << "load step " << step << ": load factor " << lambda << ", " << result.newton.iterations
+                            << " Newton iterations, " << result.newton.linear_iterations << " linear iterations";
+                  if (!finite_strain)
+                    std::cout << ", " << result.newton.plastic.n_plastic_points << " plastic Gauss points";
+                  std::cout << std::endl;
+                }
               if (adapt_now)
                 adapt(u_host, history_before, lambda, step);
               if (stop_here)
@@ -530,14 +601,16 @@ namespace plastix
       summary.n_steps = step;
       // The coarse solver may have changed in the Newton steps (automatic's switch to the dense inverse).
       summary.solver         = linear_solver.name() + ", " + tangent_name;
-      summary.yielded_points = d.op.plasticity().n_yielded_points();
+      summary.yielded_points = finite_strain ? 0 : d.op.plasticity().n_yielded_points();
       const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(newton->u);
       summary.max_displacement                  = maxima.magnitude;
       if (parameters.output.write_vtu && !pvd.empty())
         summary.output_file = (std::filesystem::path(parameters.output.directory) / pvd.back().second).string();
       if (!std::isfinite(summary.max_displacement))
         throw SolverError("the displacement is not finite");
-      print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
+      // Large displacements are what a finite-strain run is for.
+      if (!finite_strain)
+        print_warning(deformation_warning(summary.max_displacement, *d.triangulation, communicator), communicator);
       print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
       if (root)
         std::cout << "  newton: time [s]: " << newton_times.description() << std::endl;

@@ -529,7 +529,8 @@ namespace plastix
     // 64,000-cell cube, host Serial build, Debian 12: 310 MB elastic, 607 MB
     // elastoplastic. The device share (CUDA builds) is what the backend
     // allocates per cell: geometry, vectors, and the J2 state.
-    const bool        plastic        = parameters.problem.type == ProblemType::elastoplastic;
+    // Finite strain (deformation gradients, Newton's vectors) counts as elastoplastic.
+    const bool        plastic        = parameters.problem.is_incremental();
     const long double host_per_cell  = plastic ? 9500.L : 4800.L;
     // Strategy = assembled adds its matrix: 3 rows of 81 values (8 B) and
     // 27 block indices (4 B) per node, about one node per cell.

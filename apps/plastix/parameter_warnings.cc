@@ -143,13 +143,19 @@ namespace plastix
       }
     if (parameters.problem.type == ProblemType::elastic)
       {
-        // What only an elastoplastic run reads.
-        const std::vector<std::string> plastic_only = {
+        // What only an elastoplastic run reads; a finite-strain run reads
+        // the Newton and load-stepping entries too.
+        const bool               finite_strain = parameters.problem.kinematics == Kinematics::finite_strain;
+        std::vector<std::string> plastic_only  = {
           "Materials/Yield stress", "Materials/Isotropic hardening", "Materials/Kinematic hardening",
           "Materials/Yield criterion", "Materials/Cohesion", "Materials/Friction angle", "Materials/Dilation angle",
-          "Materials/Cohesion hardening", "Materials/Cone matching", "Initial stress/", "Newton/",
-          "Load stepping/Minimum increment", "Load stepping/Maximum cuts", "Load stepping/Steps per run",
-          "Output/Checkpoint interval", "Output/Checkpoint wall time", "Mesh/Adaptive refinement/"};
+          "Materials/Cohesion hardening", "Materials/Cone matching", "Initial stress/", "Output/Checkpoint wall time",
+          "Mesh/Adaptive refinement/"};
+        if (!finite_strain)
+          for (const char *entry : {"Newton/", "Load stepping/Minimum increment", "Load stepping/Maximum cuts",
+                                    "Load stepping/Steps per run", "Output/Checkpoint interval",
+                                    "Materials/Second shear modulus"})
+            plastic_only.emplace_back(entry);
         std::string unused;
         for (const std::string &entry : set_entries)
           for (const std::string &prefix : plastic_only)
@@ -159,7 +165,10 @@ namespace plastix
                 break;
               }
         if (!unused.empty())
-          warnings.push_back("entries without effect in an elastic run (Problem/Type = elastic): " + unused);
+          warnings.push_back("entries without effect in " +
+                             std::string(finite_strain ? "a finite-strain run (Problem/Kinematics)" :
+                                                         "an elastic run (Problem/Type = elastic)") +
+                             ": " + unused);
         if (parameters.output.writes("plastic strain"))
           warnings.push_back("Output/Additional quantities: an elastic run has no plastic strain; it is not "
                              "written");

@@ -210,7 +210,7 @@ namespace plastix
   } // namespace
 
   void
-  OperatorParameters::resolve_cell_kernel(const ProblemType problem_type, const MeshParameters &mesh)
+  OperatorParameters::resolve_cell_kernel(const ProblemParameters &problem, const MeshParameters &mesh)
   {
     if (cell_kernel.is_resolved())
       return;
@@ -218,11 +218,11 @@ namespace plastix
     // dbd structured (auto on lattices) computes the lattice's matrices itself; the cell kernel serves its
     // plastic cells and the diagonal, where the geometry on the fly needs no stored data.
     const bool structured = strategy == backend::Strategy::dbd_structured ||
-                            (!strategy.is_resolved() && lattice_mesh(mesh) &&
-                             runs_with(backend::Strategy::dbd_structured, thread_mapping));
+                            (!strategy.is_resolved() && problem.kinematics == Kinematics::small_strain &&
+                             lattice_mesh(mesh) && runs_with(backend::Strategy::dbd_structured, thread_mapping));
     if (structured)
       cell_kernel.resolve(CellKernel::geometry_on_the_fly);
-    else if (problem_type == ProblemType::elastic && congruent_cells(mesh))
+    else if (!problem.needs_gauss_point_state() && congruent_cells(mesh))
       cell_kernel.resolve(CellKernel::element_matrix);
     else
       cell_kernel.resolve(backend::device_memory_is_separate() ? CellKernel::geometry_on_the_fly :
@@ -231,25 +231,26 @@ namespace plastix
 
 
   void
-  OperatorParameters::resolve_strategy(const ProblemType problem_type, const MeshParameters &mesh)
+  OperatorParameters::resolve_strategy(const ProblemParameters &problem, const MeshParameters &mesh)
   {
     if (strategy.is_resolved())
       return;
-    if (lattice_mesh(mesh) && runs_with(backend::Strategy::dbd_structured, thread_mapping))
+    if (problem.kinematics == Kinematics::small_strain && lattice_mesh(mesh) &&
+        runs_with(backend::Strategy::dbd_structured, thread_mapping))
       strategy.resolve(backend::Strategy::dbd_structured);
     else
-      strategy.resolve(problem_type == ProblemType::elastic && cell_kernel == backend::CellKernel::element_matrix &&
+      strategy.resolve(!problem.needs_gauss_point_state() && cell_kernel == backend::CellKernel::element_matrix &&
                            congruent_cells(mesh) && runs_with(backend::Strategy::ebe_tiled, thread_mapping) ?
                          backend::Strategy::ebe_tiled :
                          backend::Strategy::ebe_atomic);
   }
 
   void
-  OperatorParameters::resolve_element_formulation(const ProblemType problem_type)
+  OperatorParameters::resolve_element_formulation(const ProblemParameters &problem)
   {
     if (element_formulation.is_resolved())
       return;
-    element_formulation.resolve(problem_type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar :
+    element_formulation.resolve(problem.type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar :
                                                                              backend::ElementFormulation::full);
   }
 
@@ -284,7 +285,23 @@ namespace plastix
                       "row of each load factor of 'Load stepping' scales it); elastoplastic: von "
                       "Mises (J2), Mohr-Coulomb or Drucker-Prager plasticity (Materials/Yield "
                       "criterion) with Newton iterations over the load steps of 'Load stepping'");
+    prm.add_parameter("Kinematics", kinematics,
+                      "small strain, or finite strain: total-Lagrangian hyperelasticity (compressible "
+                      "neo-Hookean, or Mooney-Rivlin with Materials/Second shear modulus; Problem/Type = "
+                      "elastic) solved by Newton iterations over the load steps of 'Load stepping'");
     prm.leave_subsection();
+  }
+
+  bool
+  ProblemParameters::is_incremental() const
+  {
+    return type == ProblemType::elastoplastic || kinematics == Kinematics::finite_strain;
+  }
+
+  bool
+  ProblemParameters::needs_gauss_point_state() const
+  {
+    return is_incremental();
   }
 
   void
@@ -358,7 +375,7 @@ namespace plastix
   Parameters::has_symmetric_tangent() const
   {
     if (problem.type != ProblemType::elastoplastic || newton.tangent != NewtonTangent::consistent)
-      return true;
+      return true;  // the finite-strain tangent is symmetric (hyperelastic)
     bool symmetric = materials.default_material.has_symmetric_tangent();
     for (const auto &[id, m] : materials.per_material_id)
       symmetric = symmetric && m.has_symmetric_tangent();
@@ -372,7 +389,7 @@ namespace plastix
       return;
     // The sparse direct solver where it can take the problem and the user
     // chose no preconditioner or strategy of the iterative path.
-    const double limit  = problem.type == ProblemType::elastoplastic ? SolverParameters::direct_solver_work_elastoplastic :
+    const double limit  = problem.is_incremental() ? SolverParameters::direct_solver_work_elastoplastic :
                                                                           SolverParameters::direct_solver_work;
     const bool   direct = !solver.preconditioner.is_resolved() &&
                         (op.strategy.automatic || op.strategy.value == backend::Strategy::assembled) &&
@@ -395,9 +412,11 @@ namespace plastix
     // builds on the device: auto takes it.
     if (solver.type == SolverType::direct)
       op.strategy.resolve(backend::Strategy::assembled);
-    op.resolve_cell_kernel(problem.type, mesh);
-    op.resolve_strategy(problem.type, mesh);
-    op.resolve_element_formulation(problem.type);
+    op.resolve_cell_kernel(problem, mesh);
+    op.resolve_strategy(problem, mesh);
+    op.resolve_element_formulation(problem);
+    if (problem.kinematics == Kinematics::finite_strain)
+      check_finite_strain();
     if (problem.type == ProblemType::elastoplastic)
       {
         bool yields = materials.default_material.can_yield();
@@ -424,12 +443,39 @@ namespace plastix
     check_supports_and_preconditioner();
     if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
       throw InputError("Mesh/Adaptive refinement/Indicator",
-                       "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type)");
+                       "adapts the mesh between the load steps of elastoplastic runs (Problem/Type); small-strain "
+                       "elastic and finite-strain runs do not adapt");
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
     check_output();
     check_memory_estimate(*this);
+  }
+
+  void
+  Parameters::check_finite_strain() const
+  {
+    if (problem.type == ProblemType::elastoplastic)
+      throw InputError("Problem/Kinematics", "finite strain takes hyperelastic materials (Problem/Type = elastic); "
+                                             "plasticity is small-strain only");
+    if (op.strategy == backend::Strategy::dbd_structured)
+      throw InputError("Operator/Strategy", "dbd structured computes small-strain lattice matrices; finite strain "
+                                            "needs another strategy (or auto)");
+    if (op.cell_kernel == backend::CellKernel::element_matrix)
+      throw InputError("Operator/Cell kernel", "element matrix stores small-strain matrices; finite strain needs "
+                                               "stored geometry or geometry on the fly (or auto)");
+    if (op.element_formulation == backend::ElementFormulation::bbar)
+      throw InputError("Operator/Element formulation", "B-bar is a small-strain element formulation; finite strain "
+                                                       "takes full integration");
+    if (newton.tangent == NewtonTangent::initial_stiffness)
+      throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
+                                         "consistent tangent");
+    if (output.checkpoint_interval > 0)
+      throw InputError("Output/Checkpoint interval", "finite-strain runs write no checkpoints (restart is for "
+                                                     "elastoplastic runs)");
+    if (load_stepping.steps_per_run > 0)
+      throw InputError("Load stepping/Steps per run", "a finite-strain run is not continued from a checkpoint: it "
+                                                      "runs all its load steps");
   }
 
   void

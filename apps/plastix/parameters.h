@@ -95,6 +95,30 @@ namespace plastix
     }
   };
 
+  /** The kinematics of the run ('Problem/Kinematics'). */
+  enum class Kinematics
+  {
+    /** Small strains and displacements: the strain is the symmetric gradient of u. */
+    small_strain,
+    /**
+     * Total-Lagrangian finite strain: F = I + Grad u, hyperelastic materials
+     * (compressible neo-Hookean or Mooney-Rivlin), Newton-Raphson over the
+     * load steps.
+     */
+    finite_strain
+  };
+
+  template <>
+  struct EnumNames<Kinematics>
+  {
+    static constexpr const char *what = "kinematics";
+    static std::vector<std::pair<Kinematics, std::string>>
+    table()
+    {
+      return {{Kinematics::small_strain, "small strain"}, {Kinematics::finite_strain, "finite strain"}};
+    }
+  };
+
   /** What marks cells for adaptive refinement between load steps ('Mesh/Adaptive refinement/Indicator'). */
   enum class RefinementIndicator
   {
@@ -142,6 +166,7 @@ namespace plastix
 PLASTIX_ENUM_PATTERN(plastix::GeometryType)
 PLASTIX_ENUM_PATTERN(plastix::VoxelType)
 PLASTIX_ENUM_PATTERN(plastix::ProblemType)
+PLASTIX_ENUM_PATTERN(plastix::Kinematics)
 PLASTIX_ENUM_PATTERN(plastix::RefinementIndicator)
 
 namespace plastix
@@ -271,10 +296,13 @@ namespace plastix
     double cohesion_hardening = 0.;
     /** How a Drucker-Prager cone matches the Mohr-Coulomb pyramid. */
     ConeMatching cone_matching = ConeMatching::outer;
+    /** The Mooney-Rivlin modulus mu2 at finite strain (0: neo-Hookean). */
+    double second_shear_modulus = 0.;
 
     /**
      * The backend material (make_material(), make_mohr_coulomb() or
-     * make_drucker_prager()); InputError naming @p where and the value if
+     * make_drucker_prager(), with the finite-strain modulus of
+     * make_hyperelastic_material()); InputError naming @p where and the value if
      * it is not physical.
      */
     backend::MaterialConstants
@@ -450,6 +478,8 @@ namespace plastix
     function() const;
   };
 
+  struct ProblemParameters;
+
   /** Subsection "Operator". */
   struct OperatorParameters
   {
@@ -468,17 +498,17 @@ namespace plastix
     declare(dealii::ParameterHandler &prm);
     /**
      * Cell kernel = auto: the kernel measured fastest (doc/benchmarks.md)
-     * for this build's device, the problem type and the mesh: element
-     * matrix for elastic runs on meshes of congruent cells (generated
+     * for this build's device, the problem and the mesh: element
+     * matrix for small-strain elastic runs on meshes of congruent cells (generated
      * boxes and voxel geometries without distortion: one shared matrix);
      * otherwise geometry on the fly on GPUs and stored geometry on the host.
      */
     void
-    resolve_cell_kernel(ProblemType problem_type, const MeshParameters &mesh);
+    resolve_cell_kernel(const ProblemParameters &problem, const MeshParameters &mesh);
     /**
      * Strategy = auto (after resolve_cell_kernel()): dbd structured on
      * lattice meshes (equal axis-parallel boxes, no hanging nodes) unless the
-     * thread mapping is node; otherwise ebe tiled for elastic runs with the
+     * thread mapping is node or the run is finite strain; otherwise ebe tiled for elastic runs with the
      * element-matrix kernel on meshes of congruent cells (one matrix read
      * from scratch memory, measured faster than ebe atomic: doc/benchmarks.md),
      * ebe atomic otherwise (ebe tiled is slower with the quadrature kernels
@@ -487,15 +517,15 @@ namespace plastix
      * first when the linear solver is direct.
      */
     void
-    resolve_strategy(ProblemType problem_type, const MeshParameters &mesh);
+    resolve_strategy(const ProblemParameters &problem, const MeshParameters &mesh);
     /**
      * Element formulation = auto: B-bar for elastoplastic runs (J2 flow is
      * isochoric: fully integrated Q1 cells lock once it spreads,
      * doc/validation.md section 7), full integration (deal.II's step-8
-     * operator) for elastic runs.
+     * operator) for elastic runs, small or finite strain.
      */
     void
-    resolve_element_formulation(ProblemType problem_type);
+    resolve_element_formulation(const ProblemParameters &problem);
     /**
      * The operator choices for MechanicsOperator::reinit() (a cell kernel
      * still auto: stored geometry; a strategy still auto: ebe atomic).
@@ -523,7 +553,7 @@ namespace plastix
      * or defeat it (doc/solvers.md, "The sparse direct solver").
      */
     static constexpr double direct_solver_work = 1e8;
-    /** The same for elastoplastic runs, which factorize once per Newton iteration. */
+    /** The same for elastoplastic and finite-strain runs, which factorize once per Newton iteration. */
     static constexpr double direct_solver_work_elastoplastic = 1e7;
 
     void
@@ -571,9 +601,22 @@ namespace plastix
   {
     /** Elastic or elastoplastic. */
     ProblemType type = ProblemType::elastic;
+    /** Small or finite strain. */
+    Kinematics kinematics = Kinematics::small_strain;
 
     void
     declare(dealii::ParameterHandler &prm);
+
+    /**
+     * Whether the run goes through load steps with Newton-Raphson
+     * (ElastoplasticProblem): elastoplastic or finite strain.
+     */
+    bool
+    is_incremental() const;
+
+    /** Whether the operator needs point data per Gauss point (plasticity or finite strain): no element matrices. */
+    bool
+    needs_gauss_point_state() const;
   };
 
   /**
@@ -697,6 +740,13 @@ namespace plastix
     void
     check_output() const;
 
+    /**
+     * The choices that finite strain refuses (InputError naming the entry):
+     * plasticity, dbd structured, the element-matrix kernel, B-bar, the
+     * initial-stiffness method, checkpoints and runs in parts.
+     */
+    void
+    check_finite_strain() const;
     /**
      * The operator and solver choices against each other (direct and the
      * assembled strategy, the thread mapping of the strategy, dbd structured

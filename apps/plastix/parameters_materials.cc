@@ -49,6 +49,11 @@ namespace plastix
       prm.add_parameter("Cohesion hardening", m.cohesion_hardening,
                         "Linear cohesion hardening: increase of c per unit accumulated plastic strain",
                         dealii::Patterns::Double(0.));
+      prm.add_parameter("Second shear modulus", m.second_shear_modulus,
+                        "Finite strain (Problem/Kinematics): the Mooney-Rivlin modulus mu2, the coefficient of "
+                        "(I2 - 3) / 2, 0 <= mu2 <= min(mu, lambda / 2); 0 is neo-Hookean. The small-strain limit "
+                        "is linear elasticity with Young's modulus and Poisson's ratio",
+                        dealii::Patterns::Double(0.));
       prm.add_parameter("Cone matching", m.cone_matching,
                         "Drucker-Prager cone through the Mohr-Coulomb pyramid of the same c and phi: outer "
                         "(compression meridians), inner (extension meridians), plane strain (same plane-strain "
@@ -67,9 +72,17 @@ namespace plastix
   {
     try
       {
+        // The finite-strain modulus is checked whatever the kinematics, so that
+        // a material is good or bad in both.
+        const double mu2 = make_hyperelastic_material(young_modulus, poisson_ratio, second_shear_modulus)
+                             .second_shear_modulus;
         if (criterion == backend::YieldCriterion::von_mises)
-          return make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening,
-                               kinematic_hardening);
+          {
+            backend::MaterialConstants m =
+              make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening);
+            m.second_shear_modulus = mu2;
+            return m;
+          }
         double psi = friction_angle;
         if (dilation_angle != "associative")
           psi = parse_double(dilation_angle, where + "/Dilation angle");
@@ -108,7 +121,8 @@ namespace plastix
                       "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...', and for the pressure-"
                       "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
                       "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
-                      "plane strain (omitted keys take the values above)",
+                      "plane strain, and at finite strain mu2=... (Second shear modulus) (omitted keys "
+                      "take the values above)",
                       dealii::Patterns::Anything());
     prm.leave_subsection();
   }
@@ -173,9 +187,11 @@ namespace plastix
               m.friction_angle = value;
             else if (key == "Hc")
               m.cohesion_hardening = value;
+            else if (key == "mu2")
+              m.second_shear_modulus = value;
             else
               throw InputError(entry, "unknown key '" + key +
-                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone)");
+                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone, mu2)");
           }
         check_material(m, entry + " (material id " + id_text + ")");
         per_material_id[id] = m;

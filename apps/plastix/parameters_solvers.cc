@@ -238,6 +238,11 @@ namespace plastix
                       "non-symmetric for psi < phi). initial stiffness: the elastic operator in every "
                       "iteration with Thomas' acceleration (modified initial stiffness, Sloan et al. 2000): "
                       "symmetric, so CG works for any dilation angle; linear convergence");
+    prm.add_parameter("Line search steps", line_search_steps,
+                      "Backtracking line search: where a Newton correction leaves a residual that is not "
+                      "finite (an inverted element at finite strain) or not smaller, its length is halved, "
+                      "at most this many times per iteration; 0: full Newton steps",
+                      dealii::Patterns::Integer(0, 30));
     prm.leave_subsection();
   }
 } // namespace plastix

@@ -1,5 +1,5 @@
-// plastix: static linear elasticity or incremental elastoplasticity driven
-// by a .prm file, on the device backend (CUDA GPU or CPU) with deal.II meshes,
+// plastix: static linear elasticity, incremental elastoplasticity or
+// finite-strain hyperelasticity driven by a .prm file, on the device backend (CUDA GPU or CPU) with deal.II meshes,
 // solvers and output.
 //
 //   plastix <file.prm>            run
@@ -37,7 +37,8 @@ namespace
     "       plastix --print-parameters  print a documented parameter file with every default\n"
     "       plastix --help              show this text\n"
     "Runs static linear elasticity or elastoplasticity (Problem/Type; von Mises, Mohr-Coulomb\n"
-    "or Drucker-Prager: Materials/Yield criterion) with the plastix matrix-free device operator.\n"
+    "or Drucker-Prager: Materials/Yield criterion), or finite-strain hyperelasticity\n"
+    "(Problem/Kinematics), with the plastix matrix-free device operator.\n"
     "Exit status: 0 ok, 1 bad input, 2 solver did not converge, 3 device or memory error,\n"
     "4 other error, 5 interrupted (SIGINT/SIGTERM).\n";
 
@@ -166,7 +167,7 @@ main(int argc, char **argv)
     {
       plastix::Runtime    runtime(comm, parameters.op.ghost_exchange);
       plastix::RunSummary summary;
-      if (parameters.problem.type == plastix::ProblemType::elastoplastic)
+      if (parameters.problem.is_incremental())
         {
           plastix::ElastoplasticProblem problem(parameters, comm);
           if (restart)
