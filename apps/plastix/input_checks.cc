@@ -485,6 +485,7 @@ namespace plastix
           coarse = 60 * 20 * 4;
           break;
         case GeometryType::wellbore:
+        case GeometryType::cook_membrane:
           coarse = static_cast<long double>(mesh.subdivisions[0]) * mesh.subdivisions[1] * mesh.subdivisions[2];
           break;
         case GeometryType::cylinder:

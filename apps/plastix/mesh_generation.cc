@@ -828,6 +828,16 @@ namespace plastix
             set_shell_boundary_ids(triangulation, p.inner_radius, p.outer_radius, false, 0.);
             break;
           }
+        case GeometryType::cook_membrane:
+          // The unit cube with ids 0..5 on its faces, mapped bilinearly in x-y onto the panel.
+          dealii::GridGenerator::subdivided_hyper_rectangle(triangulation, repetitions, dealii::Point<3>(),
+                                                            dealii::Point<3>(1., 1., 1.), true);
+          dealii::GridTools::transform(
+            [](const dealii::Point<3> &x) {
+              return dealii::Point<3>(48. * x[0], 44. * x[0] + 44. * x[1] - 28. * x[0] * x[1], x[2]);
+            },
+            triangulation);
+          break;
         case GeometryType::fixed_grid:
           make_fixed_grid(p, triangulation);
           break;

@@ -186,7 +186,7 @@ namespace plastix
     {
       return mesh.distortion == 0. && mesh.geometry != GeometryType::cylinder &&
              mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::wellbore &&
-             mesh.geometry != GeometryType::file;
+             mesh.geometry != GeometryType::cook_membrane && mesh.geometry != GeometryType::file;
     }
 
     /**
@@ -443,8 +443,8 @@ namespace plastix
     check_supports_and_preconditioner();
     if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
       throw InputError("Mesh/Adaptive refinement/Indicator",
-                       "adapts the mesh between the load steps of elastoplastic runs (Problem/Type); small-strain "
-                       "elastic and finite-strain runs do not adapt");
+                       "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type); "
+                       "finite-strain runs do not adapt either");
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");

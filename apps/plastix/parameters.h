@@ -45,6 +45,11 @@ namespace plastix
     /** A quarter annulus slab graded radially (the wellbore cross-section in plane strain). */
     wellbore,
     /**
+     * Cook's membrane: the tapered panel with the corners (0, 0), (48, 44),
+     * (48, 60), (0, 44) in x-y, 1 thick in z (the finite-strain benchmark).
+     */
+    cook_membrane,
+    /**
      * A body given as a function, embedded in a fixed grid of equal cells
      * (the fixed-grid method): cells cut by the body's boundary get a
      * stiffness factor from their material volume fraction.
@@ -70,6 +75,7 @@ namespace plastix
               {GeometryType::cylinder, "cylinder"},
               {GeometryType::sphere, "sphere"},
               {GeometryType::wellbore, "wellbore"},
+              {GeometryType::cook_membrane, "Cook's membrane"},
               {GeometryType::fixed_grid, "fixed grid"},
               {GeometryType::file, "file"}};
     }
