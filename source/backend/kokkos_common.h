@@ -93,6 +93,17 @@ namespace plastix
 #endif
       }
 
+      /** The exponential function on host and device with Kokkos 3.4 and 4.x alike. */
+      KOKKOS_INLINE_FUNCTION double
+      exponential(const double x)
+      {
+#if KOKKOS_VERSION >= 30700
+        return Kokkos::exp(x);
+#else
+        return ::exp(x);
+#endif
+      }
+
       /** Launch a range kernel over [0, n), skipping empty ranges. */
       template <typename Functor>
       inline void

@@ -43,7 +43,10 @@ namespace plastix
   }
 
   backend::MaterialConstants
-  make_hyperelastic_material(const double E, const double nu, const double second_shear_modulus)
+  make_hyperelastic_material(const double                E,
+                             const double                nu,
+                             const double                second_shear_modulus,
+                             const backend::StrainEnergy strain_energy)
   {
     backend::MaterialConstants m = make_material(E, nu);
     const double               mu2 = second_shear_modulus;
@@ -54,7 +57,11 @@ namespace plastix
              << std::min(m.mu, 0.5 * m.lambda) << "], got " << mu2;
         throw std::invalid_argument(text.str());
       }
+    if (strain_energy == backend::StrainEnergy::isochoric_neo_hookean && mu2 != 0)
+      throw std::invalid_argument("the isochoric neo-Hookean law has no second shear modulus (mu2 = 0), got " +
+                                  std::to_string(mu2));
     m.second_shear_modulus = mu2;
+    m.strain_energy        = strain_energy;
     return m;
   }
 

@@ -1,6 +1,6 @@
 // A finite-strain MechanicsOperator (enable_finite_strain(); compressible
-// neo-Hookean and Mooney-Rivlin in two materials) against an independent
-// deal.II reference on a distorted two-material box with a clamped face and
+// neo-Hookean, isochoric neo-Hookean and Mooney-Rivlin in three materials)
+// against an independent deal.II reference on a distorted box with a clamped face and
 // a partly fixed one: the internal force f_int(u) = sum B^T P JxW from
 // FEValues and deal.II tensors (P written with deal.II's determinant(),
 // invert() and transpose()), and the tangent matrix assembled from central
@@ -82,7 +82,7 @@ main(int argc, char **argv)
     tria.refine_global(1);
     GridTools::distort_random(0.2, tria, true, 5);
     for (const auto &cell : tria.active_cell_iterators())
-      cell->set_material_id(cell->center()[0] > 0.8 ? 3 : 0);
+      cell->set_material_id(cell->center()[0] > 1. ? 3 : cell->center()[0] > 0.5 ? 5 : 0);
 
     DoFHandler<3>             dof_handler(tria);
     const IndexSet            relevant = plastix_test::distribute_q1_dofs(dof_handler);
@@ -96,8 +96,10 @@ main(int argc, char **argv)
 
     plastix::MaterialTable materials = {{0, plastix::make_material(10., 0.3)}, {3, plastix::make_material(20., 0.45)}};
     materials[3].second_shear_modulus = 0.25 * materials[3].mu;
+    materials[5] = plastix::make_hyperelastic_material(15., 0.4, 0., plastix::backend::StrainEnergy::isochoric_neo_hookean);
     env.pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells()
-             << "; materials: neo-Hookean (E 10, nu 0.3), Mooney-Rivlin (E 20, nu 0.45, mu2 = mu / 4)\n";
+             << "; materials: neo-Hookean (E 10, nu 0.3), isochoric neo-Hookean (E 15, nu 0.4), Mooney-Rivlin "
+                "(E 20, nu 0.45, mu2 = mu / 4)\n";
 
     // u and an increment du, zero at constrained DoFs.
     HostVector u(owned, relevant, env.comm), du(owned, relevant, env.comm);

@@ -1,5 +1,6 @@
-// The finite-strain hyperelastic law of the device kernels (compressible
-// Mooney-Rivlin, neo-Hookean with mu2 = 0) and its cell kernel, evaluated on
+// The finite-strain hyperelastic laws of the device kernels (compressible
+// Mooney-Rivlin, neo-Hookean with mu2 = 0; the isochoric neo-Hookean law of
+// deal.II's step-44) and their cell kernel, evaluated on
 // the host with the device code: stress-free reference, closed forms of
 // simple shear (Rivlin's universal relation) and pure dilatation,
 // objectivity, the small-strain limit, finite differences and the major
@@ -161,25 +162,33 @@ namespace
 
     checker.check("  P(I) = 0", norm(stress(m, I)) / scale, 1e-15);
 
-    // Simple shear F = I + gamma e1 (x) e2: J = 1, sigma = P F^T.
+    // Simple shear F = I + gamma e1 (x) e2: J = 1, sigma = P F^T; the
+    // isochoric law gives sigma = mu dev(F F^T).
+    const bool isochoric = m.strain_energy == plastix::backend::StrainEnergy::isochoric_neo_hookean;
     for (const double gamma : {0.1, 0.5, 2.})
       {
         const M3     F     = {1, gamma, 0, 0, 1, 0, 0, 0, 1};
         const M3     sigma = product(stress(m, F), transpose(F));
         const double g2    = gamma * gamma;
-        const M3     expected = {(mu1 + mu2) * g2, (mu1 + mu2) * gamma, 0, (mu1 + mu2) * gamma, 0, 0, 0, 0, mu2 * g2};
+        const M3     expected =
+          isochoric ? M3{2 * m.mu * g2 / 3, m.mu * gamma, 0, m.mu * gamma, -m.mu * g2 / 3, 0, 0, 0, -m.mu * g2 / 3} :
+                      M3{(mu1 + mu2) * g2, (mu1 + mu2) * gamma, 0, (mu1 + mu2) * gamma, 0, 0, 0, 0, mu2 * g2};
         checker.check("  simple shear gamma " + std::to_string(gamma).substr(0, 3) +
-                        ": sigma = (mu1 + mu2) [gamma^2, gamma; gamma, 0] + mu2 gamma^2 e3 (x) e3",
+                        (isochoric ? ": sigma = mu dev(F F^T)" :
+                                     ": sigma = (mu1 + mu2) [gamma^2, gamma; gamma, 0] + mu2 gamma^2 e3 (x) e3"),
                       difference(sigma, expected) / ((mu1 + mu2) * (gamma + g2)), 1e-14);
         checker.check("  simple shear: Rivlin's universal relation sigma11 - sigma22 = gamma sigma12",
                       std::abs(sigma[0] - sigma[4] - gamma * sigma[1]) / ((mu1 + mu2) * g2), 1e-14);
       }
 
-    // Pure dilatation F = s I: P = (mu1 s + 2 mu2 s^3 + (lambda_J ln s^3 - mu1 - 2 mu2) / s) I.
+    // Pure dilatation F = s I: P = (mu1 s + 2 mu2 s^3 + (lambda_J ln s^3 - mu1 - 2 mu2) / s) I,
+    // isochoric: P = kappa / 2 (s^6 - 1) / s I.
     for (const double s : {0.7, 1.3})
       {
-        const double lambda_J = m.lambda - 2 * mu2;
-        const double p        = mu1 * s + 2 * mu2 * s * s * s + (lambda_J * std::log(s * s * s) - mu1 - 2 * mu2) / s;
+        const double lambda_J = m.lambda - 2 * mu2, kappa = m.lambda + 2 * m.mu / 3;
+        const double p        = isochoric ? kappa / 2 * (std::pow(s, 6) - 1) / s :
+                                            mu1 * s + 2 * mu2 * s * s * s +
+                                       (lambda_J * std::log(s * s * s) - mu1 - 2 * mu2) / s;
         const M3     F        = {s, 0, 0, 0, s, 0, 0, 0, s};
         const M3     expected = {p, 0, 0, 0, p, 0, 0, 0, p};
         checker.check("  dilatation " + std::to_string(s).substr(0, 3) + ": closed form",
@@ -363,7 +372,14 @@ main()
   check_point_law("Mooney-Rivlin, mu2 = 0.3 mu", mooney_rivlin, rng);
   check_point_law("neo-Hookean, Cook's membrane rubber", cook, rng);
   check_point_law("Mooney-Rivlin, nu = 0.49, mu2 = 0.2 mu", near_rigid, rng);
+  const MaterialConstants isochoric =
+    plastix_test::hyperelastic_material(1., 0.3, 0., plastix::backend::StrainEnergy::isochoric_neo_hookean);
+  const MaterialConstants isochoric_near_rigid =
+    plastix_test::hyperelastic_material(1., 0.49, 0., plastix::backend::StrainEnergy::isochoric_neo_hookean);
+  check_point_law("isochoric neo-Hookean", isochoric, rng);
+  check_point_law("isochoric neo-Hookean, nu = 0.49", isochoric_near_rigid, rng);
   check_cell("neo-Hookean", neo_hookean, rng);
+  check_cell("isochoric neo-Hookean", isochoric, rng);
   check_cell("Mooney-Rivlin, mu2 = 0.3 mu", mooney_rivlin, rng);
   check_cell("Mooney-Rivlin, nu = 0.49, mu2 = 0.2 mu", near_rigid, rng);
 

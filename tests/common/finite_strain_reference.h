@@ -16,7 +16,11 @@
 
 namespace plastix_test
 {
-  /** P(F) of the material @p m (lambda, mu, mu2 = second_shear_modulus). */
+  /**
+   * P(F) of the material @p m (lambda, mu, mu2 = second_shear_modulus,
+   * strain_energy): compressible Mooney-Rivlin, or the isochoric
+   * neo-Hookean law P = mu J^-2/3 (F - I1 / 3 F^-T) + kappa / 2 (J^2 - 1) F^-T.
+   */
   inline dealii::Tensor<2, 3>
   first_piola(const plastix::backend::MaterialConstants &m, const dealii::Tensor<2, 3> &F)
   {
@@ -24,6 +28,12 @@ namespace plastix_test
     const double               J       = dealii::determinant(F);
     const dealii::Tensor<2, 3> F_inv_T = dealii::transpose(dealii::invert(F));
     const dealii::Tensor<2, 3> C       = dealii::transpose(F) * F;
+    if (m.strain_energy == plastix::backend::StrainEnergy::isochoric_neo_hookean)
+      {
+        const double kappa = m.lambda + 2. / 3. * m.mu;
+        return m.mu * std::pow(J, -2. / 3.) * (F - dealii::trace(C) / 3. * F_inv_T) +
+               kappa / 2. * (J * J - 1.) * F_inv_T;
+      }
     return mu1 * F + mu2 * (dealii::trace(C) * F - F * C) + (lambda_J * std::log(J) - mu1 - 2 * mu2) * F_inv_T;
   }
 

@@ -28,6 +28,24 @@ namespace plastix
       drucker_prager
     };
 
+    /** The strain energy of a material at finite strain (the same small-strain limit: lambda and mu). */
+    enum class StrainEnergy : std::uint8_t
+    {
+      /**
+       * Compressible Mooney-Rivlin, W = (mu - mu2) / 2 (I1 - 3) + mu2 / 2
+       * (I2 - 3) - (mu + mu2) ln J + (lambda - 2 mu2) / 2 (ln J)^2;
+       * neo-Hookean (Bonet and Wood) for mu2 = 0.
+       */
+      mooney_rivlin,
+      /**
+       * Neo-Hookean in the isochoric invariant with a separate volumetric
+       * energy, W = mu / 2 (J^-2/3 I1 - 3) + kappa / 4 (J^2 - 1 - 2 ln J),
+       * kappa = lambda + 2 mu / 3 (Simo and Miehe; deal.II's step-44 and its
+       * code gallery's Cook membrane).
+       */
+      isochoric_neo_hookean
+    };
+
     /** Where the return map of a pressure-dependent material ended at a point. */
     enum class ReturnRegion : int
     {
@@ -89,6 +107,8 @@ namespace plastix
        * small-strain limit: the coefficient of (I1 - 3) / 2 is mu - mu2.
        */
       double second_shear_modulus = 0;
+      /** The strain energy at finite strain (second_shear_modulus is 0 for isochoric_neo_hookean). */
+      StrainEnergy strain_energy = StrainEnergy::mooney_rivlin;
     };
   } // namespace backend
 } // namespace plastix

@@ -49,14 +49,19 @@ namespace plastix
    * isotropic elasticity with @p E and @p nu (checked as in
    * make_material()): Mooney-Rivlin with the second modulus
    * @p second_shear_modulus mu2, the coefficient of (I2 - 3) / 2, and
-   * neo-Hookean for mu2 = 0 (the default). The strain energy is given in
-   * plastix::FiniteStrainState. Throws std::invalid_argument naming the
-   * value unless 0 <= mu2 <= mu and mu2 <= lambda / 2 (so that neither the
-   * coefficient mu - mu2 of (I1 - 3) / 2 nor that of (ln J)^2 / 2,
-   * lambda - 2 mu2, is negative).
+   * neo-Hookean for mu2 = 0 (the default); or, with @p strain_energy =
+   * isochoric_neo_hookean, the neo-Hookean law in the isochoric invariant
+   * with its own volumetric energy (backend::StrainEnergy has both). Throws
+   * std::invalid_argument naming the value unless 0 <= mu2 <= mu and
+   * mu2 <= lambda / 2 (so that neither the coefficient mu - mu2 of
+   * (I1 - 3) / 2 nor that of (ln J)^2 / 2, lambda - 2 mu2, is negative), and
+   * mu2 = 0 for the isochoric neo-Hookean law.
    */
   backend::MaterialConstants
-  make_hyperelastic_material(double E, double nu, double second_shear_modulus = 0);
+  make_hyperelastic_material(double                E,
+                             double                nu,
+                             double                second_shear_modulus = 0,
+                             backend::StrainEnergy strain_energy        = backend::StrainEnergy::mooney_rivlin);
 
   /** How a Drucker-Prager cone is matched to the Mohr-Coulomb pyramid of the same c and phi. */
   enum class ConeMatching
@@ -124,6 +129,18 @@ namespace plastix
   };
 
   template <>
+  struct EnumNames<backend::StrainEnergy>
+  {
+    static constexpr const char *what = "strain energy";
+    static std::vector<std::pair<backend::StrainEnergy, std::string>>
+    table()
+    {
+      return {{backend::StrainEnergy::mooney_rivlin, "Mooney-Rivlin"},
+              {backend::StrainEnergy::isochoric_neo_hookean, "isochoric neo-Hookean"}};
+    }
+  };
+
+  template <>
   struct EnumNames<ConeMatching>
   {
     static constexpr const char *what = "cone matching";
@@ -139,5 +156,6 @@ namespace plastix
 
 PLASTIX_ENUM_PATTERN(plastix::backend::YieldCriterion)
 PLASTIX_ENUM_PATTERN(plastix::ConeMatching)
+PLASTIX_ENUM_PATTERN(plastix::backend::StrainEnergy)
 
 #endif

@@ -21,6 +21,13 @@
 // A point with J <= 0 (an inverted element) gets a non-finite stress (the
 // logarithm of a non-positive number), so that the residual is not finite
 // and the nonlinear solver rejects the iterate.
+//
+// A material with StrainEnergy::isochoric_neo_hookean has instead
+//   W = mu / 2 (J^-2/3 I1 - 3) + kappa / 4 (J^2 - 1 - 2 ln J), kappa = lambda + 2 mu / 3,
+//   P = mu J^-2/3 (F - I1 / 3 F^-T) + kappa / 2 (J^2 - 1) F^-T,
+// with the same small-strain limit (Simo and Miehe; the law of deal.II's
+// step-44 and of its code gallery's Cook membrane); J^-2/3 = exp(-2/3 ln J)
+// makes it non-finite for J <= 0 as well.
 #ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_HYPERELASTIC_LAW_H
 #define PLASTIX_SOURCE_BACKEND_MATERIAL_HYPERELASTIC_LAW_H
 
@@ -83,11 +90,51 @@ namespace plastix
         return J;
       }
 
+      /** The moduli of the isochoric neo-Hookean law at a point with J = det F and I1 = F : F. */
+      template <typename Number>
+      struct IsochoricNeoHookean
+      {
+        /** mu J^-2/3 (not finite for J <= 0). */
+        Number mu_bar;
+        /** The bulk modulus kappa = lambda + 2 mu / 3. */
+        Number kappa;
+        /** I1 = F : F. */
+        Number I1;
+
+        KOKKOS_INLINE_FUNCTION
+        IsochoricNeoHookean(const MaterialConstants &m, const Number J, const Number F[3][3])
+          : mu_bar(static_cast<Number>(
+              m.mu * exponential(-2. / 3. * natural_logarithm(static_cast<double>(J)))))
+          , kappa(static_cast<Number>(m.lambda + 2. / 3. * m.mu))
+          , I1(0)
+        {
+          PLASTIX_UNROLL
+          for (int i = 0; i < 3; ++i)
+            PLASTIX_UNROLL
+            for (int j = 0; j < 3; ++j)
+              I1 += F[i][j] * F[i][j];
+        }
+      };
+
       /** The first Piola-Kirchhoff stress P(F) of the material @p m; returns J. */
       template <typename Number>
       KOKKOS_INLINE_FUNCTION Number
       hyperelastic_stress(const MaterialConstants &m, const Number F[3][3], Number P[3][3])
       {
+        if (m.strain_energy == StrainEnergy::isochoric_neo_hookean)
+          {
+            Number                              F_inv_T[3][3];
+            const Number                        J = determinant_and_inverse_transpose(F, F_inv_T);
+            const IsochoricNeoHookean<Number>   k(m, J, F);
+            // P = mu_bar (F - I1 / 3 F^-T) + kappa / 2 (J^2 - 1) F^-T
+            const Number inverse_coefficient = k.kappa / Number(2) * (J * J - Number(1)) - k.mu_bar * k.I1 / Number(3);
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              PLASTIX_UNROLL
+              for (int j = 0; j < 3; ++j)
+                P[i][j] = k.mu_bar * F[i][j] + inverse_coefficient * F_inv_T[i][j];
+            return J;
+          }
         const HyperelasticModuli<Number> k(m);
         Number                           F_inv_T[3][3];
         const Number                     J = determinant_and_inverse_transpose(F, F_inv_T);
@@ -125,7 +172,9 @@ namespace plastix
        *   dP = mu1 H + mu2 (2 (F : H) F + I1 H - H C - F (H^T F + F^T H))
        *        + lambda_J (F^-T : H) F^-T - (lambda_J ln J - mu1 - 2 mu2) F^-T H^T F^-T.
        * A has the major symmetry A_iJkL = A_kLiJ (the tangent of a
-       * hyperelastic law is symmetric).
+       * hyperelastic law is symmetric). The isochoric neo-Hookean law has
+       *   dP = mu_bar (H - 2/3 (F^-T : H) F - 2/3 (F : H) F^-T + 2/9 I1 (F^-T : H) F^-T
+       *        + I1 / 3 F^-T H^T F^-T) + kappa J^2 (F^-T : H) F^-T - kappa / 2 (J^2 - 1) F^-T H^T F^-T.
        */
       template <typename Number>
       KOKKOS_INLINE_FUNCTION void
@@ -134,10 +183,8 @@ namespace plastix
                                      const Number             H[3][3],
                                      Number                   dP[3][3])
       {
-        const HyperelasticModuli<Number> k(m);
-        Number                           F_inv_T[3][3];
-        const Number                     J          = determinant_and_inverse_transpose(F, F_inv_T);
-        const Number                     volumetric = k.volumetric(J);
+        Number       F_inv_T[3][3];
+        const Number J = determinant_and_inverse_transpose(F, F_inv_T);
         // F^-T : H and F^-T H^T F^-T.
         Number trace = 0;
         PLASTIX_UNROLL
@@ -156,6 +203,29 @@ namespace plastix
           PLASTIX_UNROLL
           for (int j = 0; j < 3; ++j)
             B[i][j] = A[i][0] * F_inv_T[0][j] + A[i][1] * F_inv_T[1][j] + A[i][2] * F_inv_T[2][j];
+        if (m.strain_energy == StrainEnergy::isochoric_neo_hookean)
+          {
+            const IsochoricNeoHookean<Number> k(m, J, F);
+            Number                            FH = 0;
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              PLASTIX_UNROLL
+              for (int j = 0; j < 3; ++j)
+                FH += F[i][j] * H[i][j];
+            const Number two_thirds = Number(2) / Number(3);
+            const Number inverse_coefficient =
+              k.mu_bar * (-two_thirds * FH + two_thirds / Number(3) * k.I1 * trace) + k.kappa * J * J * trace;
+            const Number B_coefficient = k.mu_bar * k.I1 / Number(3) - k.kappa / Number(2) * (J * J - Number(1));
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              PLASTIX_UNROLL
+              for (int j = 0; j < 3; ++j)
+                dP[i][j] = k.mu_bar * (H[i][j] - two_thirds * trace * F[i][j]) + inverse_coefficient * F_inv_T[i][j] +
+                           B_coefficient * B[i][j];
+            return;
+          }
+        const HyperelasticModuli<Number> k(m);
+        const Number                     volumetric = k.volumetric(J);
         PLASTIX_UNROLL
         for (int i = 0; i < 3; ++i)
           PLASTIX_UNROLL
