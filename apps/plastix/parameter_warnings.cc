@@ -154,7 +154,7 @@ namespace plastix
         if (!finite_strain)
           for (const char *entry : {"Newton/", "Load stepping/Minimum increment", "Load stepping/Maximum cuts",
                                     "Load stepping/Steps per run", "Output/Checkpoint interval",
-                                    "Materials/Second shear modulus"})
+                                    "Materials/Second shear modulus", "Materials/Strain energy"})
             plastic_only.emplace_back(entry);
         std::string unused;
         for (const std::string &entry : set_entries)

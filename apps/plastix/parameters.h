@@ -304,6 +304,8 @@ namespace plastix
     ConeMatching cone_matching = ConeMatching::outer;
     /** The Mooney-Rivlin modulus mu2 at finite strain (0: neo-Hookean). */
     double second_shear_modulus = 0.;
+    /** The strain energy at finite strain. */
+    backend::StrainEnergy strain_energy = backend::StrainEnergy::mooney_rivlin;
 
     /**
      * The backend material (make_material(), make_mohr_coulomb() or

@@ -54,6 +54,11 @@ namespace plastix
                         "(I2 - 3) / 2, 0 <= mu2 <= min(mu, lambda / 2); 0 is neo-Hookean. The small-strain limit "
                         "is linear elasticity with Young's modulus and Poisson's ratio",
                         dealii::Patterns::Double(0.));
+      prm.add_parameter("Strain energy", m.strain_energy,
+                        "Finite strain: Mooney-Rivlin (W = (mu - mu2)/2 (I1 - 3) + mu2/2 (I2 - 3) - (mu + mu2) ln J "
+                        "+ (lambda - 2 mu2)/2 (ln J)^2; neo-Hookean for mu2 = 0) or isochoric neo-Hookean (W = mu/2 "
+                        "(J^-2/3 I1 - 3) + kappa/4 (J^2 - 1 - 2 ln J), kappa = lambda + 2 mu/3: deal.II's step-44; "
+                        "mu2 = 0). Both have the small-strain limit of Young's modulus and Poisson's ratio");
       prm.add_parameter("Cone matching", m.cone_matching,
                         "Drucker-Prager cone through the Mohr-Coulomb pyramid of the same c and phi: outer "
                         "(compression meridians), inner (extension meridians), plane strain (same plane-strain "
@@ -72,24 +77,26 @@ namespace plastix
   {
     try
       {
-        // The finite-strain modulus is checked whatever the kinematics, so that
-        // a material is good or bad in both.
-        const double mu2 = make_hyperelastic_material(young_modulus, poisson_ratio, second_shear_modulus)
-                             .second_shear_modulus;
+        // The finite-strain constants are checked whatever the kinematics, so
+        // that a material is good or bad in both.
+        const backend::MaterialConstants hyperelastic =
+          make_hyperelastic_material(young_modulus, poisson_ratio, second_shear_modulus, strain_energy);
+        backend::MaterialConstants m;
         if (criterion == backend::YieldCriterion::von_mises)
+          m = make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening);
+        else
           {
-            backend::MaterialConstants m =
-              make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening);
-            m.second_shear_modulus = mu2;
-            return m;
+            double psi = friction_angle;
+            if (dilation_angle != "associative")
+              psi = parse_double(dilation_angle, where + "/Dilation angle");
+            m = criterion == backend::YieldCriterion::mohr_coulomb ?
+                  make_mohr_coulomb(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cohesion_hardening) :
+                  make_drucker_prager(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cone_matching,
+                                      cohesion_hardening);
           }
-        double psi = friction_angle;
-        if (dilation_angle != "associative")
-          psi = parse_double(dilation_angle, where + "/Dilation angle");
-        if (criterion == backend::YieldCriterion::mohr_coulomb)
-          return make_mohr_coulomb(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cohesion_hardening);
-        return make_drucker_prager(young_modulus, poisson_ratio, cohesion, friction_angle, psi, cone_matching,
-                                   cohesion_hardening);
+        m.second_shear_modulus = hyperelastic.second_shear_modulus;
+        m.strain_energy        = hyperelastic.strain_energy;
+        return m;
       }
     catch (const std::invalid_argument &error)
       {
@@ -121,8 +128,8 @@ namespace plastix
                       "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...', and for the pressure-"
                       "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
                       "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
-                      "plane strain, and at finite strain mu2=... (Second shear modulus) (omitted keys "
-                      "take the values above)",
+                      "plane strain, and at finite strain mu2=... (Second shear modulus), energy=Mooney-"
+                      "Rivlin|isochoric neo-Hookean (Strain energy) (omitted keys take the values above)",
                       dealii::Patterns::Anything());
     prm.leave_subsection();
   }
@@ -158,6 +165,11 @@ namespace plastix
                     m.cone_matching = parse_enum<ConeMatching>(text);
                     continue;
                   }
+                if (key == "energy")
+                  {
+                    m.strain_energy = parse_enum<backend::StrainEnergy>(text);
+                    continue;
+                  }
               }
             catch (const std::invalid_argument &error)
               {
@@ -191,7 +203,7 @@ namespace plastix
               m.second_shear_modulus = value;
             else
               throw InputError(entry, "unknown key '" + key +
-                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone, mu2)");
+                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone, mu2, energy)");
           }
         check_material(m, entry + " (material id " + id_text + ")");
         per_material_id[id] = m;
