@@ -59,8 +59,8 @@ namespace
     VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(3), constraints);
     VectorTools::interpolate_boundary_values(
       dof_handler, 1,
-      Functions::ConstantFunction<3>(
-        {scale * end_displacement[0], scale * end_displacement[1], scale * end_displacement[2]}),
+      Functions::ConstantFunction<3>(std::vector<double>{scale * end_displacement[0], scale * end_displacement[1],
+                                                         scale * end_displacement[2]}),
       constraints);
     constraints.close();
     return constraints;
