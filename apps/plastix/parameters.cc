@@ -222,7 +222,7 @@ namespace plastix
                              lattice_mesh(mesh) && runs_with(backend::Strategy::dbd_structured, thread_mapping));
     if (structured)
       cell_kernel.resolve(CellKernel::geometry_on_the_fly);
-    else if (!problem.needs_gauss_point_state() && congruent_cells(mesh))
+    else if (!problem.is_incremental() && congruent_cells(mesh))
       cell_kernel.resolve(CellKernel::element_matrix);
     else
       cell_kernel.resolve(backend::device_memory_is_separate() ? CellKernel::geometry_on_the_fly :
@@ -239,7 +239,7 @@ namespace plastix
         runs_with(backend::Strategy::dbd_structured, thread_mapping))
       strategy.resolve(backend::Strategy::dbd_structured);
     else
-      strategy.resolve(!problem.needs_gauss_point_state() && cell_kernel == backend::CellKernel::element_matrix &&
+      strategy.resolve(!problem.is_incremental() && cell_kernel == backend::CellKernel::element_matrix &&
                            congruent_cells(mesh) && runs_with(backend::Strategy::ebe_tiled, thread_mapping) ?
                          backend::Strategy::ebe_tiled :
                          backend::Strategy::ebe_atomic);
@@ -296,12 +296,6 @@ namespace plastix
   ProblemParameters::is_incremental() const
   {
     return type == ProblemType::elastoplastic || kinematics == Kinematics::finite_strain;
-  }
-
-  bool
-  ProblemParameters::needs_gauss_point_state() const
-  {
-    return is_incremental();
   }
 
   void

@@ -617,14 +617,11 @@ namespace plastix
 
     /**
      * Whether the run goes through load steps with Newton-Raphson
-     * (ElastoplasticProblem): elastoplastic or finite strain.
+     * (ElastoplasticProblem): elastoplastic or finite strain. Such runs keep
+     * point data per Gauss point, so the operator has no element matrices.
      */
     bool
     is_incremental() const;
-
-    /** Whether the operator needs point data per Gauss point (plasticity or finite strain): no element matrices. */
-    bool
-    needs_gauss_point_state() const;
   };
 
   /**

@@ -439,15 +439,8 @@ namespace plastix
             u.add(omega, correction);
             op.set_constrained_values(u, prescribed_scale(lambda_new));
             // d* = K_e^-1 R(y), u = y + d*.
-            {
-              const AddElapsed time(result.times.stress_updates);
-              op.plasticity().update(u, f_int);
-            }
             double residual_y, reference_y;
-            {
-              const AddElapsed time(result.times.residuals);
-              compute_residual(lambda_new, residual_y, reference_y);
-            }
+            update_state_and_residual(lambda_new, result, residual_y, reference_y);
             if (!std::isfinite(residual_y))
               {
                 result.failure = "the residual is not finite";
