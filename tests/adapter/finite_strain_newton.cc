@@ -15,11 +15,8 @@
 
 // Test: ranks 1 2
 #include <deal.II/base/function.h>
-#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
-#include <deal.II/fe/fe_values.h>
-#include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/dynamic_sparsity_pattern.h>
@@ -90,32 +87,19 @@ namespace
     DynamicSparsityPattern dsp(relevant);
     DoFTools::make_sparsity_pattern(dof_handler, dsp, homogeneous, false);
     SparsityTools::distribute_sparsity_pattern(dsp, owned, comm, relevant);
-    const FiniteElement<3> &fe = dof_handler.get_fe();
-    const MappingQ<3>       mapping(1);
-    FEValues<3>             fe_values(mapping, fe, QGauss<3>(2), update_gradients | update_JxW_values);
-    std::vector<types::global_dof_index> dofs(fe.dofs_per_cell);
-    Vector<double>                       cell_u(fe.dofs_per_cell), cell_rhs(fe.dofs_per_cell);
-    FullMatrix<double>                   cell_matrix(fe.dofs_per_cell, fe.dofs_per_cell);
     for (unsigned int k = 1; k <= 20; ++k)
       {
         TrilinosWrappers::SparseMatrix tangent;
         tangent.reinit(owned, owned, dsp, comm);
         TrilinosWrappers::MPI::Vector  rhs(owned, comm), du(owned, comm);
         double                         f_int_squared = 0;
-        for (const auto &cell : dof_handler.active_cell_iterators())
-          if (cell->is_locally_owned())
-            {
-              fe_values.reinit(cell);
-              cell->get_dof_indices(dofs);
-              for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
-                cell_u(i) = u(dofs[i]);
-              const auto &m = materials.at(cell->material_id());
-              cell_rhs      = plastix_test::cell_residual(fe_values, m, cell_u);
-              f_int_squared += cell_rhs.norm_sqr();
-              cell_rhs *= -1.;
-              plastix_test::cell_tangent(fe_values, m, cell_u, cell_matrix);
-              (k == 1 ? increment : homogeneous).distribute_local_to_global(cell_matrix, cell_rhs, dofs, tangent, rhs);
-            }
+        plastix_test::for_each_reference_cell(
+          dof_handler, materials, u,
+          [&](const std::vector<types::global_dof_index> &dofs, Vector<double> r, const FullMatrix<double> &matrix) {
+            f_int_squared += r.norm_sqr();
+            r *= -1.;
+            (k == 1 ? increment : homogeneous).distribute_local_to_global(matrix, r, dofs, tangent, rhs);
+          });
         tangent.compress(VectorOperation::add);
         rhs.compress(VectorOperation::add);
         const double   residual = rhs.l2_norm(), scale = std::sqrt(Utilities::MPI::sum(f_int_squared, comm));
@@ -140,14 +124,11 @@ main(int argc, char **argv)
     GridGenerator::subdivided_hyper_rectangle(tria, {6, 2, 2}, Point<3>(0, 0, 0), Point<3>(3., 1., 1.), true);
     tria.refine_global(1);
     GridTools::distort_random(0.15, tria, true, 7);
-    for (const auto &cell : tria.active_cell_iterators())
-      cell->set_material_id(cell->center()[0] > 2. ? 3 : cell->center()[0] > 1. ? 5 : 0);
+    plastix_test::set_three_material_ids(tria, 3.);
     DoFHandler<3>  dof_handler(tria);
     const IndexSet relevant = plastix_test::distribute_q1_dofs(dof_handler);
     const IndexSet &owned   = dof_handler.locally_owned_dofs();
-    plastix::MaterialTable materials = {{0, plastix::make_hyperelastic_material(10., 0.3)}};
-    materials[3] = plastix::make_hyperelastic_material(20., 0.45, 0.25 * plastix::make_material(20., 0.45).mu);
-    materials[5] = plastix::make_hyperelastic_material(15., 0.4, 0., plastix::backend::StrainEnergy::isochoric_neo_hookean);
+    const plastix::MaterialTable materials = plastix_test::three_hyperelastic_materials();
     env.pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells() << "\n";
 
     // The device: NewtonRaphson over the load steps, CG with Jacobi.

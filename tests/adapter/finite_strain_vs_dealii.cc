@@ -13,11 +13,9 @@
 
 // Test: ranks 1 2
 #include <deal.II/base/function.h>
-#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
 #include <deal.II/fe/fe_values.h>
-#include <deal.II/fe/mapping_q.h>
 #include <deal.II/grid/grid_generator.h>
 #include <deal.II/grid/grid_tools.h>
 #include <deal.II/lac/dynamic_sparsity_pattern.h>
@@ -81,8 +79,7 @@ main(int argc, char **argv)
     GridGenerator::subdivided_hyper_rectangle(tria, {3, 2, 2}, Point<3>(0, 0, 0), Point<3>(1.5, 1., 1.), true);
     tria.refine_global(1);
     GridTools::distort_random(0.2, tria, true, 5);
-    for (const auto &cell : tria.active_cell_iterators())
-      cell->set_material_id(cell->center()[0] > 1. ? 3 : cell->center()[0] > 0.5 ? 5 : 0);
+    plastix_test::set_three_material_ids(tria, 1.5);
 
     DoFHandler<3>             dof_handler(tria);
     const IndexSet            relevant = plastix_test::distribute_q1_dofs(dof_handler);
@@ -94,9 +91,7 @@ main(int argc, char **argv)
                                              fe.component_mask(FEValuesExtractors::Scalar(1)));
     constraints.close();
 
-    plastix::MaterialTable materials = {{0, plastix::make_material(10., 0.3)}, {3, plastix::make_material(20., 0.45)}};
-    materials[3].second_shear_modulus = 0.25 * materials[3].mu;
-    materials[5] = plastix::make_hyperelastic_material(15., 0.4, 0., plastix::backend::StrainEnergy::isochoric_neo_hookean);
+    const plastix::MaterialTable materials = plastix_test::three_hyperelastic_materials();
     env.pout << "DoFs " << dof_handler.n_dofs() << ", cells " << tria.n_global_active_cells()
              << "; materials: neo-Hookean (E 10, nu 0.3), isochoric neo-Hookean (E 15, nu 0.4), Mooney-Rivlin "
                 "(E 20, nu 0.45, mu2 = mu / 4)\n";
@@ -121,30 +116,15 @@ main(int argc, char **argv)
       SparsityTools::distribute_sparsity_pattern(dsp, owned, env.comm, relevant);
       tangent.reinit(owned, owned, dsp, env.comm);
     }
-    {
-      const MappingQ<3>                    mapping(1);
-      const QGauss<3>                      quadrature(2);
-      FEValues<3>                          fe_values(mapping, fe, quadrature, update_gradients | update_JxW_values);
-      std::vector<types::global_dof_index> dofs(fe.dofs_per_cell);
-      Vector<double>                       cell_u(fe.dofs_per_cell);
-      FullMatrix<double>                   cell_matrix(fe.dofs_per_cell, fe.dofs_per_cell);
-      for (const auto &cell : dof_handler.active_cell_iterators())
-        if (cell->is_locally_owned())
-          {
-            fe_values.reinit(cell);
-            cell->get_dof_indices(dofs);
-            for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
-              cell_u(i) = u(dofs[i]);
-            const auto          &m = materials.at(cell->material_id());
-            const Vector<double> r = plastix_test::cell_residual(fe_values, m, cell_u);
-            for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
-              f_reference(dofs[i]) += r(i);
-            plastix_test::cell_tangent(fe_values, m, cell_u, cell_matrix);
-            constraints.distribute_local_to_global(cell_matrix, dofs, tangent);
-          }
-      f_reference.compress(VectorOperation::add);
-      tangent.compress(VectorOperation::add);
-    }
+    plastix_test::for_each_reference_cell(
+      dof_handler, materials, u,
+      [&](const std::vector<types::global_dof_index> &dofs, const Vector<double> &r, const FullMatrix<double> &matrix) {
+        for (unsigned int i = 0; i < dofs.size(); ++i)
+          f_reference(dofs[i]) += r(i);
+        constraints.distribute_local_to_global(matrix, dofs, tangent);
+      });
+    f_reference.compress(VectorOperation::add);
+    tangent.compress(VectorOperation::add);
     HostVector K_du(owned, relevant, env.comm);
     {
       TrilinosWrappers::MPI::Vector src(owned, env.comm), dst(owned, env.comm);
@@ -275,7 +255,7 @@ main(int argc, char **argv)
                              free_state.update(rotation_device, f_rotation) == 0);
           const double f_norm = f_rotation.l2_norm(), u_norm = rotation_device.l2_norm();
           checker.check("rigid rotation of 90 degrees: |f_int| / ((lambda + 2 mu) |u|)",
-                        f_norm / ((materials[3].lambda + 2 * materials[3].mu) * u_norm), 1e-13);
+                        f_norm / ((materials.at(3).lambda + 2 * materials.at(3).mu) * u_norm), 1e-13);
         }
 
         op.disable_finite_strain();

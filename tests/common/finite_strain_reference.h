@@ -5,14 +5,20 @@
 #ifndef PLASTIX_TESTS_COMMON_FINITE_STRAIN_REFERENCE_H
 #define PLASTIX_TESTS_COMMON_FINITE_STRAIN_REFERENCE_H
 
+#include <deal.II/base/quadrature_lib.h>
 #include <deal.II/base/tensor.h>
+#include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/fe_values.h>
+#include <deal.II/fe/mapping_q.h>
+#include <deal.II/grid/tria.h>
 #include <deal.II/lac/full_matrix.h>
 #include <deal.II/lac/vector.h>
 
 #include <plastix/backend/material_constants.h>
+#include <plastix/material/material.h>
 
 #include <cmath>
+#include <vector>
 
 namespace plastix_test
 {
@@ -78,6 +84,64 @@ namespace plastix_test
         const dealii::Vector<double> rp = cell_residual(fe_values, m, up), rm = cell_residual(fe_values, m, um);
         for (unsigned int i = 0; i < n; ++i)
           matrix(i, j) = (rp(i) - rm(i)) / (2 * h);
+      }
+  }
+
+  /**
+   * For each locally owned cell of @p dof_handler (Q1, 2 x 2 x 2 Gauss
+   * points) at the displacement @p u (ghosted): @p action(dofs, residual,
+   * tangent) with the cell's DoF indices, its residual cell_residual() and
+   * its tangent cell_tangent(), for the material of its id in @p materials.
+   */
+  template <typename VectorType, typename Action>
+  void
+  for_each_reference_cell(const dealii::DoFHandler<3>  &dof_handler,
+                          const plastix::MaterialTable &materials,
+                          const VectorType             &u,
+                          const Action                 &action)
+  {
+    const dealii::FiniteElement<3>      &fe = dof_handler.get_fe();
+    const dealii::MappingQ<3>            mapping(1);
+    dealii::FEValues<3>                  fe_values(mapping, fe, dealii::QGauss<3>(2),
+                                                   dealii::update_gradients | dealii::update_JxW_values);
+    std::vector<dealii::types::global_dof_index> dofs(fe.dofs_per_cell);
+    dealii::Vector<double>                       cell_u(fe.dofs_per_cell);
+    dealii::FullMatrix<double>                   matrix(fe.dofs_per_cell, fe.dofs_per_cell);
+    for (const auto &cell : dof_handler.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          fe_values.reinit(cell);
+          cell->get_dof_indices(dofs);
+          for (unsigned int i = 0; i < fe.dofs_per_cell; ++i)
+            cell_u(i) = u(dofs[i]);
+          const plastix::backend::MaterialConstants &m = materials.at(cell->material_id());
+          cell_tangent(fe_values, m, cell_u, matrix);
+          action(static_cast<const std::vector<dealii::types::global_dof_index> &>(dofs),
+                 cell_residual(fe_values, m, cell_u), static_cast<const dealii::FullMatrix<double> &>(matrix));
+        }
+  }
+
+  /**
+   * Three finite-strain materials: neo-Hookean (E 10, nu 0.3) with id 0,
+   * isochoric neo-Hookean (E 15, nu 0.4) with id 5, Mooney-Rivlin (E 20,
+   * nu 0.45, mu2 = mu / 4) with id 3.
+   */
+  inline plastix::MaterialTable
+  three_hyperelastic_materials()
+  {
+    return {{0, plastix::make_hyperelastic_material(10., 0.3)},
+            {5, plastix::make_hyperelastic_material(15., 0.4, 0., plastix::backend::StrainEnergy::isochoric_neo_hookean)},
+            {3, plastix::make_hyperelastic_material(20., 0.45, 0.25 * plastix::make_material(20., 0.45).mu)}};
+  }
+
+  /** The ids of three_hyperelastic_materials() on the thirds 0, 5, 3 of [0, @p length] in x. */
+  inline void
+  set_three_material_ids(dealii::Triangulation<3> &tria, const double length)
+  {
+    for (const auto &cell : tria.active_cell_iterators())
+      {
+        const double x = cell->center()[0] / length;
+        cell->set_material_id(x > 2. / 3. ? 3 : x > 1. / 3. ? 5 : 0);
       }
   }
 } // namespace plastix_test
