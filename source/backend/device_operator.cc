@@ -6,6 +6,7 @@
 #include "strategies/strategy_dispatch.h"
 
 #include <chrono>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -73,7 +74,8 @@ namespace plastix
     {
       /**
        * The cells' product, then the boundary springs' (without the rows and
-       * columns of Dirichlet DoFs if @p masked, so the unit rows stay).
+       * columns of Dirichlet DoFs if @p masked, so the unit rows stay); the
+       * operator's product (@p masked) adds the mass matrix times its factor.
        */
       template <typename Number>
       void
@@ -81,7 +83,9 @@ namespace plastix
       {
         internal::with_strategy(d.settings.strategy,
                                 [&](auto strategy) { strategy.apply(d, src, dst, masked); });
-        internal::add_boundary_springs(d.springs, src, dst, masked);
+        internal::add_sparse_term(d.springs, src, dst, masked);
+        if (masked && d.mass_factor != 0.)
+          internal::add_sparse_term(d.mass, src, dst, true, d.mass_factor);
       }
 
       /**
@@ -124,7 +128,7 @@ namespace plastix
       const Impl &d = *impl_;
       return d.settings.strategy == Strategy::dbd_structured && d.structured.n_other_cells == 0 &&
              d.n_constraint_lines == 0 && d.n_owned_nodes == d.n_nodes && d.structured.n_points() > 0 &&
-             d.springs.empty();
+             d.springs.empty() && (d.mass.empty() || d.mass_factor == 0.);
     }
 
     namespace
@@ -187,6 +191,35 @@ namespace plastix
     }
 
     void
+    DeviceOperator::apply_mass(const double *src, double *dst) const
+    {
+      const Impl &d = *impl_;
+      internal::for_range("plastix::zero", n_dofs(), KOKKOS_LAMBDA(const internal::Index64 i) { dst[i] = 0.; });
+      internal::add_sparse_term(d.mass, src, dst, false);
+      condense(dst);
+    }
+
+    void
+    DeviceOperator::set_mass_factor(const double factor)
+    {
+      if (!std::isfinite(factor) || factor < 0.)
+        throw std::invalid_argument("DeviceOperator::set_mass_factor: the factor must be finite and >= 0");
+      impl_->mass_factor = factor;
+    }
+
+    double
+    DeviceOperator::mass_factor() const
+    {
+      return impl_->mass_factor;
+    }
+
+    bool
+    DeviceOperator::has_mass() const
+    {
+      return !impl_->mass.empty();
+    }
+
+    void
     DeviceOperator::condense(double *dst) const
     {
       if (impl_->n_constraint_lines > 0)
@@ -217,7 +250,9 @@ namespace plastix
       const Impl &d = *impl_;
       with_quadrature_operator(d, [&](const auto &op) {
         internal::launch_diagonal(d, op, diagonal);
-        internal::add_boundary_spring_diagonal(d.springs, diagonal);
+        internal::add_sparse_term_diagonal(d.springs, diagonal);
+        if (d.mass_factor != 0.)
+          internal::add_sparse_term_diagonal(d.mass, diagonal, d.mass_factor);
         if (d.n_constraint_lines > 0)
           {
             internal::add_constrained_diagonal(d, op, diagonal);
@@ -373,7 +408,9 @@ namespace plastix
                 matrix.columns.push_back(3 * node_columns[k] + e);
           }
       matrix.row_offsets.push_back(static_cast<std::int64_t>(matrix.columns.size()));
-      internal::add_boundary_springs(d.springs, matrix);
+      internal::add_sparse_term(d.springs, matrix);
+      if (d.mass_factor != 0.)
+        internal::add_sparse_term(d.mass, matrix, d.mass_factor);
       return matrix;
     }
 

@@ -3,7 +3,7 @@
 #include <plastix/backend/finite_strain_state.h>
 
 #include "finite_strain_state_impl.h"
-#include "spring_matrix.h"
+#include "sparse_terms.h"
 #include "strategies/strategy_dispatch.h"
 
 namespace plastix
@@ -91,7 +91,7 @@ namespace plastix
           u, f_int, false);
       });
       // The springs' force S u, then the hanging-node rows onto the DoFs they depend on (C^T f_int).
-      internal::add_boundary_springs(d.springs, u, f_int, false);
+      internal::add_sparse_term(d.springs, u, f_int, false);
       s.op->condense(f_int);
     }
 

@@ -342,7 +342,7 @@ namespace plastix
         {
           cell_internal_force(f_int);
           // The springs' force S u, which depends on u, not on the stress.
-          internal::add_boundary_springs(d.springs, u, f_int, false);
+          internal::add_sparse_term(d.springs, u, f_int, false);
           s.op->condense(f_int);
         }
       StressUpdateStatistics statistics;

@@ -10,7 +10,7 @@
 #include <plastix/backend/vector_operations.h>
 
 #include "strategies/assembled_matrix.h"
-#include "spring_matrix.h"
+#include "sparse_terms.h"
 #include "material/elastic_law.h"
 #include "kernels/q1_kernels.h"
 #include "kernels/lane_kernels.h"
@@ -138,7 +138,11 @@ namespace plastix
       internal::StructuredGrid structured;
 
       /** The boundary springs (MeshData::spring_rows), applied after the cells. */
-      internal::BoundarySpringData springs;
+      internal::SparseTerm springs;
+      /** The mass matrix (MeshData::mass_rows), applied after the cells times mass_factor. */
+      internal::SparseTerm mass;
+      /** The factor c of the mass matrix in the operator A + c M (DeviceOperator::set_mass_factor()). */
+      double mass_factor = 0.;
 
       /** The plasticity state the operator owns, if any. */
       std::unique_ptr<GaussPointState> plasticity_state;

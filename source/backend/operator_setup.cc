@@ -182,7 +182,7 @@ namespace plastix
 
       /**
        * The constrained DoFs (per cell as a mask, owned and all as lists),
-       * the hanging-node lines and the boundary springs.
+       * the hanging-node lines, the boundary springs and the mass matrix.
        */
       void
       upload_constraints(const MeshData &mesh, DeviceOperator::Impl &d)
@@ -206,7 +206,10 @@ namespace plastix
         d.constrained_owned_dofs = DeviceArray<LocalIndex>(constrained_owned, "constrained dofs");
         d.constrained_dofs       = DeviceArray<LocalIndex>(constrained_all, "constrained dofs");
         upload_constraint_lines(mesh, d);
-        d.springs = internal::build_boundary_springs(mesh);
+        d.springs = internal::build_sparse_term(mesh, mesh.spring_rows, mesh.spring_columns, mesh.spring_values,
+                                               "boundary springs");
+        d.mass    = internal::build_sparse_term(mesh, mesh.mass_rows, mesh.mass_columns, mesh.mass_values,
+                                               "mass matrix");
       }
 
       /**

@@ -171,6 +171,11 @@ namespace plastix
     if (cells.factor_error.empty())
       failures.guard([&] {
         device_operator = std::make_unique<backend::DeviceOperator>(mesh, backend_settings(additional_data));
+        if (additional_data.mass_matrix != MassMatrix::none)
+          device_operator->set_mass_factor(additional_data.mass_factor);
+        else if (additional_data.mass_factor != 0.)
+          throw std::invalid_argument("plastix::MechanicsOperator: AdditionalData::mass_factor is not 0 "
+                                      "but there is no mass matrix (AdditionalData::mass_matrix)");
       });
     // A bad cell or any failure on one rank stops every rank.
     try
@@ -518,6 +523,36 @@ namespace plastix
     if (device_operator != nullptr)
       device_operator->release_finite_strain_state();
     cached_diagonal.reset();
+  }
+
+  void
+  MechanicsOperator::set_mass_factor(const double factor)
+  {
+    if (!has_mass())
+      throw std::logic_error("plastix::MechanicsOperator::set_mass_factor: the operator has no mass matrix "
+                             "(AdditionalData::mass_matrix)");
+    device_operator->set_mass_factor(factor);
+    additional_data.mass_factor = factor;
+    cached_diagonal.reset();
+  }
+
+  void
+  MechanicsOperator::apply_mass(const DeviceVector &src, DeviceVector &dst) const
+  {
+    if (!has_mass())
+      throw std::logic_error("plastix::MechanicsOperator::apply_mass: the operator has no mass matrix "
+                             "(AdditionalData::mass_matrix)");
+    if (dst.get_partitioner() != partitioner)
+      dst.reinit(partitioner, true);
+    src.update_ghost_values();
+    device_operator->apply_mass(src.device_data(), dst.device_data());
+    complete_owned_rows(dst);
+  }
+
+  bool
+  MechanicsOperator::has_mass() const
+  {
+    return additional_data.mass_matrix != MassMatrix::none;
   }
 
   bool

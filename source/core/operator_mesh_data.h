@@ -18,6 +18,7 @@
 #include <plastix/backend/mesh_data.h>
 #include <plastix/core/boundary_springs.h>
 #include <plastix/core/collective_failure.h>
+#include <plastix/core/mass_matrix.h>
 #include <plastix/core/mechanics_operator.h>
 
 #include <algorithm>
@@ -132,6 +133,17 @@ namespace plastix
                                                                            boundary_spring_update_flags());
             spring_matrix.reinit(24, 24);
           }
+        if (additional_data.mass_matrix != MassMatrix::none)
+          {
+            for (const auto &[id, material] : materials)
+              if (!(material.density > 0.) || !std::isfinite(material.density))
+                throw std::invalid_argument("plastix::MechanicsOperator: material id " + std::to_string(id) +
+                                            " has density " + std::to_string(material.density) +
+                                            "; a mass matrix needs a finite density > 0");
+            mass_values = std::make_unique<dealii::FEValues<3>>(mapping, fe, dealii::QGauss<3>(2),
+                                                                dealii::update_values | dealii::update_JxW_values);
+            mass_matrix.reinit(24, 24);
+          }
       }
 
       /** Add @p cell (@p given: a ghost cell's data from its owner, null for an owned cell). */
@@ -155,6 +167,8 @@ namespace plastix
                                                     "; a level cell has its own material id, which its children inherit when refined)" :
                                                   std::string()));
         mesh.cell_material.push_back(it->second);
+        if (mass_values)
+          add_mass(cell, mesh.materials[it->second].density);
         if (additional_data.cell_stiffness_factor && given != nullptr)
           mesh.cell_factors.push_back(given->second);
         else if (additional_data.cell_stiffness_factor)
@@ -176,20 +190,8 @@ namespace plastix
       void
       finish_springs()
       {
-        std::sort(spring_entries.begin(), spring_entries.end(), [](const SpringEntry &a, const SpringEntry &b) {
-          return a.row < b.row || (a.row == b.row && a.column < b.column);
-        });
-        for (const SpringEntry &entry : spring_entries)
-          if (!mesh.spring_rows.empty() && mesh.spring_rows.back() == entry.row &&
-              mesh.spring_columns.back() == entry.column)
-            mesh.spring_values.back() += entry.value;
-          else
-            {
-              mesh.spring_rows.push_back(entry.row);
-              mesh.spring_columns.push_back(entry.column);
-              mesh.spring_values.push_back(entry.value);
-            }
-        spring_entries = {};
+        merge_entries(spring_entries, mesh.spring_rows, mesh.spring_columns, mesh.spring_values);
+        merge_entries(mass_entries, mesh.mass_rows, mesh.mass_columns, mesh.mass_values);
       }
 
       /** Whether a cell has local DoF @p i. */
@@ -236,6 +238,55 @@ namespace plastix
                    spring_matrix(i, j)});
       }
 
+      /**
+       * The mass matrix of @p cell with @p density: rho int N_a N_b dV on
+       * each component (consistent), or its row sums rho int N_a dV on the
+       * diagonal (lumped).
+       */
+      /** The mass matrix of @p cell with @p density (MassMatrix, add_cell_mass_matrix()). */
+      template <typename CellIterator>
+      void
+      add_mass(const CellIterator &cell, const double density)
+      {
+        mass_values->reinit(dealii::Triangulation<3>::cell_iterator(cell));
+        mass_matrix = 0;
+        add_cell_mass_matrix(*mass_values, density, additional_data.mass_matrix, 1., mass_matrix);
+        for (unsigned int i = 0; i < 24; ++i)
+          for (unsigned int j = 0; j < 24; ++j)
+            if (mass_matrix(i, j) != 0.)
+              mass_entries.push_back({static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[i])),
+                                      static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[j])),
+                                      mass_matrix(i, j)});
+      }
+
+      struct MatrixEntry;
+
+      /**
+       * Sort @p entries by row and column, sum the entries of equal pairs
+       * (a DoF pair of two cells or faces comes once for each) into (@p rows,
+       * @p columns, @p values), and free @p entries.
+       */
+      static void
+      merge_entries(std::vector<MatrixEntry>         &entries,
+                    std::vector<backend::LocalIndex> &rows,
+                    std::vector<backend::LocalIndex> &columns,
+                    std::vector<double>              &values)
+      {
+        std::sort(entries.begin(), entries.end(), [](const MatrixEntry &a, const MatrixEntry &b) {
+          return a.row < b.row || (a.row == b.row && a.column < b.column);
+        });
+        for (const MatrixEntry &entry : entries)
+          if (!rows.empty() && rows.back() == entry.row && columns.back() == entry.column)
+            values.back() += entry.value;
+          else
+            {
+              rows.push_back(entry.row);
+              columns.push_back(entry.column);
+              values.push_back(entry.value);
+            }
+        entries = {};
+      }
+
       template <typename CellIterator>
       void
       add_stiffness_factor(const CellIterator &cell)
@@ -252,7 +303,7 @@ namespace plastix
           owned_level_factors[cell->index()] = mesh.cell_factors.back();
       }
 
-      struct SpringEntry
+      struct MatrixEntry
       {
         backend::LocalIndex row, column;
         double              value;
@@ -270,7 +321,10 @@ namespace plastix
       std::vector<float>                                   owned_level_factors;
       std::unique_ptr<dealii::FEFaceValues<3>>             spring_face_values;
       dealii::FullMatrix<double>                           spring_matrix;
-      std::vector<SpringEntry>                             spring_entries;
+      std::vector<MatrixEntry>                             spring_entries;
+      std::unique_ptr<dealii::FEValues<3>>                 mass_values;
+      dealii::FullMatrix<double>                           mass_matrix;
+      std::vector<MatrixEntry>                             mass_entries;
     };
 
     /**

@@ -29,6 +29,7 @@
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/collective_failure.h>
 #include <plastix/core/elastic_matrix.h>
+#include <plastix/core/mass_matrix.h>
 #include <plastix/solvers/chebyshev_smoother.h>
 #include <plastix/solvers/preconditioners.h>
 
@@ -345,7 +346,8 @@ namespace plastix
         const dealii::MappingQ<3>                mapping(1);
         const dealii::QGauss<3>                  quadrature(2);
         dealii::FEValues<3>                      fe_values(mapping, fe, quadrature,
-                                      dealii::update_gradients | dealii::update_JxW_values);
+                                      dealii::update_values | dealii::update_gradients |
+                                        dealii::update_JxW_values);
         dealii::FEFaceValues<3>                  fe_face_values(mapping, fe, dealii::QGauss<2>(2),
                                                boundary_spring_update_flags());
         dealii::FullMatrix<double>               cell_matrix;
@@ -364,6 +366,10 @@ namespace plastix
               if (operator_data.cell_stiffness_factor)
                 cell_matrix *= operator_data.cell_stiffness_factor(cell);
               add_boundary_spring_matrices(fe_face_values, cell, operator_data.boundary_springs, cell_matrix);
+              // The effective stiffness K + c M of an implicit time step (MechanicsOperator::set_mass_factor()).
+              if (operator_data.mass_matrix != MassMatrix::none && operator_data.mass_factor != 0.)
+                add_cell_mass_matrix(fe_values, material->second.density, operator_data.mass_matrix,
+                                     operator_data.mass_factor, cell_matrix);
               cell->get_mg_dof_indices(dofs);
               constraints.distribute_local_to_global(cell_matrix, dofs, matrix);
             }

@@ -329,6 +329,32 @@ namespace plastix
       apply_unconstrained(const double *src, double *dst) const;
 
       /**
+       * dst = C^T M src, the mass matrix of the mesh data (MeshData::
+       * mass_rows) with no Dirichlet treatment, src taken as it is on every
+       * DoF (hanging-node rows interpolated by the caller): inertial forces
+       * and kinetic energies (zero where the mesh data have no mass matrix).
+       */
+      void
+      apply_mass(const double *src, double *dst) const;
+
+      /**
+       * The operator becomes A + @p factor M (apply(), compute_diagonal(),
+       * copy_matrix(); not apply_unconstrained() and the internal forces):
+       * the effective stiffness of an implicit time step. 0 (the default)
+       * leaves A. Finite and >= 0.
+       */
+      void
+      set_mass_factor(double factor);
+
+      /** The factor of set_mass_factor(). */
+      double
+      mass_factor() const;
+
+      /** Whether the mesh data gave a mass matrix. */
+      bool
+      has_mass() const;
+
+      /**
        * dst <- C^T dst for a vector of local cell contributions (before the
        * ghost exchange): the row of each hanging-node constrained DoF is
        * added, weighted, to the DoFs it depends on and then zeroed, as

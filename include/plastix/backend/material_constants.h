@@ -109,6 +109,12 @@ namespace plastix
       double second_shear_modulus = 0;
       /** The strain energy at finite strain (second_shear_modulus is 0 for isochoric_neo_hookean). */
       StrainEnergy strain_energy = StrainEnergy::mooney_rivlin;
+      /**
+       * Mass density (per reference volume), for the mass matrix of
+       * dynamics; 0: none given (statics). The stiffness kernels do not
+       * read it.
+       */
+      double density = 0;
     };
   } // namespace backend
 } // namespace plastix

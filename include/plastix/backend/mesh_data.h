@@ -109,6 +109,22 @@ namespace plastix
       std::vector<double>     spring_values;
       /** @} */
 
+      /**
+       * @name Mass matrix
+       * The mass matrix M of the cells (consistent or lumped, with the
+       * density), in the layout of the springs: entry k couples the local
+       * DoFs mass_rows[k] and mass_columns[k] with mass_values[k], sorted by
+       * row, then column, without duplicates; ghost rows hold partial sums.
+       * The operator applies A + c M with the factor c of
+       * DeviceOperator::set_mass_factor(), and M alone in
+       * DeviceOperator::apply_mass(). Empty: no mass matrix.
+       */
+      /** @{ */
+      std::vector<LocalIndex> mass_rows;
+      std::vector<LocalIndex> mass_columns;
+      std::vector<double>     mass_values;
+      /** @} */
+
       /** Number of cells. */
       LocalIndex
       n_cells() const

@@ -15,6 +15,7 @@
 #include <plastix/base/enum_patterns.h>
 #include <plastix/core/boundary_springs.h>
 #include <plastix/core/device_vector.h>
+#include <plastix/core/mass_matrix.h>
 #include <plastix/material/material.h>
 
 #include <functional>
@@ -142,6 +143,20 @@ namespace plastix
        * on those boundaries.
        */
       BoundarySprings boundary_springs;
+
+      /**
+       * The mass matrix M built with the operator (none: statics); every
+       * material needs a density > 0 then (std::invalid_argument otherwise).
+       * Level operators (reinit_level()) build it on the level's cells.
+       */
+      MassMatrix mass_matrix = MassMatrix::none;
+
+      /**
+       * The factor c of the operator A + c M (set_mass_factor()): the
+       * effective stiffness of an implicit time step; the level operators
+       * of the preconditioners take it over. 0: A.
+       */
+      double mass_factor = 0.;
     };
 
     MechanicsOperator();
@@ -404,6 +419,30 @@ namespace plastix
     /** The finite-strain state; throws std::logic_error if there is none. */
     const FiniteStrainState &
     finite_strain() const;
+
+    /**
+     * The operator becomes A + @p factor M (vmult(), the diagonal, the
+     * assembled matrix; not the internal force): the effective stiffness
+     * K + c M of an implicit time step. Kept in get_additional_data(), so
+     * preconditioners built afterwards take it over. Needs
+     * AdditionalData::mass_matrix (std::logic_error otherwise); finite and
+     * >= 0.
+     */
+    void
+    set_mass_factor(double factor);
+
+    /**
+     * @p dst = M @p src (no Dirichlet treatment; src's constrained rows as
+     * they are, hanging-node rows condensed as for the internal force):
+     * inertial forces, kinetic energy 1/2 v.Mv. Needs AdditionalData::
+     * mass_matrix (std::logic_error otherwise).
+     */
+    void
+    apply_mass(const DeviceVector &src, DeviceVector &dst) const;
+
+    /** Whether the operator has a mass matrix (AdditionalData::mass_matrix). */
+    bool
+    has_mass() const;
 
     /**
      * With plasticity, whether the operator is the consistent tangent of its

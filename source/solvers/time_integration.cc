@@ -1,0 +1,497 @@
+// Implicit (generalised-alpha family) and explicit (central differences)
+// time integration of solid dynamics on the device.
+#include <deal.II/base/mpi.h>
+#include <deal.II/lac/la_parallel_vector.h>
+
+#include <plastix/core/finite_strain_state.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/time_integration.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace plastix
+{
+  GeneralizedAlphaParameters
+  generalized_alpha_parameters(const TimeIntegrationData &data)
+  {
+    GeneralizedAlphaParameters p;
+    switch (data.integrator)
+      {
+        case TimeIntegrator::newmark:
+          return p;
+        case TimeIntegrator::midpoint:
+          p.alpha_m = p.alpha_f = 0.5;
+          return p;
+        case TimeIntegrator::generalized_alpha:
+          {
+            const double rho = data.spectral_radius;
+            if (!(rho >= 0. && rho <= 1.))
+              throw std::invalid_argument("plastix::TimeIntegrationData: the spectral radius must lie in [0, 1]");
+            p.alpha_m = (2. * rho - 1.) / (rho + 1.);
+            p.alpha_f = rho / (rho + 1.);
+            p.gamma   = 0.5 - p.alpha_m + p.alpha_f;
+            p.beta    = 0.25 * (1. - p.alpha_m + p.alpha_f) * (1. - p.alpha_m + p.alpha_f);
+            return p;
+          }
+        case TimeIntegrator::central_differences:
+          break;
+      }
+    throw std::invalid_argument("plastix::generalized_alpha_parameters: central differences is explicit");
+  }
+
+  Elastodynamics::Elastodynamics(MechanicsOperator         &op,
+                                 LinearSolver              *linear_solver,
+                                 std::function<void()>      initialize_linear_solver,
+                                 const TimeIntegrationData &data)
+    : op(op)
+    , linear_solver(linear_solver)
+    , initialize_linear_solver(std::move(initialize_linear_solver))
+    , data(data)
+  {
+    if (!op.has_mass())
+      throw std::invalid_argument("plastix::Elastodynamics: the operator has no mass matrix "
+                                  "(MechanicsOperator::AdditionalData::mass_matrix)");
+    if (op.has_plasticity())
+      throw std::invalid_argument("plastix::Elastodynamics: plasticity is not supported in dynamics");
+    if (!(data.time_step > 0.) || !std::isfinite(data.time_step))
+      throw std::invalid_argument("plastix::Elastodynamics: the time step must be finite and > 0");
+    if (!(data.mass_damping >= 0.) || !(data.stiffness_damping >= 0.) || !std::isfinite(data.mass_damping) ||
+        !std::isfinite(data.stiffness_damping))
+      throw std::invalid_argument("plastix::Elastodynamics: the Rayleigh damping coefficients must be finite and >= 0");
+    if (data.stiffness_damping > 0. && op.has_finite_strain())
+      throw std::invalid_argument("plastix::Elastodynamics: stiffness-proportional damping is for small strain only");
+    const bool is_explicit = data.integrator == TimeIntegrator::central_differences;
+    if (!is_explicit)
+      {
+        parameters = generalized_alpha_parameters(data);
+        if (linear_solver == nullptr || !this->initialize_linear_solver)
+          throw std::invalid_argument("plastix::Elastodynamics: an implicit integrator needs a linear solver");
+        // The effective stiffness K + c M, scaled by 1 / ((1 - alpha_f) (1 + beta_K gamma / (beta dt))).
+        const double dt    = data.time_step;
+        const GeneralizedAlphaParameters &p = parameters;
+        const double scale = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
+        op.set_mass_factor(((1. - p.alpha_m) / (p.beta * dt * dt) +
+                            data.mass_damping * p.gamma * (1. - p.alpha_f) / (p.beta * dt)) /
+                           scale);
+      }
+    else
+      op.set_mass_factor(0.);
+    const auto &partitioner = op.get_partitioner();
+    for (DeviceVector *vector : {&u, &v, &a, &mass_diagonal, &inverse_mass_diagonal, &f_int, &f_ext_now, &f_damp_now,
+                                 &work, &work2, &residual, &du})
+      vector->reinit(partitioner);
+
+    // The row-sum lumped mass M 1 (of C^T M C with hanging nodes: the lines'
+    // weights sum to 1, so 1 satisfies them); the rows of constrained DoFs are dropped.
+    work = 1.;
+    op.apply_mass(work, mass_diagonal);
+    op.set_constrained_zero(mass_diagonal);
+    dealii::LinearAlgebra::distributed::Vector<double> host(partitioner);
+    mass_diagonal.copy_to_host(host);
+    for (double &entry : host)
+      entry = entry > 0. ? 1. / entry : 0.;
+    inverse_mass_diagonal.copy_from_host(host);
+  }
+
+  void
+  Elastodynamics::set_external_force(const DeviceVector &force, std::function<double(double)> amplitude)
+  {
+    external_force     = &force;
+    external_amplitude = std::move(amplitude);
+  }
+
+  void
+  Elastodynamics::external_force_at(const double t, DeviceVector &force) const
+  {
+    force = 0.;
+    if (external_force != nullptr)
+      force.equ(external_amplitude ? external_amplitude(t) : 1., *external_force);
+    op.set_constrained_zero(force);
+  }
+
+  unsigned long long
+  Elastodynamics::internal_force_at(const DeviceVector &x)
+  {
+    if (op.has_finite_strain())
+      return op.finite_strain().update(x, f_int);
+    op.compute_internal_force(x, f_int);
+    return 0;
+  }
+
+  void
+  Elastodynamics::damping_force(const DeviceVector &velocity, DeviceVector &force)
+  {
+    force = 0.;
+    if (data.mass_damping > 0.)
+      {
+        if (data.integrator == TimeIntegrator::central_differences)
+          {
+            force.equ(data.mass_damping, velocity);
+            force.scale(mass_diagonal);
+          }
+        else
+          {
+            op.apply_mass(velocity, force);
+            force *= data.mass_damping;
+          }
+      }
+    if (data.stiffness_damping > 0.)
+      {
+        op.compute_internal_force(velocity, work2);
+        force.add(data.stiffness_damping, work2);
+      }
+    op.set_constrained_zero(force);
+  }
+
+  void
+  Elastodynamics::solve_mass(DeviceVector &x, const DeviceVector &b)
+  {
+    // Jacobi-preconditioned CG on the free DoFs; with the lumped mass the
+    // preconditioner is exact and one iteration suffices.
+    x = 0.;
+    DeviceVector r(b), z(b), p(b), q(b);
+    op.set_constrained_zero(r);
+    z.equ(1., r);
+    z.scale(inverse_mass_diagonal);
+    p.equ(1., z);
+    double       rz        = r * z;
+    const double tolerance = 1e-13 * std::sqrt(std::max(rz, 0.));
+    for (unsigned int iteration = 0; iteration < 1000 && std::sqrt(std::max(rz, 0.)) > tolerance; ++iteration)
+      {
+        op.set_constrained_values(p, 0.);
+        op.apply_mass(p, q);
+        op.set_constrained_zero(q);
+        const double pq = p * q;
+        if (!(pq > 0.))
+          break;
+        const double alpha = rz / pq;
+        x.add(alpha, p);
+        r.add(-alpha, q);
+        z.equ(1., r);
+        z.scale(inverse_mass_diagonal);
+        const double rz_new = r * z;
+        p.sadd(rz_new / rz, 1., z);
+        rz = rz_new;
+      }
+    op.set_constrained_values(x, 0.);
+  }
+
+  double
+  Elastodynamics::kinetic_energy(const DeviceVector &velocity)
+  {
+    if (data.integrator == TimeIntegrator::central_differences)
+      {
+        work2.equ(1., velocity);
+        work2.scale(mass_diagonal);
+      }
+    else
+      {
+        op.apply_mass(velocity, work2);
+        op.set_constrained_zero(work2);
+      }
+    return 0.5 * (velocity * work2);
+  }
+
+  void
+  Elastodynamics::set_initial_conditions(const DeviceVector &u0, const DeviceVector &v0, const double time)
+  {
+    current_time = time;
+    u.equ(1., u0);
+    op.set_constrained_values(u, 1.);
+    v.equ(1., v0);
+    op.set_constrained_values(v, 0.);
+    // The stored energy of u0: exact for small strain, Simpson's rule along s u0 at finite strain.
+    double strain_energy = 0.;
+    if (op.has_finite_strain())
+      {
+        work.equ(0.5, u);
+        internal_force_at(work);
+        strain_energy = 4. * (u * f_int) / 6.;
+      }
+    const unsigned long long inverted = internal_force_at(u);
+    if (inverted > 0)
+      throw std::invalid_argument("plastix::Elastodynamics: the initial displacement inverts " +
+                                  std::to_string(inverted) + " Gauss points (det F <= 0)");
+    // Over every row: the reactions of nonzero prescribed values store energy too.
+    strain_energy += op.has_finite_strain() ? (u * f_int) / 6. : 0.5 * (u * f_int);
+    energy               = EnergyBalance();
+    energy.strain        = strain_energy;
+    external_force_at(time, f_ext_now);
+    damping_force(v, f_damp_now);
+    // M a0 = f_ext - C v0 - f_int(u0).
+    residual.equ(1., f_ext_now);
+    residual.add(-1., f_damp_now);
+    residual.add(-1., f_int);
+    op.set_constrained_zero(residual);
+    if (data.integrator == TimeIntegrator::central_differences)
+      {
+        a.equ(1., residual);
+        a.scale(inverse_mass_diagonal);
+        op.set_constrained_values(a, 0.);
+      }
+    else
+      solve_mass(a, residual);
+    energy.kinetic = kinetic_energy(v);
+    if (!std::isfinite(energy.total()))
+      throw std::invalid_argument("plastix::Elastodynamics: the initial state is not finite");
+    solver_ready = false;
+  }
+
+  double
+  Elastodynamics::critical_time_step(const unsigned int iterations)
+  {
+    const double factor = op.get_additional_data().mass_factor;
+    op.set_mass_factor(0.);
+    // A pseudo-random start (the same on any number of ranks: from the global index).
+    dealii::LinearAlgebra::distributed::Vector<double> host(op.get_partitioner());
+    for (const auto i : host.locally_owned_elements())
+      host(i) = std::sin(12.9898 * static_cast<double>(i) + 78.233) * 43758.5453 -
+                std::floor(std::sin(12.9898 * static_cast<double>(i) + 78.233) * 43758.5453) - 0.5;
+    DeviceVector x(op.get_partitioner()), y(op.get_partitioner());
+    x.copy_from_host(host);
+    op.set_constrained_zero(x);
+    double lambda = 0.;
+    for (unsigned int k = 0; k < iterations; ++k)
+      {
+        x /= std::sqrt(x.norm_sqr());
+        op.vmult(y, x);
+        op.set_constrained_zero(y);
+        // Rayleigh quotient x.Kx / x.Mx with the lumped M.
+        work.equ(1., x);
+        work.scale(mass_diagonal);
+        lambda = (x * y) / (x * work);
+        x.equ(1., y);
+        x.scale(inverse_mass_diagonal);
+      }
+    op.set_mass_factor(factor);
+    return 2. / std::sqrt(lambda);
+  }
+
+  TimeStepResult
+  Elastodynamics::step()
+  {
+    TimeStepResult result =
+      data.integrator == TimeIntegrator::central_differences ? explicit_step() : implicit_step();
+    if (result.converged && !std::isfinite(energy.total()))
+      {
+        result.converged = false;
+        result.failure   = "the state is not finite (for central differences: is the time step above the "
+                           "critical one?)";
+      }
+    return result;
+  }
+
+  TimeStepResult
+  Elastodynamics::explicit_step()
+  {
+    TimeStepResult result;
+    const double   dt = data.time_step;
+    // v_n+1/2 = v_n + dt/2 a_n, u_n+1 = u_n + dt v_n+1/2.
+    DeviceVector half_velocity(v);
+    half_velocity.add(0.5 * dt, a);
+    du.equ(dt, half_velocity);
+    u.add(1., du);
+    op.set_constrained_values(u, 1.);
+    work.equ(1., f_int);
+    op.set_constrained_zero(work);
+    const double internal_before = du * work;
+    result.inverted_points       = internal_force_at(u);
+    if (result.inverted_points > 0)
+      {
+        u.add(-1., du);
+        internal_force_at(u);
+        result.failure = std::to_string(result.inverted_points) + " Gauss points inverted (det F <= 0)";
+        return result;
+      }
+    const double t_new          = current_time + dt;
+    const double external_before = du * f_ext_now;
+    const double damping_before  = du * f_damp_now;
+    external_force_at(t_new, f_ext_now);
+    damping_force(half_velocity, f_damp_now);
+    // a_n+1 = M_L^-1 (f_ext - C v_n+1/2 - f_int), v_n+1 = v_n+1/2 + dt/2 a_n+1.
+    a.equ(1., f_ext_now);
+    a.add(-1., f_damp_now);
+    a.add(-1., f_int);
+    op.set_constrained_zero(a);
+    a.scale(inverse_mass_diagonal);
+    op.set_constrained_values(a, 0.);
+    v.equ(1., half_velocity);
+    v.add(0.5 * dt, a);
+    op.set_constrained_values(v, 0.);
+    work.equ(1., f_int);
+    op.set_constrained_zero(work);
+    energy.strain += 0.5 * (internal_before + du * work);
+    energy.external_work += 0.5 * (external_before + du * f_ext_now);
+    energy.dissipated += 0.5 * (damping_before + du * f_damp_now);
+    energy.kinetic = kinetic_energy(v);
+    current_time   = t_new;
+    result.converged = true;
+    return result;
+  }
+
+  TimeStepResult
+  Elastodynamics::implicit_step()
+  {
+    TimeStepResult                    result;
+    const double                      dt = data.time_step;
+    const GeneralizedAlphaParameters &p  = parameters;
+    const double t_new   = current_time + dt;
+    const double t_alpha = t_new - p.alpha_f * dt;
+    const double scale   = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
+
+    const DeviceVector u_old(u), v_old(v), a_old(a), f_int_old(f_int);
+    DeviceVector       u_alpha(u), v_new(v), a_new(a), f_ext_alpha(u), f_damp(u);
+    external_force_at(t_alpha, f_ext_alpha);
+    const auto restore = [&]() {
+      u.equ(1., u_old);
+      internal_force_at(u);
+      solver_ready = false;
+    };
+
+    bool corrected_enough = false;
+    // Predictor: constant acceleration, u = u_n + dt v_n + dt^2 / 2 a_n.
+    u.add(dt, v_old, 0.5 * dt * dt, a_old);
+    op.set_constrained_values(u, 1.);
+    for (unsigned int iteration = 0;; ++iteration)
+      {
+        // a_n+1 and v_n+1 of the Newmark relations at u, then the alpha points.
+        a_new.equ(1. / (p.beta * dt * dt), u);
+        a_new.add(-1. / (p.beta * dt * dt), u_old, -1. / (p.beta * dt), v_old);
+        a_new.add(-(0.5 / p.beta - 1.), a_old);
+        v_new.equ(1., v_old);
+        v_new.add((1. - p.gamma) * dt, a_old, p.gamma * dt, a_new);
+        u_alpha.equ(1. - p.alpha_f, u);
+        u_alpha.add(p.alpha_f, u_old);
+        result.inverted_points = internal_force_at(u_alpha);
+        if (result.inverted_points > 0)
+          {
+            result.failure = std::to_string(result.inverted_points) + " Gauss points inverted (det F <= 0)";
+            restore();
+            return result;
+          }
+        // R = M (a_alpha_m + alpha_M v_alpha_f) + beta_K K v_alpha_f + f_int(u_alpha_f) - f_ext(t_alpha).
+        work.equ(1. - p.alpha_m, a_new);
+        work.add(p.alpha_m, a_old);
+        if (data.mass_damping > 0.)
+          work.add(data.mass_damping * (1. - p.alpha_f), v_new, data.mass_damping * p.alpha_f, v_old);
+        op.apply_mass(work, residual);
+        op.set_constrained_zero(residual);
+        const double inertia = residual.l2_norm();
+        if (data.stiffness_damping > 0.)
+          {
+            work.equ(1. - p.alpha_f, v_new);
+            work.add(p.alpha_f, v_old);
+            op.compute_internal_force(work, work2);
+            residual.add(data.stiffness_damping, work2);
+          }
+        residual.add(1., f_int);
+        residual.add(-1., f_ext_alpha);
+        op.set_constrained_zero(residual);
+        work.equ(1., f_int);
+        op.set_constrained_zero(work);
+        force_scale      = std::max({force_scale, work.l2_norm(), inertia, f_ext_alpha.l2_norm()});
+        result.residual  = residual.l2_norm();
+        result.iterations = iteration;
+        if (!std::isfinite(result.residual))
+          {
+            result.failure = "the residual is not finite";
+            restore();
+            return result;
+          }
+        if (result.residual <= data.residual_tolerance * std::max(force_scale, 1e-300) || corrected_enough)
+          break;
+        if (iteration == data.max_iterations)
+          {
+            result.failure = "no convergence in " + std::to_string(data.max_iterations) + " Newton iterations";
+            restore();
+            return result;
+          }
+        if (op.has_finite_strain() || !solver_ready)
+          {
+            initialize_linear_solver();
+            solver_ready = true;
+          }
+        // (K_t + c M) du = -R / scale.
+        residual *= -1. / scale;
+        du = 0.;
+        try
+          {
+            result.linear_iterations +=
+              linear_solver->solve(du, residual, data.linear_tolerance * residual.l2_norm()).iterations;
+          }
+        catch (const std::exception &error)
+          {
+            result.failure = std::string("linear solver: ") + error.what();
+            restore();
+            return result;
+          }
+        op.set_constrained_zero(du);
+        u.add(1., du);
+        op.set_constrained_values(u, 1.);
+        work.equ(1., u);
+        work.add(-1., u_old);
+        corrected_enough = du.l2_norm() <= data.displacement_tolerance * std::max(work.l2_norm(), u.l2_norm());
+      }
+
+    // The energies: trapezoidal work of the forces over the step.
+    du.equ(1., u);
+    du.add(-1., u_old);
+    work.equ(1., f_int_old);
+    op.set_constrained_zero(work);
+    double internal_work = du * work;
+    // f_int at u_n+1 (the iteration evaluated it at u_n+1-alpha_f).
+    if (p.alpha_f != 0.)
+      internal_force_at(u);
+    work.equ(1., f_int);
+    op.set_constrained_zero(work);
+    internal_work += du * work;
+    energy.strain += 0.5 * internal_work;
+    DeviceVector f_ext_new(u);
+    external_force_at(t_new, f_ext_new);
+    energy.external_work += 0.5 * (du * f_ext_now + du * f_ext_new);
+    f_ext_now.equ(1., f_ext_new);
+    damping_force(v_new, f_damp);
+    energy.dissipated += 0.5 * (du * f_damp_now + du * f_damp);
+    f_damp_now.equ(1., f_damp);
+    v.equ(1., v_new);
+    a.equ(1., a_new);
+    op.set_constrained_values(v, 0.);
+    op.set_constrained_values(a, 0.);
+    energy.kinetic   = kinetic_energy(v);
+    current_time     = t_new;
+    result.converged = true;
+    return result;
+  }
+
+  const EnergyBalance &
+  Elastodynamics::energies() const
+  {
+    return energy;
+  }
+
+  double
+  Elastodynamics::time() const
+  {
+    return current_time;
+  }
+
+  const DeviceVector &
+  Elastodynamics::displacement() const
+  {
+    return u;
+  }
+
+  const DeviceVector &
+  Elastodynamics::velocity() const
+  {
+    return v;
+  }
+
+  const DeviceVector &
+  Elastodynamics::acceleration() const
+  {
+    return a;
+  }
+} // namespace plastix
