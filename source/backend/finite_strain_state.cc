@@ -95,6 +95,39 @@ namespace plastix
       s.op->condense(f_int);
     }
 
+    double
+    FiniteStrainState::stored_energy() const
+    {
+      const Impl                 &s        = *impl_;
+      const DeviceOperator::Impl &d        = s.op->impl();
+      const internal::Strided<double> F     = s.deformation_gradient_view();
+      const MaterialConstants    *materials = d.materials.data();
+      const std::uint16_t        *material  = d.cell_material.data();
+      const float                *factors   = d.cell_factor_data();
+      double                      energy    = 0.;
+      internal::with_geometry(d, [&](const auto &geometry) {
+        using Geometry          = std::decay_t<decltype(geometry)>;
+        const auto cell_energy = KOKKOS_LAMBDA(const Index64 cell, double &sum) {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          double cell_sum = 0.;
+          for (int q = 0; q < 8; ++q)
+            {
+              typename Geometry::value_type inv[3][3];
+              const double                  JxW = geometry.at(g, q, inv);
+              double                        Fq[3][3];
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              cell_sum += internal::hyperelastic_energy(materials[material[cell]], Fq) * JxW;
+            }
+          sum += (factors != nullptr ? static_cast<double>(factors[cell]) : 1.) * cell_sum;
+        };
+        Kokkos::parallel_reduce("plastix::stored_energy", internal::RangePolicy(0, s.n_cells), cell_energy, energy);
+      });
+      return energy;
+    }
+
     std::size_t
     FiniteStrainState::memory_consumption() const
     {

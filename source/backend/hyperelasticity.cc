@@ -42,6 +42,15 @@ namespace plastix
       return J;
     }
 
+    double
+    hyperelastic_energy(const MaterialConstants &material, const double F[9])
+    {
+      double F3[3][3];
+      for (int k = 0; k < 9; ++k)
+        F3[k / 3][k % 3] = F[k];
+      return internal::hyperelastic_energy(material, F3);
+    }
+
     void
     hyperelastic_stress_derivative(const MaterialConstants &material,
                                    const double             F[9],

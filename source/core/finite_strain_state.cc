@@ -21,6 +21,12 @@ namespace plastix
     return dealii::Utilities::MPI::sum<unsigned long long>(inverted, op.get_partitioner()->get_mpi_communicator());
   }
 
+  double
+  FiniteStrainState::stored_energy() const
+  {
+    return dealii::Utilities::MPI::sum(state.stored_energy(), op.get_partitioner()->get_mpi_communicator());
+  }
+
   void
   FiniteStrainState::internal_force(const DeviceVector &u, DeviceVector &internal_force) const
   {

@@ -179,6 +179,13 @@ namespace plastix
   }
 
   double
+  Elastodynamics::strain_energy() const
+  {
+    // Over every row: the reactions of nonzero prescribed values store energy too.
+    return op.has_finite_strain() ? op.finite_strain().stored_energy() : 0.5 * (u * f_int);
+  }
+
+  double
   Elastodynamics::kinetic_energy(const DeviceVector &velocity)
   {
     if (data.integrator == TimeIntegrator::central_differences)
@@ -202,22 +209,12 @@ namespace plastix
     op.set_constrained_values(u, 1.);
     v.equ(1., v0);
     op.set_constrained_values(v, 0.);
-    // The stored energy of u0: exact for small strain, Simpson's rule along s u0 at finite strain.
-    double strain_energy = 0.;
-    if (op.has_finite_strain())
-      {
-        work.equ(0.5, u);
-        internal_force_at(work);
-        strain_energy = 4. * (u * f_int) / 6.;
-      }
     const unsigned long long inverted = internal_force_at(u);
     if (inverted > 0)
       throw std::invalid_argument("plastix::Elastodynamics: the initial displacement inverts " +
                                   std::to_string(inverted) + " Gauss points (det F <= 0)");
-    // Over every row: the reactions of nonzero prescribed values store energy too.
-    strain_energy += op.has_finite_strain() ? (u * f_int) / 6. : 0.5 * (u * f_int);
-    energy               = EnergyBalance();
-    energy.strain        = strain_energy;
+    energy        = EnergyBalance();
+    energy.strain = strain_energy();
     external_force_at(time, f_ext_now);
     damping_force(v, f_damp_now);
     // M a0 = f_ext - C v0 - f_int(u0).
@@ -294,10 +291,7 @@ namespace plastix
     du.equ(dt, half_velocity);
     u.add(1., du);
     op.set_constrained_values(u, 1.);
-    work.equ(1., f_int);
-    op.set_constrained_zero(work);
-    const double internal_before = du * work;
-    result.inverted_points       = internal_force_at(u);
+    result.inverted_points = internal_force_at(u);
     if (result.inverted_points > 0)
       {
         u.add(-1., du);
@@ -320,9 +314,7 @@ namespace plastix
     v.equ(1., half_velocity);
     v.add(0.5 * dt, a);
     op.set_constrained_values(v, 0.);
-    work.equ(1., f_int);
-    op.set_constrained_zero(work);
-    energy.strain += 0.5 * (internal_before + du * work);
+    energy.strain = strain_energy();
     energy.external_work += 0.5 * (external_before + du * f_ext_now);
     energy.dissipated += 0.5 * (damping_before + du * f_damp_now);
     energy.kinetic = kinetic_energy(v);
@@ -341,7 +333,7 @@ namespace plastix
     const double t_alpha = t_new - p.alpha_f * dt;
     const double scale   = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
 
-    const DeviceVector u_old(u), v_old(v), a_old(a), f_int_old(f_int);
+    const DeviceVector u_old(u), v_old(v), a_old(a);
     DeviceVector       u_alpha(u), v_new(v), a_new(a), f_ext_alpha(u), f_damp(u);
     external_force_at(t_alpha, f_ext_alpha);
     const auto restore = [&]() {
@@ -438,16 +430,10 @@ namespace plastix
     // The energies: trapezoidal work of the forces over the step.
     du.equ(1., u);
     du.add(-1., u_old);
-    work.equ(1., f_int_old);
-    op.set_constrained_zero(work);
-    double internal_work = du * work;
-    // f_int at u_n+1 (the iteration evaluated it at u_n+1-alpha_f).
+    // f_int and the state at u_n+1 (the iteration evaluated them at u_n+1-alpha_f).
     if (p.alpha_f != 0.)
       internal_force_at(u);
-    work.equ(1., f_int);
-    op.set_constrained_zero(work);
-    internal_work += du * work;
-    energy.strain += 0.5 * internal_work;
+    energy.strain = strain_energy();
     DeviceVector f_ext_new(u);
     external_force_at(t_new, f_ext_new);
     energy.external_work += 0.5 * (du * f_ext_now + du * f_ext_new);

@@ -236,6 +236,28 @@ namespace
         worst_symmetry = std::max(worst_symmetry, std::abs(a - b) / (std::abs(a) + std::abs(b)));
       }
     checker.check("  tangent vs central differences of P, 40 random F", worst_fd, 1e-8);
+
+    // W(F): zero at F = I and at a rigid rotation; P = dW/dF by central differences.
+    checker.check("  W(I) = 0", std::abs(plastix::backend::hyperelastic_energy(m, I.data())) / scale, 1e-15);
+    double worst_energy = 0;
+    for (int t = 0; t < 20; ++t)
+      {
+        const M3 F = random_deformation(rng, t < 10 ? 0.1 : 0.6);
+        const M3 P = stress(m, F);
+        M3       fd;
+        for (int k = 0; k < 9; ++k)
+          {
+            const double h  = 1e-6;
+            M3           Fp = F, Fm = F;
+            Fp[k] += h;
+            Fm[k] -= h;
+            fd[k] = (plastix::backend::hyperelastic_energy(m, Fp.data()) -
+                     plastix::backend::hyperelastic_energy(m, Fm.data())) /
+                    (2 * h);
+          }
+        worst_energy = std::max(worst_energy, difference(fd, P) / norm(P));
+      }
+    checker.check("  P vs central differences of W, 20 random F", worst_energy, 1e-7);
     checker.check("  major symmetry of the tangent, 40 random F", worst_symmetry, 1e-13);
 
     // The sensitivity of the finite-difference check: it sees a tangent entry off by 1e-4 of the norm.

@@ -61,6 +61,14 @@ namespace plastix
       void
       internal_force(const double *u, double *internal_force) const;
 
+      /**
+       * The stored energy sum_q W(F_q) JxW_q (times the cells' stiffness
+       * factors) of the local cells at the F of the last update(): the
+       * strain energy of the displacement, without the boundary springs'.
+       */
+      double
+      stored_energy() const;
+
       /** Device memory held (bytes). */
       std::size_t
       memory_consumption() const;

@@ -20,6 +20,14 @@ namespace plastix
     PLASTIX_BACKEND_EXPORT double
     hyperelastic_stress(const MaterialConstants &material, const double F[9], double P[9]);
 
+    /**
+     * The strain energy W(F) per reference volume of @p material at @p F
+     * (row-major 3x3), whose derivative is hyperelastic_stress(); not
+     * finite where det F <= 0.
+     */
+    PLASTIX_BACKEND_EXPORT double
+    hyperelastic_energy(const MaterialConstants &material, const double F[9]);
+
     /** The derivative @p dP of hyperelastic_stress() at @p F in the direction @p H (row-major 3x3). */
     PLASTIX_BACKEND_EXPORT void
     hyperelastic_stress_derivative(const MaterialConstants &material,

@@ -53,6 +53,14 @@ namespace plastix
     void
     internal_force(const DeviceVector &u, DeviceVector &internal_force) const;
 
+    /**
+     * The strain energy int W(F) dV of all ranks' cells at the displacement
+     * of the last update() (the boundary springs' energy not included).
+     * Collective.
+     */
+    double
+    stored_energy() const;
+
     /** The device state. */
     const backend::FiniteStrainState &
     backend_state() const;

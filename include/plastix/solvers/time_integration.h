@@ -126,10 +126,9 @@ namespace plastix
     /** 1/2 v.M v (the lumped M of central differences). */
     double kinetic = 0.;
     /**
-     * The stored energy: 1/2 u.K u at small strain; at finite strain the
-     * work of the internal force along the path (trapezoidal rule over the
-     * steps, Simpson's rule from 0 to the initial u), exact for quadratic
-     * energies.
+     * The stored energy: 1/2 u.K u at small strain (the boundary springs'
+     * included), int W(F) dV at finite strain (FiniteStrainState::
+     * stored_energy(), the springs' not included).
      */
     double strain = 0.;
     /** The work of the external force (trapezoidal rule over the steps). */
@@ -255,6 +254,10 @@ namespace plastix
     /** Solve M x = b on the free DoFs (lumped: the diagonal; else Jacobi-PCG). */
     void
     solve_mass(DeviceVector &x, const DeviceVector &b);
+
+    /** The strain energy at u (EnergyBalance::strain; f_int and the state at u). */
+    double
+    strain_energy() const;
 
     /** 1/2 v.M v with the mass of the integrator. */
     double

@@ -116,6 +116,41 @@ namespace plastix
         }
       };
 
+      /**
+       * The strain energy W(F) per reference volume of the material @p m
+       * (StrainEnergy); not finite for det F <= 0.
+       */
+      KOKKOS_INLINE_FUNCTION double
+      hyperelastic_energy(const MaterialConstants &m, const double F[3][3])
+      {
+        double C[3][3];
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            C[i][j] = F[0][i] * F[0][j] + F[1][i] * F[1][j] + F[2][i] * F[2][j];
+        const double J = F[0][0] * (F[1][1] * F[2][2] - F[1][2] * F[2][1]) -
+                         F[0][1] * (F[1][0] * F[2][2] - F[1][2] * F[2][0]) +
+                         F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]);
+        const double I1     = C[0][0] + C[1][1] + C[2][2];
+        const double log_J  = natural_logarithm(J);
+        if (m.strain_energy == StrainEnergy::isochoric_neo_hookean)
+          {
+            const double kappa = m.lambda + 2. / 3. * m.mu;
+            return 0.5 * m.mu * (exponential(-2. / 3. * log_J) * I1 - 3.) + 0.25 * kappa * (J * J - 1. - 2. * log_J);
+          }
+        double C_C = 0.;
+        PLASTIX_UNROLL
+        for (int i = 0; i < 3; ++i)
+          PLASTIX_UNROLL
+          for (int j = 0; j < 3; ++j)
+            C_C += C[i][j] * C[j][i];
+        const double I2  = 0.5 * (I1 * I1 - C_C);
+        const double mu2 = m.second_shear_modulus;
+        return 0.5 * (m.mu - mu2) * (I1 - 3.) + 0.5 * mu2 * (I2 - 3.) - (m.mu + mu2) * log_J +
+               0.5 * (m.lambda - 2. * mu2) * log_J * log_J;
+      }
+
       /** The first Piola-Kirchhoff stress P(F) of the material @p m; returns J. */
       template <typename Number>
       KOKKOS_INLINE_FUNCTION Number
