@@ -198,6 +198,8 @@ namespace plastix
   {
     MechanicsOperator::AdditionalData data = parameters.op.get_additional_data();
     data.boundary_springs                  = parameters.boundary.springs;
+    if (parameters.time_integration.is_dynamic())
+      data.mass_matrix = parameters.time_integration.mass_matrix;
     if (fixed_grid)
       data.cell_stiffness_factor = [grid = fixed_grid.get()](const dealii::TriaIterator<dealii::CellAccessor<3>> &cell) {
         return grid->stiffness_factor(cell);

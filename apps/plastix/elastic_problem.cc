@@ -7,6 +7,7 @@
 #include "elastic_problem.h"
 
 #include "cell_quantities.h"
+#include "solution_fields.h"
 #include "driver_tools.h"
 #include "mesh_quality.h"
 #include "monitor.h"
@@ -23,42 +24,6 @@ namespace plastix
 
   namespace
   {
-    /**
-     * Cell stress (from the cell-average strain) and von Mises stress of
-     * linear elasticity, and the quantities of 'Output/Additional quantities'
-     * (nodal ones into @p point_fields).
-     */
-    CellFields
-    elastic_cell_fields(const Discretization &d, const DeviceVector &u, PointFields &point_fields)
-    {
-      const std::vector<double> strain = d.op.cell_average_strain(u);
-      const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
-      CellFields  fields;
-      for (const char *name : names)
-        fields.emplace_back(name, std::vector<double>());
-      fields.emplace_back("von_mises", std::vector<double>());
-      std::vector<double> stress;
-      unsigned int        k = 0;
-      for (const auto &cell : d.triangulation->active_cell_iterators())
-        {
-          if (!cell->is_locally_owned())
-            continue;
-          const auto   &m  = d.materials.at(cell->material_id());
-          const double *e  = &strain[6 * k++];
-          const double  tr = e[0] + e[1] + e[2];
-          double        s[6];
-          for (unsigned int c = 0; c < 6; ++c)
-            s[c] = 2. * m.mu * e[c] + (c < 3 ? m.lambda * tr : 0.);
-          for (unsigned int c = 0; c < 6; ++c)
-            fields[c].values.push_back(s[c]);
-          fields[6].values.push_back(von_mises_stress(s));
-          stress.insert(stress.end(), s, s + 6);
-        }
-      add_additional_quantities(d.parameters.output, d.dof_handler, stress, strain, fields, point_fields);
-      d.add_geometry_fields(fields);
-      return fields;
-    }
-
     /**
      * The rows of the monitor at each of Load stepping/Load factors. The
      * problem is linear, so the solution at load factor lambda is

@@ -33,6 +33,31 @@ namespace plastix
   };
 
   /**
+   * The dynamic problems ('Time integration/Integrator' not none):
+   * small-strain elastodynamics or finite-strain hyperelastodynamics with
+   * the mass matrix of 'Time integration', Newmark, the midpoint rule,
+   * generalised-alpha or central differences (Elastodynamics) from t = 0
+   * to the End time, the loads of 'Boundary conditions' times the Load
+   * amplitude over time, the initial velocity of the parameters. Every
+   * Output interval steps: VTU/PVTU (displacement, velocity, stress) listed
+   * in a .pvd time series, and a CSV row with the energies and the
+   * monitored displacements and reactions.
+   */
+  class DynamicProblem
+  {
+  public:
+    DynamicProblem(const Parameters &parameters, MPI_Comm communicator);
+
+    /** Run all time steps; throws InputError, SolverError, Interrupted or a device error. */
+    RunSummary
+    run();
+
+  private:
+    const Parameters &parameters;
+    MPI_Comm          communicator;
+  };
+
+  /**
    * The incremental problems (Problem/Type = elastoplastic, or
    * Problem/Kinematics = finite strain): small-strain elastoplasticity (von
    * Mises, Mohr-Coulomb, Drucker-Prager) or finite-strain hyperelasticity

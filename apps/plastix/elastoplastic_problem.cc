@@ -17,6 +17,7 @@
 #include "monitor.h"
 
 #include "cell_quantities.h"
+#include "solution_fields.h"
 #include "driver_tools.h"
 #include "mesh_quality.h"
 
@@ -68,44 +69,6 @@ namespace plastix
       return fields;
     }
 
-    /**
-     * The cell averages of finite strain at @p u_host (ghosted): Cauchy
-     * stress, von Mises stress, volume ratio J, and the quantities of
-     * 'Output/Additional quantities' (the strain is the Green-Lagrange
-     * strain; nodal ones into @p point_fields).
-     */
-    CellFields
-    finite_strain_cell_fields(const Discretization                                     &d,
-                              const dealii::LinearAlgebra::distributed::Vector<double> &u_host,
-                              PointFields                                              &point_fields)
-    {
-      constexpr unsigned int    n        = finite_strain_values_per_cell;
-      const std::vector<double> averages = finite_strain_cell_averages(d.dof_handler, d.materials, u_host);
-      const std::size_t         n_cells  = averages.size() / n;
-      const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
-      CellFields  fields;
-      std::vector<double> stress(6 * n_cells), strain(6 * n_cells), von_mises(n_cells), volume_ratio(n_cells);
-      for (std::size_t c = 0; c < n_cells; ++c)
-        {
-          std::copy_n(&averages[n * c], 6, &stress[6 * c]);
-          std::copy_n(&averages[n * c + 7], 6, &strain[6 * c]);
-          von_mises[c]    = von_mises_stress(&stress[6 * c]);
-          volume_ratio[c] = averages[n * c + 6];
-        }
-      for (unsigned int f = 0; f < 6; ++f)
-        {
-          std::vector<double> values(n_cells);
-          for (std::size_t c = 0; c < n_cells; ++c)
-            values[c] = stress[6 * c + f];
-          fields.emplace_back(names[f], std::move(values));
-        }
-      fields.emplace_back("von_mises", std::move(von_mises));
-      fields.emplace_back("volume_ratio", std::move(volume_ratio));
-      add_additional_quantities(d.parameters.output, d.dof_handler, stress,
-                                d.parameters.output.writes("strain") ? strain : std::vector<double>(), fields,
-                                point_fields);
-      return fields;
-    }
   } // namespace
 
   void

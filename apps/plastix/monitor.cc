@@ -95,15 +95,10 @@ namespace plastix
     return !reaction_dofs.empty();
   }
 
-  void
-  Monitor::record(const unsigned int                                        step,
-                  const double                                              load_factor,
-                  const unsigned int                                        newton_iterations,
-                  const unsigned int                                        linear_iterations,
-                  const unsigned long long                                  plastic_points,
-                  const dealii::LinearAlgebra::distributed::Vector<double> &u,
+  std::vector<double>
+  Monitor::values(const dealii::LinearAlgebra::distributed::Vector<double> &u,
                   const DeviceVector                                       &internal_force,
-                  const double                                              scale)
+                  const double                                              scale) const
   {
     std::vector<double> values;
     for (const auto &dofs : point_dofs)
@@ -137,6 +132,20 @@ namespace plastix
           }
       }
     MPI_Allreduce(MPI_IN_PLACE, values.data(), values.size(), MPI_DOUBLE, MPI_SUM, d.communicator);
+    return values;
+  }
+
+  void
+  Monitor::record(const unsigned int                                        step,
+                  const double                                              load_factor,
+                  const unsigned int                                        newton_iterations,
+                  const unsigned int                                        linear_iterations,
+                  const unsigned long long                                  plastic_points,
+                  const dealii::LinearAlgebra::distributed::Vector<double> &u,
+                  const DeviceVector                                       &internal_force,
+                  const double                                              scale)
+  {
+    const std::vector<double> values = this->values(u, internal_force, scale);
     std::ostringstream row;
     row << std::setprecision(15) << step << ',' << load_factor << ',' << newton_iterations << ','
         << linear_iterations << ',' << plastic_points;

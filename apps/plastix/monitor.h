@@ -55,6 +55,17 @@ namespace plastix
            const DeviceVector                                       &internal_force,
            double                                                    scale = 1.);
 
+    /**
+     * The monitored values (collective): the displacements of @p u
+     * (ghosted) at the points and the reactions of @p internal_force, both
+     * times @p scale, in the order of the columns after the first five of
+     * MonitorParameters::csv_columns().
+     */
+    std::vector<double>
+    values(const dealii::LinearAlgebra::distributed::Vector<double> &u,
+           const DeviceVector                                       &internal_force,
+           double                                                    scale = 1.) const;
+
     /** Whether the rows need an internal force (reactions are monitored). */
     bool
     needs_internal_force() const;

@@ -304,6 +304,7 @@ namespace plastix
     problem.declare(prm);
     load_stepping.declare(prm);
     newton.declare(prm);
+    time_integration.declare(prm);
     monitor.declare(prm);
     mesh.declare(prm);
     materials.declare(prm);
@@ -409,8 +410,11 @@ namespace plastix
     op.resolve_cell_kernel(problem, mesh);
     op.resolve_strategy(problem, mesh);
     op.resolve_element_formulation(problem);
+    time_integration.check();
     if (problem.kinematics == Kinematics::finite_strain)
       check_finite_strain();
+    if (time_integration.is_dynamic())
+      check_dynamics();
     if (problem.type == ProblemType::elastoplastic)
       {
         bool yields = materials.default_material.can_yield();
@@ -435,7 +439,7 @@ namespace plastix
                        "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
     check_operator_and_solver();
     check_supports_and_preconditioner();
-    if (mesh.adaptive.enabled() && problem.type != ProblemType::elastoplastic)
+    if (mesh.adaptive.enabled() && (problem.type != ProblemType::elastoplastic || time_integration.is_dynamic()))
       throw InputError("Mesh/Adaptive refinement/Indicator",
                        "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type); "
                        "finite-strain runs do not adapt either");

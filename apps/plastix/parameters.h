@@ -17,6 +17,7 @@
 #include <plastix/solvers/load_stepping.h>
 #include <plastix/solvers/newton.h>
 #include <plastix/solvers/solver_types.h>
+#include <plastix/solvers/time_integration.h>
 
 #include "load_amplitude.h"
 #include "parameter_parsing.h"
@@ -306,6 +307,8 @@ namespace plastix
     double second_shear_modulus = 0.;
     /** The strain energy at finite strain. */
     backend::StrainEnergy strain_energy = backend::StrainEnergy::mooney_rivlin;
+    /** Mass density (dynamics, 'Time integration'); 0: none given. */
+    double density = 0.;
 
     /**
      * The backend material (make_material(), make_mohr_coulomb() or
@@ -650,6 +653,49 @@ namespace plastix
     check();
   };
 
+  /**
+   * Subsection "Time integration": a dynamic run (Elastodynamics) instead of
+   * statics when Integrator is not none.
+   */
+  struct TimeIntegrationParameters : public TimeIntegrationData
+  {
+    /** "none" (statics) or a TimeIntegrator name; parsed in check(). */
+    std::string integrator_name = "none";
+    /** The run ends at this time (> 0). */
+    double end_time = 1.;
+    /** The mass matrix (consistent or lumped; central differences takes its row sums). */
+    MassMatrix mass_matrix = MassMatrix::consistent;
+    /**
+     * Central differences: with Time step = 0 the step is this fraction of
+     * the estimated critical step; a given step above the estimate is
+     * refused.
+     */
+    double critical_step_fraction = 0.9;
+    /** Write the VTU (and a monitor row) every this many steps (and at the end). */
+    unsigned int output_interval = 10;
+    /** The initial velocity: three expressions in x, y, z separated by ';'. */
+    std::string initial_velocity = "0; 0; 0";
+    /**
+     * The amplitude of the loads over time t (an expression of t or a table
+     * 't: a, ...', LoadAmplitude; the prescribed displacements stay
+     * constant); parsed into amplitude in check().
+     */
+    std::string   load_amplitude = "1";
+    LoadAmplitude amplitude;
+
+    void
+    declare(dealii::ParameterHandler &prm);
+    /** Parse the integrator and check the values (InputError naming the entry). */
+    void
+    check();
+    /** The initial velocity as a function of x, y, z (three components). */
+    std::shared_ptr<dealii::Function<3>>
+    initial_velocity_function() const;
+    /** Whether the run is dynamic (Integrator is not none). */
+    bool
+    is_dynamic() const;
+  };
+
   /** Subsection "Newton": the settings of NewtonRaphson. */
   struct NewtonParameters : public NewtonData
   {
@@ -708,6 +754,7 @@ namespace plastix
     LoadSteppingParameters load_stepping;
     NewtonParameters       newton;
     MonitorParameters      monitor;
+    TimeIntegrationParameters time_integration;
 
     /** The text of the parameter file read by read() (a checkpoint keeps it). */
     std::string file_text;
@@ -752,6 +799,13 @@ namespace plastix
      */
     void
     check_finite_strain() const;
+    /**
+     * The choices that a dynamic run refuses (InputError naming the entry):
+     * plasticity, checkpoints, adaptive refinement, runs in parts, a
+     * material without a density.
+     */
+    void
+    check_dynamics() const;
     /**
      * The operator and solver choices against each other (direct and the
      * assembled strategy, the thread mapping of the strategy, dbd structured

@@ -59,6 +59,10 @@ namespace plastix
                         "+ (lambda - 2 mu2)/2 (ln J)^2; neo-Hookean for mu2 = 0) or isochoric neo-Hookean (W = mu/2 "
                         "(J^-2/3 I1 - 3) + kappa/4 (J^2 - 1 - 2 ln J), kappa = lambda + 2 mu/3: deal.II's step-44; "
                         "mu2 = 0). Both have the small-strain limit of Young's modulus and Poisson's ratio");
+      prm.add_parameter("Density", m.density,
+                        "Mass density per unit (reference) volume, for dynamics (Time integration/Integrator); "
+                        "a dynamic run needs it > 0 for every material. Statics do not use it",
+                        dealii::Patterns::Double(0.));
       prm.add_parameter("Cone matching", m.cone_matching,
                         "Drucker-Prager cone through the Mohr-Coulomb pyramid of the same c and phi: outer "
                         "(compression meridians), inner (extension meridians), plane strain (same plane-strain "
@@ -96,6 +100,9 @@ namespace plastix
           }
         m.second_shear_modulus = hyperelastic.second_shear_modulus;
         m.strain_energy        = hyperelastic.strain_energy;
+        if (!(density >= 0.) || !std::isfinite(density))
+          throw std::invalid_argument("the density must be finite and >= 0");
+        m.density = density;
         return m;
       }
     catch (const std::invalid_argument &error)
@@ -129,7 +136,8 @@ namespace plastix
                       "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
                       "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
                       "plane strain, and at finite strain mu2=... (Second shear modulus), energy=Mooney-"
-                      "Rivlin|isochoric neo-Hookean (Strain energy) (omitted keys take the values above)",
+                      "Rivlin|isochoric neo-Hookean (Strain energy), and for dynamics rho=... (Density) (omitted keys take "
+                      "the values above)",
                       dealii::Patterns::Anything());
     prm.leave_subsection();
   }
@@ -201,9 +209,11 @@ namespace plastix
               m.cohesion_hardening = value;
             else if (key == "mu2")
               m.second_shear_modulus = value;
+            else if (key == "rho")
+              m.density = value;
             else
               throw InputError(entry, "unknown key '" + key +
-                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone, mu2, energy)");
+                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone, mu2, energy, rho)");
           }
         check_material(m, entry + " (material id " + id_text + ")");
         per_material_id[id] = m;

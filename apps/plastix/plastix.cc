@@ -167,7 +167,9 @@ main(int argc, char **argv)
     {
       plastix::Runtime    runtime(comm, parameters.op.ghost_exchange);
       plastix::RunSummary summary;
-      if (parameters.problem.is_incremental())
+      if (parameters.time_integration.is_dynamic())
+        summary = plastix::DynamicProblem(parameters, comm).run();
+      else if (parameters.problem.is_incremental())
         {
           plastix::ElastoplasticProblem problem(parameters, comm);
           if (restart)

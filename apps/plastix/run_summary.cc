@@ -27,7 +27,11 @@ namespace plastix
       s << " (ghost exchange " << ghost_exchange << ")";
     s << ", " << device << ", " << n_dofs << " DoFs, "
       << n_cells << " cells, " << operator_description << ", " << solver;
-    if (newton_iterations > 0)
+    if (n_time_steps > 0)
+      s << ", " << n_time_steps << " time steps to t = " << end_time << " (" << time_steps_per_second
+        << " per second), " << newton_iterations << " Newton iterations, " << linear_iterations
+        << " linear iterations";
+    else if (newton_iterations > 0)
       s << ", " << n_steps << " load steps (" << n_cuts << " cuts), " << newton_iterations << " Newton iterations, "
         << linear_iterations << " linear iterations, " << yielded_points << " yielded Gauss points";
     if (n_adaptations > 0)

@@ -24,6 +24,9 @@ namespace plastix
     std::string        solver;
     /** Load steps (1 for elastic runs) and cut steps. */
     unsigned int n_steps = 1, n_cuts = 0;
+    /** Time steps of a dynamic run (0: not dynamic), the time reached and the steps per second of wall time. */
+    unsigned int n_time_steps = 0;
+    double       end_time = 0, time_steps_per_second = 0;
     /** Adaptive refinements that changed the mesh (n_dofs and n_cells are then those of the last mesh). */
     unsigned int n_adaptations = 0;
     /** Newton iterations over all steps (0 for elastic runs). */

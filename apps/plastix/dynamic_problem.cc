@@ -1,0 +1,226 @@
+// Dynamic problems: small-strain elastodynamics or finite-strain
+// hyperelastodynamics over time steps (Elastodynamics), with VTU series,
+// energies and monitored values per written step.
+#include <deal.II/base/data_out_base.h>
+#include <deal.II/numerics/vector_tools.h>
+
+#include <plastix/core/finite_strain_state.h>
+#include <plastix/core/interruption.h>
+#include <plastix/core/runtime.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/time_integration.h>
+
+#include "discretization.h"
+#include "driver_tools.h"
+#include "elastic_problem.h"
+#include "mesh_quality.h"
+#include "monitor.h"
+#include "solution_fields.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace plastix
+{
+  DynamicProblem::DynamicProblem(const Parameters &parameters, MPI_Comm communicator)
+    : parameters(parameters)
+    , communicator(communicator)
+  {}
+
+  namespace
+  {
+    /** The CSV header of a dynamic run: step, time, iterations, energies, then the monitored values. */
+    std::string
+    dynamic_csv_header(const MonitorParameters &monitor)
+    {
+      std::string header = "step,time,newton_iterations,linear_iterations,kinetic_energy,strain_energy,"
+                           "external_work,dissipated_energy,energy_balance";
+      const std::vector<std::string> columns = monitor.csv_columns();
+      for (std::size_t k = 5; k < columns.size(); ++k)
+        header += "," + columns[k];
+      return header;
+    }
+  } // namespace
+
+  RunSummary
+  DynamicProblem::run()
+  {
+    const TimeIntegrationParameters &time = parameters.time_integration;
+    const bool root          = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;
+    const bool finite_strain = parameters.problem.kinematics == Kinematics::finite_strain;
+    const bool is_explicit   = time.integrator == TimeIntegrator::central_differences;
+    RunSummary summary;
+    summary.n_ranks        = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    summary.ghost_exchange = Runtime::ghost_exchange_description();
+    summary.device         = Runtime::execution_space();
+    StageTimer timer(communicator, summary);
+
+    StagedOutput   output(parameters.output.directory, communicator);
+    Discretization d(parameters, communicator);
+    internal::set_up_mesh_dofs_operator(d, timer, summary);
+    if (finite_strain)
+      d.op.enable_finite_strain();
+    timer.stop("operator");
+
+    // The loads of 'Boundary conditions' at their full value, times the
+    // amplitude over time.
+    timer.start();
+    d.assemble_external_force();
+    DeviceVector force(d.external_force);
+    force.add(1., d.constant_force);
+    for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
+      force.add(amplified.amplitude(1.), amplified.force);
+    const LoadAmplitude amplitude = time.amplitude;
+    timer.stop("rhs");
+
+    timer.start();
+    LinearSolver              solver(parameters.solver);
+    TimeIntegrationData       data = time;
+    std::unique_ptr<Elastodynamics> dynamics;
+    const auto make_dynamics = [&](const TimeIntegrationData &with) {
+      return std::make_unique<Elastodynamics>(
+        d.op, is_explicit ? nullptr : &solver,
+        is_explicit ? std::function<void()>() : std::function<void()>([&] { d.initialize_solver(solver, true); }),
+        with);
+    };
+    double critical_step = 0.;
+    if (is_explicit)
+      {
+        // The critical step of the lumped mass and the stiffness at u = 0.
+        data.time_step = time.time_step > 0. ? time.time_step : time.end_time;
+        critical_step  = make_dynamics(data)->critical_time_step();
+        if (time.time_step == 0.)
+          data.time_step = time.critical_step_fraction * critical_step;
+        else if (time.time_step > time.critical_step_fraction * critical_step)
+          {
+            std::ostringstream message;
+            message << time.time_step << " is above " << time.critical_step_fraction
+                    << " times the estimated critical step " << critical_step
+                    << " of central differences (Critical step fraction)";
+            throw InputError("Time integration/Time step", message.str());
+          }
+        if (root)
+          std::cout << "  central differences: estimated critical step " << critical_step << ", time step "
+                    << data.time_step << std::endl;
+        summary.solver = "central differences, lumped mass";
+      }
+    dynamics = make_dynamics(data);
+    if (!is_explicit)
+      {
+        internal::set_up_preconditioner(d, solver);
+        summary.solver = enum_name(time.integrator) + ", " + solver.name();
+      }
+    dynamics->set_external_force(force, amplitude);
+    {
+      DeviceVector u0, v0;
+      d.op.initialize_dof_vector(u0);
+      d.op.initialize_dof_vector(v0);
+      dealii::LinearAlgebra::distributed::Vector<double> host(d.op.get_partitioner());
+      dealii::VectorTools::interpolate(d.dof_handler, *time.initial_velocity_function(), host);
+      v0.copy_from_host(host);
+      dynamics->set_initial_conditions(u0, v0);
+    }
+    timer.stop("preconditioner");
+
+    // The steps, with output every Output interval steps and at the end.
+    Monitor monitor(d, parameters.monitor);
+    monitor.report_distant_points();
+    std::vector<std::string>                  rows;
+    std::vector<std::pair<double, std::string>> pvd;
+    const auto write_output = [&](const unsigned int step, const TimeStepResult &result) {
+      const auto u_host = d.to_host(dynamics->displacement());
+      DeviceVector internal_force;
+      if (monitor.needs_internal_force())
+        {
+          if (finite_strain)
+            d.op.finite_strain().internal_force(dynamics->displacement(), internal_force);
+          else
+            d.op.compute_internal_force(dynamics->displacement(), internal_force);
+        }
+      const std::vector<double> values = monitor.values(u_host, internal_force);
+      const EnergyBalance      &e      = dynamics->energies();
+      std::ostringstream        row;
+      row << std::setprecision(15) << step << ',' << dynamics->time() << ',' << result.iterations << ','
+          << result.linear_iterations << ',' << e.kinetic << ',' << e.strain << ',' << e.external_work << ','
+          << e.dissipated << ',' << e.total();
+      for (const double v : values)
+        row << ',' << v;
+      rows.push_back(row.str());
+      std::string csv = dynamic_csv_header(parameters.monitor) + "\n";
+      for (const std::string &line : rows)
+        csv += line + "\n";
+      output.write_text(parameters.output.base_name + ".csv", csv);
+      if (parameters.output.write_vtu)
+        {
+          PointFields point_fields;
+          CellFields  fields = finite_strain ? finite_strain_cell_fields(d, u_host, point_fields) :
+                                               elastic_cell_fields(d, dynamics->displacement(), point_fields);
+          if (finite_strain)
+            d.add_geometry_fields(fields);
+          auto velocity = std::make_shared<dealii::LinearAlgebra::distributed::Vector<double>>(
+            d.to_host(dynamics->velocity()));
+          point_fields.push_back({"velocity", 3, [velocity](const dealii::types::global_dof_index dof, double *out) {
+                                    for (unsigned int c = 0; c < 3; ++c)
+                                      out[c] = (*velocity)(dof + c);
+                                  }});
+          const std::string pvtu =
+            d.write_vtu(output, dynamics->displacement(), fields, parameters.output.base_name, step, point_fields);
+          pvd.emplace_back(dynamics->time(), pvtu);
+          std::ostringstream pvd_text;
+          dealii::DataOutBase::write_pvd_record(pvd_text, pvd);
+          output.write_text(parameters.output.base_name + ".pvd", pvd_text.str());
+          summary.output_file = (std::filesystem::path(parameters.output.directory) / pvtu).string();
+        }
+      output.commit();
+    };
+    write_output(0, TimeStepResult());
+    summary.n_steps             = 0;
+    const double initial_energy = dynamics->energies().total();
+    double       output_seconds = 0.;
+    timer.start();
+    dealii::Timer steps_timer;
+    for (unsigned int step = 1; dynamics->time() < time.end_time * (1. - 1e-12); ++step)
+      {
+        const TimeStepResult result = dynamics->step();
+        if (!result.converged)
+          throw SolverError("time step " + std::to_string(step) + " at t = " + std::to_string(dynamics->time()) +
+                            " failed: " + result.failure);
+        summary.n_steps = step;
+        summary.newton_iterations += result.iterations;
+        summary.linear_iterations += result.linear_iterations;
+        if (interrupt_requested(communicator))
+          throw Interrupted("at time step " + std::to_string(step) + "; the output up to the last written step "
+                            "is complete");
+        const bool last = dynamics->time() >= time.end_time * (1. - 1e-12);
+        if (step % time.output_interval == 0 || last)
+          {
+            dealii::Timer output_timer;
+            write_output(step, result);
+            output_seconds += output_timer.wall_time();
+            if (root)
+              std::cout << "time step " << step << ": t = " << dynamics->time() << ", " << result.iterations
+                        << " Newton iterations, " << result.linear_iterations << " linear iterations, energy balance "
+                        << dynamics->energies().total() - initial_energy << std::endl;
+          }
+      }
+    const double step_seconds = steps_timer.wall_time();
+    timer.stop("time steps");
+    summary.n_time_steps          = summary.n_steps;
+    summary.end_time              = dynamics->time();
+    summary.time_steps_per_second = summary.n_steps / std::max(step_seconds - output_seconds, 1e-9);
+    summary.add_time("of which output", output_seconds);
+
+    const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(dynamics->displacement());
+    summary.max_displacement                  = maxima.magnitude;
+    if (!std::isfinite(summary.max_displacement) || !std::isfinite(dynamics->energies().total()))
+      throw SolverError("the displacement is not finite");
+    print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
+    internal::append_summary(output, parameters.output, summary.line());
+    output.commit();
+    return summary;
+  }
+} // namespace plastix
