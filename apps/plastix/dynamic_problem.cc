@@ -81,10 +81,13 @@ namespace plastix
     LinearSolver              solver(parameters.solver);
     TimeIntegrationData       data = time;
     std::unique_ptr<Elastodynamics> dynamics;
+    double                          last_setup_time = -1.;
     const auto make_dynamics = [&](const TimeIntegrationData &with) {
       return std::make_unique<Elastodynamics>(
         d.op, is_explicit ? nullptr : &solver,
-        is_explicit ? std::function<void()>() : std::function<void()>([&] { d.initialize_solver(solver, true); }),
+        // The preconditioner's structure once per step, what follows the tangent in every iteration.
+        is_explicit ? std::function<void()>() :
+                      std::function<void()>([&] { d.initialize_solver(solver, dynamics == nullptr || dynamics->time() != last_setup_time); last_setup_time = dynamics ? dynamics->time() : -1.; }),
         with);
     };
     double critical_step = 0.;
@@ -120,7 +123,9 @@ namespace plastix
       d.op.initialize_dof_vector(u0);
       d.op.initialize_dof_vector(v0);
       dealii::LinearAlgebra::distributed::Vector<double> host(d.op.get_partitioner());
-      dealii::VectorTools::interpolate(d.dof_handler, *time.initial_velocity_function(), host);
+      dealii::VectorTools::interpolate(d.dof_handler, *time.vector_function(time.initial_displacement), host);
+      u0.copy_from_host(host);
+      dealii::VectorTools::interpolate(d.dof_handler, *time.vector_function(time.initial_velocity), host);
       v0.copy_from_host(host);
       dynamics->set_initial_conditions(u0, v0);
     }

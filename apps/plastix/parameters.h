@@ -673,8 +673,9 @@ namespace plastix
     double critical_step_fraction = 0.9;
     /** Write the VTU (and a monitor row) every this many steps (and at the end). */
     unsigned int output_interval = 10;
-    /** The initial velocity: three expressions in x, y, z separated by ';'. */
-    std::string initial_velocity = "0; 0; 0";
+    /** The initial displacement and velocity: three expressions in x, y, z separated by ';'. */
+    std::string initial_displacement = "0; 0; 0";
+    std::string initial_velocity     = "0; 0; 0";
     /**
      * The amplitude of the loads over time t (an expression of t or a table
      * 't: a, ...', LoadAmplitude; the prescribed displacements stay
@@ -688,9 +689,9 @@ namespace plastix
     /** Parse the integrator and check the values (InputError naming the entry). */
     void
     check();
-    /** The initial velocity as a function of x, y, z (three components). */
-    std::shared_ptr<dealii::Function<3>>
-    initial_velocity_function() const;
+    /** An expression of the initial state (initial_displacement or initial_velocity) as a function of x, y, z. */
+    static std::shared_ptr<dealii::Function<3>>
+    vector_function(const std::string &expressions);
     /** Whether the run is dynamic (Integrator is not none). */
     bool
     is_dynamic() const;

@@ -47,6 +47,9 @@ namespace plastix
     prm.add_parameter("Output interval", output_interval,
                       "Write the VTU and a monitor row every this many steps (and after the last)",
                       dealii::Patterns::Integer(1));
+    prm.add_parameter("Initial displacement", initial_displacement,
+                      "The displacement at t = 0: three expressions in x, y, z separated by ';' (pi known; "
+                      "prescribed displacements take their values)", dealii::Patterns::Anything());
     prm.add_parameter("Initial velocity", initial_velocity,
                       "The velocity at t = 0: three expressions in x, y, z separated by ';' (zero on "
                       "prescribed displacements)", dealii::Patterns::Anything());
@@ -79,33 +82,36 @@ namespace plastix
     if (time_step > 0. && end_time / time_step > 1e8)
       throw InputError("Time integration/Time step", "gives more than 1e8 steps to the End time");
     amplitude = LoadAmplitude::parse(load_amplitude, "Time integration/Load amplitude");
-    if (split(initial_velocity, ';').size() != 3)
-      throw InputError("Time integration/Initial velocity",
-                       "'" + initial_velocity + "' must be three expressions of x, y, z separated by ';'");
-    // deal.II's FunctionParser writes muparser's details to std::cerr
-    // before it throws: keep them out of the one-line message.
-    std::ostringstream parser_output;
-    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-    try
+    for (const auto &[text, entry] : {std::pair<std::string, std::string>(initial_displacement, "Initial displacement"),
+                                      std::pair<std::string, std::string>(initial_velocity, "Initial velocity")})
       {
-        dealii::Vector<double> values(3);
-        initial_velocity_function()->vector_value(dealii::Point<3>(0.1234, 0.5678, 0.9012), values);
-        std::cerr.rdbuf(cerr_buffer);
-      }
-    catch (const std::exception &error)
-      {
-        std::cerr.rdbuf(cerr_buffer);
-        throw InputError("Time integration/Initial velocity",
-                         "'" + initial_velocity + "' is not three expressions of x, y, z (" +
-                           parser_message(error.what()) + ")");
+        if (split(text, ';').size() != 3)
+          throw InputError("Time integration/" + entry,
+                           "'" + text + "' must be three expressions of x, y, z separated by ';'");
+        // deal.II's FunctionParser writes muparser's details to std::cerr
+        // before it throws: keep them out of the one-line message.
+        std::ostringstream parser_output;
+        std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+        try
+          {
+            dealii::Vector<double> values(3);
+            vector_function(text)->vector_value(dealii::Point<3>(0.1234, 0.5678, 0.9012), values);
+            std::cerr.rdbuf(cerr_buffer);
+          }
+        catch (const std::exception &error)
+          {
+            std::cerr.rdbuf(cerr_buffer);
+            throw InputError("Time integration/" + entry, "'" + text + "' is not three expressions of x, y, z (" +
+                                                            parser_message(error.what()) + ")");
+          }
       }
   }
 
   std::shared_ptr<dealii::Function<3>>
-  TimeIntegrationParameters::initial_velocity_function() const
+  TimeIntegrationParameters::vector_function(const std::string &expressions)
   {
     auto parser = std::make_shared<dealii::FunctionParser<3>>(3);
-    parser->initialize("x,y,z", initial_velocity, {{"pi", dealii::numbers::PI}});
+    parser->initialize("x,y,z", expressions, {{"pi", dealii::numbers::PI}});
     return parser;
   }
 

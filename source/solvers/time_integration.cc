@@ -204,7 +204,8 @@ namespace plastix
   void
   Elastodynamics::set_initial_conditions(const DeviceVector &u0, const DeviceVector &v0, const double time)
   {
-    current_time = time;
+    current_time = start_time = time;
+    steps_taken  = 0;
     u.equ(1., u0);
     op.set_constrained_values(u, 1.);
     v.equ(1., v0);
@@ -318,7 +319,8 @@ namespace plastix
     energy.external_work += 0.5 * (external_before + du * f_ext_now);
     energy.dissipated += 0.5 * (damping_before + du * f_damp_now);
     energy.kinetic = kinetic_energy(v);
-    current_time   = t_new;
+    ++steps_taken;
+    current_time = start_time + static_cast<double>(steps_taken) * dt;
     result.converged = true;
     return result;
   }
@@ -408,10 +410,14 @@ namespace plastix
         // (K_t + c M) du = -R / scale.
         residual *= -1. / scale;
         du = 0.;
+        // Small strain is linear: one solve to a tenth of the Newton tolerance ends the step.
+        const double tolerance = op.has_finite_strain() ?
+                                   data.linear_tolerance * residual.l2_norm() :
+                                   std::min(data.linear_tolerance * residual.l2_norm(),
+                                            0.1 * data.residual_tolerance * force_scale / scale);
         try
           {
-            result.linear_iterations +=
-              linear_solver->solve(du, residual, data.linear_tolerance * residual.l2_norm()).iterations;
+            result.linear_iterations += linear_solver->solve(du, residual, tolerance).iterations;
           }
         catch (const std::exception &error)
           {
@@ -446,7 +452,8 @@ namespace plastix
     op.set_constrained_values(v, 0.);
     op.set_constrained_values(a, 0.);
     energy.kinetic   = kinetic_energy(v);
-    current_time     = t_new;
+    ++steps_taken;
+    current_time = start_time + static_cast<double>(steps_taken) * dt;
     result.converged = true;
     return result;
   }

@@ -93,7 +93,11 @@ namespace plastix
      * motion).
      */
     double displacement_tolerance = 1e-10;
-    /** Relative tolerance of the linear solves of the Newton iterations. */
+    /**
+     * Relative tolerance of the linear solves of the Newton iterations (at
+     * small strain at most a tenth of the Newton tolerance, so that one
+     * solve ends the step).
+     */
     double linear_tolerance = 1e-6;
   };
 
@@ -277,6 +281,9 @@ namespace plastix
     const DeviceVector                *external_force = nullptr;
     std::function<double(double)>      external_amplitude;
     double                             current_time = 0.;
+    /** The time of set_initial_conditions() and the steps since: t = start_time + steps_taken dt. */
+    double                             start_time  = 0.;
+    unsigned long long                 steps_taken = 0;
     double                             force_scale  = 0.;
     bool                               solver_ready = false;
     EnergyBalance                      energy;
