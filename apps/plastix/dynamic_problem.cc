@@ -53,10 +53,7 @@ namespace plastix
     const bool root          = dealii::Utilities::MPI::this_mpi_process(communicator) == 0;
     const bool finite_strain = parameters.problem.kinematics == Kinematics::finite_strain;
     const bool is_explicit   = time.integrator == TimeIntegrator::central_differences;
-    RunSummary summary;
-    summary.n_ranks        = dealii::Utilities::MPI::n_mpi_processes(communicator);
-    summary.ghost_exchange = Runtime::ghost_exchange_description();
-    summary.device         = Runtime::execution_space();
+    RunSummary summary = RunSummary::for_run(communicator);
     StageTimer timer(communicator, summary);
 
     StagedOutput   output(parameters.output.directory, communicator);

@@ -95,10 +95,7 @@ namespace plastix
   RunSummary
   ElasticProblem::run()
   {
-    RunSummary summary;
-    summary.n_ranks = dealii::Utilities::MPI::n_mpi_processes(communicator);
-    summary.ghost_exchange = Runtime::ghost_exchange_description();
-    summary.device  = Runtime::execution_space();
+    RunSummary summary = RunSummary::for_run(communicator);
     StageTimer timer(communicator, summary);
 
     // Output first: a bad output directory fails before any work.

@@ -209,9 +209,7 @@ namespace plastix
       , linear_solver(parameters.solver)
       , checkpoint(checkpoint_directory(parameters.output.directory))
     {
-      summary.n_ranks        = dealii::Utilities::MPI::n_mpi_processes(communicator);
-      summary.ghost_exchange = Runtime::ghost_exchange_description();
-      summary.device         = Runtime::execution_space();
+      summary = RunSummary::for_run(communicator);
     }
 
     std::unique_ptr<NewtonRaphson>

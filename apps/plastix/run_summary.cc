@@ -1,4 +1,8 @@
 // Run summary line and stage timer.
+#include <deal.II/base/mpi.h>
+
+#include <plastix/core/runtime.h>
+
 #include "run_summary.h"
 
 #include <iomanip>
@@ -16,6 +20,16 @@ namespace plastix
           return;
         }
     stage_seconds.emplace_back(name, seconds);
+  }
+
+  RunSummary
+  RunSummary::for_run(MPI_Comm communicator)
+  {
+    RunSummary summary;
+    summary.n_ranks        = dealii::Utilities::MPI::n_mpi_processes(communicator);
+    summary.ghost_exchange = Runtime::ghost_exchange_description();
+    summary.device         = Runtime::execution_space();
+    return summary;
   }
 
   std::string

@@ -14,6 +14,10 @@ namespace plastix
   /** What a run did and how long each stage took. */
   struct RunSummary
   {
+    /** A summary with the ranks of @p communicator, the ghost exchange and the device of the runtime. */
+    static RunSummary
+    for_run(MPI_Comm communicator);
+
     unsigned int       n_ranks = 1;
     /** How the ranks exchange ghost values (Runtime::ghost_exchange_description(); with several ranks). */
     std::string ghost_exchange;

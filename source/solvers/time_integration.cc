@@ -146,6 +146,15 @@ namespace plastix
   }
 
   void
+  Elastodynamics::out_of_balance(DeviceVector &force) const
+  {
+    force.equ(1., f_ext_now);
+    force.add(-1., f_damp_now);
+    force.add(-1., f_int);
+    op.set_constrained_zero(force);
+  }
+
+  void
   Elastodynamics::solve_mass(DeviceVector &x, const DeviceVector &b)
   {
     // Jacobi-preconditioned CG on the free DoFs; with the lumped mass the
@@ -219,10 +228,7 @@ namespace plastix
     external_force_at(time, f_ext_now);
     damping_force(v, f_damp_now);
     // M a0 = f_ext - C v0 - f_int(u0).
-    residual.equ(1., f_ext_now);
-    residual.add(-1., f_damp_now);
-    residual.add(-1., f_int);
-    op.set_constrained_zero(residual);
+    out_of_balance(residual);
     if (data.integrator == TimeIntegrator::central_differences)
       {
         a.equ(1., residual);
@@ -306,10 +312,7 @@ namespace plastix
     external_force_at(t_new, f_ext_now);
     damping_force(half_velocity, f_damp_now);
     // a_n+1 = M_L^-1 (f_ext - C v_n+1/2 - f_int), v_n+1 = v_n+1/2 + dt/2 a_n+1.
-    a.equ(1., f_ext_now);
-    a.add(-1., f_damp_now);
-    a.add(-1., f_int);
-    op.set_constrained_zero(a);
+    out_of_balance(a);
     a.scale(inverse_mass_diagonal);
     op.set_constrained_values(a, 0.);
     v.equ(1., half_velocity);
@@ -344,7 +347,11 @@ namespace plastix
       solver_ready = false;
     };
 
-    bool corrected_enough = false;
+    bool               corrected_enough = false;
+    // The backtracking of corrections that invert elements.
+    constexpr unsigned int max_cuts    = 8;
+    unsigned int           cuts        = 0;
+    double                 step_length = 1.;
     // Predictor: constant acceleration, u = u_n + dt v_n + dt^2 / 2 a_n.
     u.add(dt, v_old, 0.5 * dt * dt, a_old);
     op.set_constrained_values(u, 1.);
@@ -361,6 +368,16 @@ namespace plastix
         result.inverted_points = internal_force_at(u_alpha);
         if (result.inverted_points > 0)
           {
+            // Back along the last correction: half of what is left of it, a
+            // few times, before the step fails.
+            if (iteration > 0 && cuts < max_cuts)
+              {
+                step_length *= 0.5;
+                u.add(-step_length, du);
+                op.set_constrained_values(u, 1.);
+                ++cuts;
+                continue;
+              }
             result.failure = std::to_string(result.inverted_points) + " Gauss points inverted (det F <= 0)";
             restore();
             return result;
@@ -426,6 +443,7 @@ namespace plastix
             return result;
           }
         op.set_constrained_zero(du);
+        step_length = 1.;
         u.add(1., du);
         op.set_constrained_values(u, 1.);
         work.equ(1., u);

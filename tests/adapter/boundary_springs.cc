@@ -32,8 +32,7 @@
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/core/plasticity_state.h>
 
-#include "operator_variants.h"
-#include "q1_dofs.h"
+#include "sparse_term_mesh.h"
 #include "test_environment.h"
 
 #include <cmath>
@@ -100,42 +99,10 @@ main(int argc, char **argv)
                                                 {3, plastix::make_material(70e9, 0.35)}};
     for (const bool refined : {true, false})
       {
-        parallel::distributed::Triangulation<3> tria(env.comm);
-        GridGenerator::subdivided_hyper_rectangle(tria, {4, 3, 2}, Point<3>(0, 0, 0), Point<3>(2., 1.5, 1.), true);
-        GridTools::distort_random(0.15, tria, true, 5);
-        if (refined)
-          {
-            // Cells on the spring face z = 0 and next to the face x = 2: hanging nodes on both.
-            for (const auto &cell : tria.active_cell_iterators())
-              if (cell->is_locally_owned() && cell->center()[2] < 0.5 && cell->center()[1] < 0.8)
-                cell->set_refine_flag();
-            tria.execute_coarsening_and_refinement();
-          }
-        for (const auto &cell : tria.active_cell_iterators())
-          cell->set_material_id(cell->center()[0] > 1.1 ? 3 : 0);
+        const plastix_test::SparseTermMesh mesh(env.comm, refined);
+        const DoFHandler<3>               &dof_handler = mesh.dof_handler;
+        const AffineConstraints<double>   &constraints = mesh.constraints;
         env.pout << (refined ? "locally refined mesh (hanging nodes on the spring faces)\n" : "conforming mesh\n");
-
-        DoFHandler<3>   dof_handler(tria);
-        const IndexSet  relevant = plastix_test::distribute_q1_dofs(dof_handler);
-        const IndexSet &owned    = dof_handler.locally_owned_dofs();
-        AffineConstraints<double> constraints(relevant);
-        DoFTools::make_hanging_node_constraints(dof_handler, constraints);
-        VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(3), constraints);
-        VectorTools::interpolate_boundary_values(dof_handler, 2, Functions::ConstantFunction<3>(0.01, 3), constraints,
-                                                 dof_handler.get_fe().component_mask(FEValuesExtractors::Scalar(1)));
-        constraints.close();
-
-        HostVector src_host(owned, relevant, env.comm);
-        for (const auto i : owned)
-          src_host(i) = constraints.is_constrained(i) ? 0. : std::sin(1.3 * i + 0.2) + 0.3 * std::cos(0.07 * i);
-        TrilinosWrappers::MPI::Vector src_t(owned, env.comm);
-        for (const auto i : owned)
-          src_t(i) = src_host(i);
-        src_t.compress(VectorOperation::insert);
-
-        auto relative_difference = [&](const auto &a, const auto &b, const bool free_rows_only = true) {
-          return plastix_test::relative_difference(a, b, owned, constraints, env.comm, free_rows_only);
-        };
 
         for (const auto formulation :
              {plastix::backend::ElementFormulation::full, plastix::backend::ElementFormulation::bbar})
@@ -144,53 +111,15 @@ main(int argc, char **argv)
             env.pout << (bbar ? " B-bar (mean dilatation)" : " full integration") << "\n";
             TrilinosWrappers::SparseMatrix matrix;
             plastix::assemble_elastic_matrix(dof_handler, constraints, materials, matrix, formulation);
-            TrilinosWrappers::MPI::Vector without_springs(src_t);
-            matrix.vmult(without_springs, src_t);
+            TrilinosWrappers::MPI::Vector without_springs(mesh.trilinos_source), with_springs(mesh.trilinos_source);
+            matrix.vmult(without_springs, mesh.trilinos_source);
             add_reference_springs(dof_handler, constraints, springs, matrix);
-            TrilinosWrappers::MPI::Vector dst_t(src_t);
-            matrix.vmult(dst_t, src_t);
+            matrix.vmult(with_springs, mesh.trilinos_source);
             checker.check_true(" the springs change the product (relative change > 1e-3)",
-                               relative_difference(without_springs, dst_t) > 1e-3);
-
-            for (const auto &variant : plastix_test::all_operator_variants(formulation))
-              {
-                plastix::MechanicsOperator::AdditionalData data = variant.data;
-                data.boundary_springs                           = springs;
-                plastix::MechanicsOperator op;
-                op.reinit(dof_handler, constraints, materials, data);
-                plastix::DeviceVector src, dst;
-                op.initialize_dof_vector(src);
-                op.initialize_dof_vector(dst);
-                src.copy_from_host(src_host);
-                op.vmult(dst, src);
-                HostVector result(op.get_partitioner());
-                dst.copy_to_host(result);
-                checker.check("  " + variant.name + " vs C^T (A + S) C (free rows)", relative_difference(result, dst_t),
-                              1e-12);
-
-                plastix::DeviceVector diagonal;
-                op.compute_diagonal(diagonal);
-                double diff = 0, norm = 0;
-                for (const auto i : owned)
-                  if (!constraints.is_constrained(i))
-                    {
-                      diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
-                      norm += std::pow(matrix.diag_element(i), 2);
-                    }
-                checker.check("  " + variant.name + " diagonal (free rows)",
-                              std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)),
-                              1e-12);
-
-                if (!refined && variant.data.strategy == plastix::backend::Strategy::assembled)
-                  {
-                    TrilinosWrappers::SparseMatrix device_matrix;
-                    op.copy_matrix(device_matrix);
-                    TrilinosWrappers::MPI::Vector copied(src_t);
-                    device_matrix.vmult(copied, src_t);
-                    checker.check("  " + variant.name + " copy_matrix() vs C^T (A + S) C (free rows)",
-                                  relative_difference(copied, dst_t), 1e-12);
-                  }
-              }
+                               mesh.relative_difference(without_springs, with_springs) > 1e-3);
+            mesh.check_variants(
+              checker, formulation, [&](auto &data) { data.boundary_springs = springs; }, [](auto &) {}, materials,
+              matrix, "C^T (A + S) C", refined);
           }
 
         // ---- 3. the internal force with a plasticity state ----
@@ -203,8 +132,8 @@ main(int argc, char **argv)
         op.initialize_dof_vector(elastic_force);
         op.initialize_dof_vector(plastic_force);
         HostVector small(op.get_partitioner());
-        for (const auto i : owned)
-          small(i) = 1e-6 * src_host(i);
+        for (const auto i : dof_handler.locally_owned_dofs())
+          small(i) = 1e-6 * mesh.source(i);
         u.copy_from_host(small);
         op.set_constrained_values(u, 1e-4);
         op.compute_internal_force(u, elastic_force);
@@ -219,7 +148,7 @@ main(int argc, char **argv)
         elastic_force.copy_to_host(a);
         plastic_force.copy_to_host(b);
         checker.check(" internal force of the plasticity state vs compute_internal_force() (all rows)",
-                      relative_difference(b, a, false), 1e-12);
+                      mesh.relative_difference(b, a, false), 1e-12);
       }
   });
 }

@@ -29,8 +29,7 @@
 #include <plastix/core/elastic_matrix.h>
 #include <plastix/core/mechanics_operator.h>
 
-#include "operator_variants.h"
-#include "q1_dofs.h"
+#include "sparse_term_mesh.h"
 #include "test_environment.h"
 
 #include <cmath>
@@ -84,46 +83,20 @@ main(int argc, char **argv)
     const double mass_factor = 4e6; // 1 / (beta dt^2) for dt of about 1 ms: K and c M of one order
     for (const bool refined : {true, false})
       {
-        parallel::distributed::Triangulation<3> tria(env.comm);
-        GridGenerator::subdivided_hyper_rectangle(tria, {4, 3, 2}, Point<3>(0, 0, 0), Point<3>(2., 1.5, 1.), true);
-        GridTools::distort_random(0.15, tria, true, 5);
-        if (refined)
-          {
-            for (const auto &cell : tria.active_cell_iterators())
-              if (cell->is_locally_owned() && cell->center()[2] < 0.5 && cell->center()[1] < 0.8)
-                cell->set_refine_flag();
-            tria.execute_coarsening_and_refinement();
-          }
-        double body_mass = 0.;
-        for (const auto &cell : tria.active_cell_iterators())
-          {
-            cell->set_material_id(cell->center()[0] > 1.1 ? 3 : 0);
-            if (cell->is_locally_owned())
-              body_mass += materials.at(cell->material_id()).density * cell->measure();
-          }
+        const plastix_test::SparseTermMesh mesh(env.comm, refined);
+        const DoFHandler<3>               &dof_handler = mesh.dof_handler;
+        const AffineConstraints<double>   &constraints = mesh.constraints;
+        const IndexSet                    &owned       = dof_handler.locally_owned_dofs();
+        const IndexSet                    &relevant    = mesh.relevant;
+        double                             body_mass   = 0.;
+        for (const auto &cell : mesh.triangulation.active_cell_iterators())
+          if (cell->is_locally_owned())
+            body_mass += materials.at(cell->material_id()).density * cell->measure();
         body_mass = Utilities::MPI::sum(body_mass, env.comm);
         env.pout << (refined ? "locally refined mesh (hanging nodes)\n" : "conforming mesh\n");
-
-        DoFHandler<3>   dof_handler(tria);
-        const IndexSet  relevant = plastix_test::distribute_q1_dofs(dof_handler);
-        const IndexSet &owned    = dof_handler.locally_owned_dofs();
-        AffineConstraints<double> constraints(relevant);
-        DoFTools::make_hanging_node_constraints(dof_handler, constraints);
-        VectorTools::interpolate_boundary_values(dof_handler, 0, Functions::ZeroFunction<3>(3), constraints);
-        VectorTools::interpolate_boundary_values(dof_handler, 2, Functions::ConstantFunction<3>(0.01, 3), constraints,
-                                                 dof_handler.get_fe().component_mask(FEValuesExtractors::Scalar(1)));
-        constraints.close();
-
-        HostVector src_host(owned, relevant, env.comm);
-        for (const auto i : owned)
-          src_host(i) = constraints.is_constrained(i) ? 0. : std::sin(1.3 * i + 0.2) + 0.3 * std::cos(0.07 * i);
-        TrilinosWrappers::MPI::Vector src_t(owned, env.comm);
-        for (const auto i : owned)
-          src_t(i) = src_host(i);
-        src_t.compress(VectorOperation::insert);
-        auto relative_difference = [&](const auto &a, const auto &b) {
-          return plastix_test::relative_difference(a, b, owned, constraints, env.comm, true);
-        };
+        const HostVector                    &src_host = mesh.source;
+        const TrilinosWrappers::MPI::Vector &src_t    = mesh.trilinos_source;
+        auto relative_difference = [&](const auto &a, const auto &b) { return mesh.relative_difference(a, b); };
 
         // ---- 1. apply_mass(): consistent and lumped ----
         // C^T M C with the hanging-node lines only: apply_mass() takes the
@@ -185,45 +158,11 @@ main(int argc, char **argv)
         TrilinosWrappers::SparseMatrix matrix;
         plastix::assemble_elastic_matrix(dof_handler, constraints, materials, matrix);
         add_reference_mass(dof_handler, constraints, materials, mass_factor, matrix);
-        TrilinosWrappers::MPI::Vector dst_t(src_t);
-        matrix.vmult(dst_t, src_t);
-        for (const auto &variant : plastix_test::all_operator_variants(plastix::backend::ElementFormulation::full))
-          {
-            plastix::MechanicsOperator::AdditionalData data = variant.data;
-            data.mass_matrix                                = plastix::MassMatrix::consistent;
-            plastix::MechanicsOperator op;
-            op.reinit(dof_handler, constraints, materials, data);
-            op.set_mass_factor(mass_factor);
-            plastix::DeviceVector src, dst;
-            op.initialize_dof_vector(src);
-            op.initialize_dof_vector(dst);
-            src.copy_from_host(src_host);
-            op.vmult(dst, src);
-            HostVector result(op.get_partitioner());
-            dst.copy_to_host(result);
-            checker.check("  " + variant.name + " vs C^T (K + c M) C (free rows)", relative_difference(result, dst_t),
-                          1e-12);
-            plastix::DeviceVector diagonal;
-            op.compute_diagonal(diagonal);
-            double diff = 0, norm = 0;
-            for (const auto i : owned)
-              if (!constraints.is_constrained(i))
-                {
-                  diff += std::pow(diagonal(i) - matrix.diag_element(i), 2);
-                  norm += std::pow(matrix.diag_element(i), 2);
-                }
-            checker.check("  " + variant.name + " diagonal (free rows)",
-                          std::sqrt(Utilities::MPI::sum(diff, env.comm) / Utilities::MPI::sum(norm, env.comm)), 1e-12);
-            if (!refined && variant.data.strategy == plastix::backend::Strategy::assembled)
-              {
-                TrilinosWrappers::SparseMatrix device_matrix;
-                op.copy_matrix(device_matrix);
-                TrilinosWrappers::MPI::Vector copied(src_t);
-                device_matrix.vmult(copied, src_t);
-                checker.check("  " + variant.name + " copy_matrix() vs C^T (K + c M) C (free rows)",
-                              relative_difference(copied, dst_t), 1e-12);
-              }
-          }
+        mesh.check_variants(
+          checker, plastix::backend::ElementFormulation::full,
+          [](auto &data) { data.mass_matrix = plastix::MassMatrix::consistent; },
+          [&](plastix::MechanicsOperator &op) { op.set_mass_factor(mass_factor); }, materials, matrix,
+          "C^T (K + c M) C", refined);
 
         // ---- 3. a material without a density ----
         {

@@ -176,7 +176,9 @@ namespace plastix
    * M a_n+1-alpha_m + C v_n+1-alpha_f + f_int(u_n+1-alpha_f) =
    * f_ext(t_n+1-alpha_f), for u_n+1 with the Newmark relations, by Newton
    * iterations on the effective stiffness K_t(u_n+1-alpha_f) + c M
-   * (MechanicsOperator::set_mass_factor()); the linear solves use the
+   * (MechanicsOperator::set_mass_factor()); a correction that inverts an
+   * element is halved (up to 8 times) before the step fails; the linear
+   * solves use the
    * caller's LinearSolver, re-initialized through the callback whenever the
    * operator changed. Central differences need no linear solver.
    */
@@ -254,6 +256,10 @@ namespace plastix
     /** f_ext at time @p t into @p force. */
     void
     external_force_at(double t, DeviceVector &force) const;
+
+    /** @p force = f_ext - C v - f_int at the current time, zero on constrained rows. */
+    void
+    out_of_balance(DeviceVector &force) const;
 
     /** Solve M x = b on the free DoFs (lumped: the diagonal; else Jacobi-PCG). */
     void
