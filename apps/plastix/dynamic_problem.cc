@@ -23,6 +23,7 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <tuple>
 
 namespace plastix
 {
@@ -120,11 +121,33 @@ namespace plastix
       d.op.initialize_dof_vector(u0);
       d.op.initialize_dof_vector(v0);
       dealii::LinearAlgebra::distributed::Vector<double> host(d.op.get_partitioner());
-      dealii::VectorTools::interpolate(d.dof_handler, *time.vector_function(time.initial_displacement), host);
-      u0.copy_from_host(host);
-      dealii::VectorTools::interpolate(d.dof_handler, *time.vector_function(time.initial_velocity), host);
-      v0.copy_from_host(host);
-      dynamics->set_initial_conditions(u0, v0);
+      for (const auto &[text, entry, vector] :
+           {std::tuple<std::string, std::string, DeviceVector *>(time.initial_displacement, "Initial displacement", &u0),
+            std::tuple<std::string, std::string, DeviceVector *>(time.initial_velocity, "Initial velocity", &v0)})
+        {
+          dealii::VectorTools::interpolate(d.dof_handler, *time.vector_function(text), host);
+          bool finite = true;
+          for (const double value : host)
+            finite = finite && std::isfinite(value);
+          if (dealii::Utilities::MPI::min(finite ? 1 : 0, communicator) == 0)
+            throw InputError("Time integration/" + entry, "'" + text + "' is not finite at every vertex");
+          vector->copy_from_host(host);
+        }
+      try
+        {
+          dynamics->set_initial_conditions(u0, v0);
+        }
+      catch (const std::invalid_argument &error)
+        {
+          // The same on every rank (the counts and energies are global).
+          std::string message = error.what();
+          if (const auto colon = message.find(": "); colon != std::string::npos)
+            message = message.substr(colon + 2);
+          if (message.find("inverts") != std::string::npos)
+            throw InputError("Time integration/Initial displacement", message);
+          throw InputError("Time integration", message + " (the initial conditions, or the loads times the Load "
+                                                         "amplitude at t = 0)");
+        }
     }
     timer.stop("preconditioner");
 

@@ -57,6 +57,10 @@ own fresh temporary directory with its inputs copied there):
   restart       --restart from a real checkpoint (Steps per run = 1) that was
                 then damaged: truncated/garbage data, nan or huge state values
   signal        SIGINT/SIGTERM during an elastoplastic run: exit 5
+  dynamics      'Time integration': non-finite steps, times, damping and
+                densities, initial conditions that are infinite somewhere or
+                invert elements, plasticity, checkpoints, an explicit step
+                above the critical one, and one valid run
   control       valid runs (box, elastoplastic cube, the two-hexahedron mesh
                 as .msh and .inp): exit 0, checks that the harness itself works
   random        random mutations of the stock prm files (made small first)
@@ -188,6 +192,18 @@ end
 subsection Output
   set Directory = output
   set Base name = ep
+end
+"""
+
+# A small dynamic run (Newmark, a few steps) for the Time integration cases.
+DYNAMIC_BASE = PLASTIC_BASE.replace("set Type = elastoplastic", "set Type = elastic") + """\
+subsection Time integration
+  set Integrator = Newmark
+  set Time step  = 0.001
+  set End time   = 0.003
+end
+subsection Materials
+  set Density = 7850
 end
 """
 
@@ -514,6 +530,50 @@ def fixed_cases(rng):
         add(Case("ep-nonfinite/Final-load-factor=%s" % t, "ep-nonfinite",
                  PLASTIC_BASE + block("Load stepping", Load_factors="", Final_load_factor=t, Number_of_steps="2"),
                  patterns=["Final load factor"], timeout=30))
+
+    # -- dynamics: non-finite and impossible time-integration input
+    dynamic_entries = [
+        ("Time integration/Time step", "{t}"),
+        ("Time integration/End time", "{t}"),
+        ("Time integration/Spectral radius", "{t}"),
+        ("Time integration/Mass damping", "{t}"),
+        ("Time integration/Stiffness damping", "{t}"),
+        ("Time integration/Critical step fraction", "{t}"),
+        ("Materials/Density", "{t}"),
+        ("Materials/Per material id", "0: rho={t}"),
+    ]
+    for entry, template in dynamic_entries:
+        sub, name = entry.split("/")
+        for t in HOSTILE_NONFINITE:
+            cname = "dynamics/%s=%s" % (name.replace(" ", "-").replace("'", ""), t)
+            add(Case(cname, "dynamics", DYNAMIC_BASE + sset(sub, name, template.format(t=t)),
+                     patterns=[name], timeout=30))
+    D = "dynamics/"
+    add(Case(D + "velocity-infinite-at-a-vertex", "dynamics",
+             DYNAMIC_BASE + sset("Time integration", "Initial velocity", "1 / x; 0; 0"),
+             patterns=["Initial velocity"], timeout=30))
+    add(Case(D + "velocity-not-three", "dynamics",
+             DYNAMIC_BASE + sset("Time integration", "Initial velocity", "1; 2"),
+             patterns=["Initial velocity"], timeout=30))
+    add(Case(D + "displacement-inverts", "dynamics",
+             DYNAMIC_BASE + sset("Problem", "Kinematics", "finite strain")
+             + sset("Time integration", "Initial displacement", "-2 * x; 0; 0"),
+             patterns=["Initial displacement"], timeout=30))
+    add(Case(D + "amplitude-garbage", "dynamics",
+             DYNAMIC_BASE + sset("Time integration", "Load amplitude", "t +* 2"),
+             patterns=["Load amplitude"], timeout=30))
+    add(Case(D + "plasticity", "dynamics",
+             DYNAMIC_BASE.replace("set Type = elastic", "set Type = elastoplastic"),
+             patterns=["Integrator"], timeout=30))
+    add(Case(D + "implicit-without-step", "dynamics",
+             DYNAMIC_BASE + sset("Time integration", "Time step", "0"), patterns=["Time step"], timeout=30))
+    add(Case(D + "explicit-above-critical", "dynamics",
+             DYNAMIC_BASE + sset("Time integration", "Integrator", "central differences"),
+             patterns=["Time step"], timeout=30))
+    add(Case(D + "checkpoints", "dynamics",
+             DYNAMIC_BASE + sset("Output", "Checkpoint interval", "1"), patterns=["Checkpoint interval"],
+             timeout=30))
+    add(Case(D + "valid", "dynamics", DYNAMIC_BASE, expect=(0,), timeout=60))
 
     # -- prm-file: the parameter file itself
     P = "prm-file/"
