@@ -80,7 +80,8 @@ namespace plastix
       op.set_mass_factor(0.);
     const auto &partitioner = op.get_partitioner();
     for (DeviceVector *vector : {&u, &v, &a, &mass_diagonal, &inverse_mass_diagonal, &f_int, &f_ext_now, &f_damp_now,
-                                 &work, &work2, &residual, &du})
+                                 &work, &work2, &residual, &du, &u_old, &v_old, &a_old, &u_alpha, &v_new, &a_new,
+                                 &f_ext_alpha})
       vector->reinit(partitioner);
 
     // The row-sum lumped mass M 1 (of C^T M C with hanging nodes: the lines'
@@ -293,7 +294,8 @@ namespace plastix
     TimeStepResult result;
     const double   dt = data.time_step;
     // v_n+1/2 = v_n + dt/2 a_n, u_n+1 = u_n + dt v_n+1/2.
-    DeviceVector half_velocity(v);
+    DeviceVector &half_velocity = v_new;
+    half_velocity.equ(1., v);
     half_velocity.add(0.5 * dt, a);
     du.equ(dt, half_velocity);
     u.add(1., du);
@@ -338,8 +340,9 @@ namespace plastix
     const double t_alpha = t_new - p.alpha_f * dt;
     const double scale   = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
 
-    const DeviceVector u_old(u), v_old(v), a_old(a);
-    DeviceVector       u_alpha(u), v_new(v), a_new(a), f_ext_alpha(u), f_damp(u);
+    u_old.equ(1., u);
+    v_old.equ(1., v);
+    a_old.equ(1., a);
     external_force_at(t_alpha, f_ext_alpha);
     const auto restore = [&]() {
       u.equ(1., u_old);
@@ -458,13 +461,13 @@ namespace plastix
     if (p.alpha_f != 0.)
       internal_force_at(u);
     energy.strain = strain_energy();
-    DeviceVector f_ext_new(u);
+    DeviceVector &f_ext_new = f_ext_alpha;
     external_force_at(t_new, f_ext_new);
     energy.external_work += 0.5 * (du * f_ext_now + du * f_ext_new);
     f_ext_now.equ(1., f_ext_new);
-    damping_force(v_new, f_damp);
-    energy.dissipated += 0.5 * (du * f_damp_now + du * f_damp);
-    f_damp_now.equ(1., f_damp);
+    damping_force(v_new, u_alpha);
+    energy.dissipated += 0.5 * (du * f_damp_now + du * u_alpha);
+    f_damp_now.equ(1., u_alpha);
     v.equ(1., v_new);
     a.equ(1., a_new);
     op.set_constrained_values(v, 0.);

@@ -299,6 +299,8 @@ namespace plastix
     /** f_int, f_ext and the damping force at the current time (for the trapezoidal work). */
     DeviceVector                       f_int, f_ext_now, f_damp_now;
     mutable DeviceVector               work, work2, residual, du;
+    /** The state at the start of a step, the alpha points and the step's new v and a (kept: no allocation per step). */
+    DeviceVector                       u_old, v_old, a_old, u_alpha, v_new, a_new, f_ext_alpha;
   };
 } // namespace plastix
 
