@@ -76,17 +76,22 @@ namespace plastix
     timer.stop("rhs");
 
     timer.start();
-    LinearSolver              solver(parameters.solver);
-    TimeIntegrationData       data = time;
+    LinearSolver                    solver(parameters.solver);
+    TimeIntegrationData             data = time;
     std::unique_ptr<Elastodynamics> dynamics;
-    double                          last_setup_time = -1.;
+    // The preconditioner's structure once per time step (the first call at
+    // a new time), what follows the tangent in every Newton iteration.
+    double     last_setup_time     = -1.;
+    const auto initialize_solver   = [&] {
+      const double now = dynamics != nullptr ? dynamics->time() : -1.;
+      d.initialize_solver(solver, dynamics == nullptr || now != last_setup_time);
+      last_setup_time = now;
+    };
     const auto make_dynamics = [&](const TimeIntegrationData &with) {
-      return std::make_unique<Elastodynamics>(
-        d.op, is_explicit ? nullptr : &solver,
-        // The preconditioner's structure once per step, what follows the tangent in every iteration.
-        is_explicit ? std::function<void()>() :
-                      std::function<void()>([&] { d.initialize_solver(solver, dynamics == nullptr || dynamics->time() != last_setup_time); last_setup_time = dynamics ? dynamics->time() : -1.; }),
-        with);
+      return std::make_unique<Elastodynamics>(d.op, is_explicit ? nullptr : &solver,
+                                              is_explicit ? std::function<void()>() :
+                                                            std::function<void()>(initialize_solver),
+                                              with);
     };
     double critical_step = 0.;
     if (is_explicit)
