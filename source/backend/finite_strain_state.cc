@@ -38,6 +38,40 @@ namespace plastix
         return inverted;
       }
 
+      /**
+       * sum over cells and Gauss points of W(F) JxW (times the cell's
+       * stiffness factor if @p factors is set).
+       */
+      template <typename Geometry>
+      double
+      stored_energy(const Geometry            &geometry,
+                    const Strided<double>     &F,
+                    const MaterialConstants   *materials,
+                    const std::uint16_t       *cell_material,
+                    const float               *factors,
+                    const Index64              n_cells)
+      {
+        double     energy      = 0.;
+        const auto cell_energy = KOKKOS_LAMBDA(const Index64 cell, double &sum) {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          double cell_sum = 0.;
+          for (int q = 0; q < 8; ++q)
+            {
+              typename Geometry::value_type inv[3][3];
+              const double                  JxW = geometry.at(g, q, inv);
+              double                        Fq[3][3];
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              cell_sum += hyperelastic_energy(materials[cell_material[cell]], Fq) * JxW;
+            }
+          sum += (factors != nullptr ? static_cast<double>(factors[cell]) : 1.) * cell_sum;
+        };
+        Kokkos::parallel_reduce("plastix::stored_energy", RangePolicy(0, n_cells), cell_energy, energy);
+        return energy;
+      }
+
       /** F = I at every Gauss point (the undeformed body). */
       inline void
       set_identity_deformation(const Strided<double> &F, const Index64 n_cells)
@@ -98,32 +132,12 @@ namespace plastix
     double
     FiniteStrainState::stored_energy() const
     {
-      const Impl                 &s        = *impl_;
-      const DeviceOperator::Impl &d        = s.op->impl();
-      const internal::Strided<double> F     = s.deformation_gradient_view();
-      const MaterialConstants    *materials = d.materials.data();
-      const std::uint16_t        *material  = d.cell_material.data();
-      const float                *factors   = d.cell_factor_data();
-      double                      energy    = 0.;
+      const Impl                 &s      = *impl_;
+      const DeviceOperator::Impl &d      = s.op->impl();
+      double                      energy = 0.;
       internal::with_geometry(d, [&](const auto &geometry) {
-        using Geometry          = std::decay_t<decltype(geometry)>;
-        const auto cell_energy = KOKKOS_LAMBDA(const Index64 cell, double &sum) {
-          typename Geometry::CellData g;
-          geometry.load(cell, g);
-          double cell_sum = 0.;
-          for (int q = 0; q < 8; ++q)
-            {
-              typename Geometry::value_type inv[3][3];
-              const double                  JxW = geometry.at(g, q, inv);
-              double                        Fq[3][3];
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
-              cell_sum += internal::hyperelastic_energy(materials[material[cell]], Fq) * JxW;
-            }
-          sum += (factors != nullptr ? static_cast<double>(factors[cell]) : 1.) * cell_sum;
-        };
-        Kokkos::parallel_reduce("plastix::stored_energy", internal::RangePolicy(0, s.n_cells), cell_energy, energy);
+        energy = internal::stored_energy(geometry, s.deformation_gradient_view(), d.materials.data(),
+                                         d.cell_material.data(), d.cell_factor_data(), s.n_cells);
       });
       return energy;
     }
