@@ -163,15 +163,7 @@ namespace plastix
     std::vector<std::pair<double, std::string>> pvd;
     const auto write_output = [&](const unsigned int step, const TimeStepResult &result) {
       const auto u_host = d.to_host(dynamics->displacement());
-      DeviceVector internal_force;
-      if (monitor.needs_internal_force())
-        {
-          if (finite_strain)
-            d.op.finite_strain().internal_force(dynamics->displacement(), internal_force);
-          else
-            d.op.compute_internal_force(dynamics->displacement(), internal_force);
-        }
-      const std::vector<double> values = monitor.values(u_host, internal_force);
+      const std::vector<double> values = monitor.values(u_host, dynamics->internal_force());
       const EnergyBalance      &e      = dynamics->energies();
       std::ostringstream        row;
       row << std::setprecision(15) << step << ',' << dynamics->time() << ',' << result.iterations << ','

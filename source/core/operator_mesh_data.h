@@ -229,20 +229,11 @@ namespace plastix
       {
         spring_matrix = 0;
         if (add_boundary_spring_matrices(*spring_face_values, cell, additional_data.boundary_springs, spring_matrix))
-          for (unsigned int i = 0; i < 24; ++i)
-            for (unsigned int j = 0; j < 24; ++j)
-              if (spring_matrix(i, j) != 0.)
-                spring_entries.push_back(
-                  {static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[i])),
-                   static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[j])),
-                   spring_matrix(i, j)});
+          append_entries(spring_matrix, spring_entries);
       }
 
-      /**
-       * The mass matrix of @p cell with @p density: rho int N_a N_b dV on
-       * each component (consistent), or its row sums rho int N_a dV on the
-       * diagonal (lumped).
-       */
+      struct MatrixEntry;
+
       /** The mass matrix of @p cell with @p density (MassMatrix, add_cell_mass_matrix()). */
       template <typename CellIterator>
       void
@@ -251,15 +242,20 @@ namespace plastix
         mass_values->reinit(dealii::Triangulation<3>::cell_iterator(cell));
         mass_matrix = 0;
         add_cell_mass_matrix(*mass_values, density, additional_data.mass_matrix, 1., mass_matrix);
-        for (unsigned int i = 0; i < 24; ++i)
-          for (unsigned int j = 0; j < 24; ++j)
-            if (mass_matrix(i, j) != 0.)
-              mass_entries.push_back({static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[i])),
-                                      static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[j])),
-                                      mass_matrix(i, j)});
+        append_entries(mass_matrix, mass_entries);
       }
 
-      struct MatrixEntry;
+      /** The nonzero entries of the cell matrix @p matrix as (row, column, value) of local DoFs. */
+      void
+      append_entries(const dealii::FullMatrix<double> &matrix, std::vector<MatrixEntry> &entries) const
+      {
+        for (unsigned int i = 0; i < 24; ++i)
+          for (unsigned int j = 0; j < 24; ++j)
+            if (matrix(i, j) != 0.)
+              entries.push_back({static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[i])),
+                                 static_cast<backend::LocalIndex>(partitioner.global_to_local(dof_indices[j])),
+                                 matrix(i, j)});
+      }
 
       /**
        * Sort @p entries by row and column, sum the entries of equal pairs

@@ -3,6 +3,7 @@
 #include <deal.II/base/mpi.h>
 #include <deal.II/lac/la_parallel_vector.h>
 
+#include <plastix/backend/vector_operations.h>
 #include <plastix/core/finite_strain_state.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/time_integration.h>
@@ -68,13 +69,13 @@ namespace plastix
         parameters = generalized_alpha_parameters(data);
         if (linear_solver == nullptr || !this->initialize_linear_solver)
           throw std::invalid_argument("plastix::Elastodynamics: an implicit integrator needs a linear solver");
-        // The effective stiffness K + c M, scaled by 1 / ((1 - alpha_f) (1 + beta_K gamma / (beta dt))).
-        const double dt    = data.time_step;
-        const GeneralizedAlphaParameters &p = parameters;
-        const double scale = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
+        // The effective stiffness K + c M, the Jacobian divided by (1 - alpha_f) (1 + beta_K gamma / (beta dt)).
+        const double                      dt = data.time_step;
+        const GeneralizedAlphaParameters &p  = parameters;
+        jacobian_scale = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
         op.set_mass_factor(((1. - p.alpha_m) / (p.beta * dt * dt) +
                             data.mass_damping * p.gamma * (1. - p.alpha_f) / (p.beta * dt)) /
-                           scale);
+                           jacobian_scale);
       }
     else
       op.set_mass_factor(0.);
@@ -89,11 +90,10 @@ namespace plastix
     work = 1.;
     op.apply_mass(work, mass_diagonal);
     op.set_constrained_zero(mass_diagonal);
-    dealii::LinearAlgebra::distributed::Vector<double> host(partitioner);
-    mass_diagonal.copy_to_host(host);
-    for (double &entry : host)
-      entry = entry > 0. ? 1. / entry : 0.;
-    inverse_mass_diagonal.copy_from_host(host);
+    inverse_mass_diagonal.equ(1., mass_diagonal);
+    backend::vector_operations::invert_diagonal(inverse_mass_diagonal.locally_owned_size(),
+                                                inverse_mass_diagonal.device_data());
+    op.set_constrained_zero(inverse_mass_diagonal);
   }
 
   void
@@ -127,16 +127,8 @@ namespace plastix
     force = 0.;
     if (data.mass_damping > 0.)
       {
-        if (data.integrator == TimeIntegrator::central_differences)
-          {
-            force.equ(data.mass_damping, velocity);
-            force.scale(mass_diagonal);
-          }
-        else
-          {
-            op.apply_mass(velocity, force);
-            force *= data.mass_damping;
-          }
+        apply_integrator_mass(velocity, force);
+        force *= data.mass_damping;
       }
     if (data.stiffness_damping > 0.)
       {
@@ -158,6 +150,15 @@ namespace plastix
   void
   Elastodynamics::solve_mass(DeviceVector &x, const DeviceVector &b)
   {
+    // Central differences: the row-sum lumped mass, a division.
+    if (data.integrator == TimeIntegrator::central_differences)
+      {
+        x.equ(1., b);
+        op.set_constrained_zero(x);
+        x.scale(inverse_mass_diagonal);
+        op.set_constrained_values(x, 0.);
+        return;
+      }
     // Jacobi-preconditioned CG on the free DoFs; with the lumped mass the
     // preconditioner is exact and one iteration suffices.
     x = 0.;
@@ -195,19 +196,25 @@ namespace plastix
     return op.has_finite_strain() ? op.finite_strain().stored_energy() : 0.5 * (u * f_int);
   }
 
-  double
-  Elastodynamics::kinetic_energy(const DeviceVector &velocity)
+  void
+  Elastodynamics::apply_integrator_mass(const DeviceVector &src, DeviceVector &dst) const
   {
     if (data.integrator == TimeIntegrator::central_differences)
       {
-        work2.equ(1., velocity);
-        work2.scale(mass_diagonal);
+        dst.equ(1., src);
+        dst.scale(mass_diagonal);
       }
     else
       {
-        op.apply_mass(velocity, work2);
-        op.set_constrained_zero(work2);
+        op.apply_mass(src, dst);
+        op.set_constrained_zero(dst);
       }
+  }
+
+  double
+  Elastodynamics::kinetic_energy(const DeviceVector &velocity)
+  {
+    apply_integrator_mass(velocity, work2);
     return 0.5 * (velocity * work2);
   }
 
@@ -230,14 +237,7 @@ namespace plastix
     damping_force(v, f_damp_now);
     // M a0 = f_ext - C v0 - f_int(u0).
     out_of_balance(residual);
-    if (data.integrator == TimeIntegrator::central_differences)
-      {
-        a.equ(1., residual);
-        a.scale(inverse_mass_diagonal);
-        op.set_constrained_values(a, 0.);
-      }
-    else
-      solve_mass(a, residual);
+    solve_mass(a, residual);
     energy.kinetic = kinetic_energy(v);
     if (!std::isfinite(energy.total()))
       throw std::invalid_argument("plastix::Elastodynamics: the initial state is not finite");
@@ -252,8 +252,10 @@ namespace plastix
     // A pseudo-random start (the same on any number of ranks: from the global index).
     dealii::LinearAlgebra::distributed::Vector<double> host(op.get_partitioner());
     for (const auto i : host.locally_owned_elements())
-      host(i) = std::sin(12.9898 * static_cast<double>(i) + 78.233) * 43758.5453 -
-                std::floor(std::sin(12.9898 * static_cast<double>(i) + 78.233) * 43758.5453) - 0.5;
+      {
+        const double hashed = std::sin(12.9898 * static_cast<double>(i) + 78.233) * 43758.5453;
+        host(i)             = hashed - std::floor(hashed) - 0.5;
+      }
     DeviceVector x(op.get_partitioner()), y(op.get_partitioner());
     x.copy_from_host(host);
     op.set_constrained_zero(x);
@@ -288,6 +290,27 @@ namespace plastix
     return result;
   }
 
+  void
+  Elastodynamics::advance_forces(const double t_new, const DeviceVector &damping_velocity)
+  {
+    // The trapezoidal work of the external and damping forces over the increment du.
+    const double external_before = du * f_ext_now;
+    const double damping_before  = du * f_damp_now;
+    external_force_at(t_new, f_ext_now);
+    damping_force(damping_velocity, f_damp_now);
+    energy.external_work += 0.5 * (external_before + du * f_ext_now);
+    energy.dissipated += 0.5 * (damping_before + du * f_damp_now);
+  }
+
+  void
+  Elastodynamics::finish_step()
+  {
+    energy.strain  = strain_energy();
+    energy.kinetic = kinetic_energy(v);
+    ++steps_taken;
+    current_time = start_time + static_cast<double>(steps_taken) * data.time_step;
+  }
+
   TimeStepResult
   Elastodynamics::explicit_step()
   {
@@ -308,24 +331,15 @@ namespace plastix
         result.failure = std::to_string(result.inverted_points) + " Gauss points inverted (det F <= 0)";
         return result;
       }
-    const double t_new          = current_time + dt;
-    const double external_before = du * f_ext_now;
-    const double damping_before  = du * f_damp_now;
-    external_force_at(t_new, f_ext_now);
-    damping_force(half_velocity, f_damp_now);
+    // The damping force with the half-step velocity.
+    advance_forces(current_time + dt, half_velocity);
     // a_n+1 = M_L^-1 (f_ext - C v_n+1/2 - f_int), v_n+1 = v_n+1/2 + dt/2 a_n+1.
-    out_of_balance(a);
-    a.scale(inverse_mass_diagonal);
-    op.set_constrained_values(a, 0.);
+    out_of_balance(residual);
+    solve_mass(a, residual);
     v.equ(1., half_velocity);
     v.add(0.5 * dt, a);
     op.set_constrained_values(v, 0.);
-    energy.strain = strain_energy();
-    energy.external_work += 0.5 * (external_before + du * f_ext_now);
-    energy.dissipated += 0.5 * (damping_before + du * f_damp_now);
-    energy.kinetic = kinetic_energy(v);
-    ++steps_taken;
-    current_time = start_time + static_cast<double>(steps_taken) * dt;
+    finish_step();
     result.converged = true;
     return result;
   }
@@ -338,7 +352,7 @@ namespace plastix
     const GeneralizedAlphaParameters &p  = parameters;
     const double t_new   = current_time + dt;
     const double t_alpha = t_new - p.alpha_f * dt;
-    const double scale   = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
+    const double scale   = jacobian_scale;
 
     u_old.equ(1., u);
     v_old.equ(1., v);
@@ -454,27 +468,17 @@ namespace plastix
         corrected_enough = du.l2_norm() <= data.displacement_tolerance * std::max(work.l2_norm(), u.l2_norm());
       }
 
-    // The energies: trapezoidal work of the forces over the step.
-    du.equ(1., u);
-    du.add(-1., u_old);
     // f_int and the state at u_n+1 (the iteration evaluated them at u_n+1-alpha_f).
     if (p.alpha_f != 0.)
       internal_force_at(u);
-    energy.strain = strain_energy();
-    DeviceVector &f_ext_new = f_ext_alpha;
-    external_force_at(t_new, f_ext_new);
-    energy.external_work += 0.5 * (du * f_ext_now + du * f_ext_new);
-    f_ext_now.equ(1., f_ext_new);
-    damping_force(v_new, u_alpha);
-    energy.dissipated += 0.5 * (du * f_damp_now + du * u_alpha);
-    f_damp_now.equ(1., u_alpha);
+    du.equ(1., u);
+    du.add(-1., u_old);
+    advance_forces(t_new, v_new);
     v.equ(1., v_new);
     a.equ(1., a_new);
     op.set_constrained_values(v, 0.);
     op.set_constrained_values(a, 0.);
-    energy.kinetic   = kinetic_energy(v);
-    ++steps_taken;
-    current_time = start_time + static_cast<double>(steps_taken) * dt;
+    finish_step();
     result.converged = true;
     return result;
   }
@@ -501,6 +505,12 @@ namespace plastix
   Elastodynamics::velocity() const
   {
     return v;
+  }
+
+  const DeviceVector &
+  Elastodynamics::internal_force() const
+  {
+    return f_int;
   }
 
   const DeviceVector &

@@ -244,6 +244,10 @@ namespace plastix
     const DeviceVector &
     acceleration() const;
 
+    /** The internal force at the current displacement (Dirichlet rows hold the reactions). */
+    const DeviceVector &
+    internal_force() const;
+
   private:
     /** f_int at @p x (stored in f_int); returns the inverted Gauss points (finite strain). */
     unsigned long long
@@ -261,13 +265,28 @@ namespace plastix
     void
     out_of_balance(DeviceVector &force) const;
 
-    /** Solve M x = b on the free DoFs (lumped: the diagonal; else Jacobi-PCG). */
+    /** Solve M x = b on the free DoFs (central differences: the row-sum diagonal; else Jacobi-PCG). */
     void
     solve_mass(DeviceVector &x, const DeviceVector &b);
 
     /** The strain energy at u (EnergyBalance::strain; f_int and the state at u). */
     double
     strain_energy() const;
+
+    /** @p dst = M @p src with the mass of the integrator (the row sums for central differences), zero on constrained rows. */
+    void
+    apply_integrator_mass(const DeviceVector &src, DeviceVector &dst) const;
+
+    /**
+     * The external and damping forces at @p t_new (the damping one of
+     * @p damping_velocity) and their trapezoidal work over the increment du.
+     */
+    void
+    advance_forces(double t_new, const DeviceVector &damping_velocity);
+
+    /** The strain and kinetic energies at the new state, and the time one step on. */
+    void
+    finish_step();
 
     /** 1/2 v.M v with the mass of the integrator. */
     double
@@ -284,6 +303,8 @@ namespace plastix
     std::function<void()>              initialize_linear_solver;
     TimeIntegrationData                data;
     GeneralizedAlphaParameters         parameters;
+    /** (1 - alpha_f) (1 + beta_K gamma / (beta dt)): the implicit Jacobian over K_t + c M. */
+    double                             jacobian_scale = 1.;
     const DeviceVector                *external_force = nullptr;
     std::function<double(double)>      external_amplitude;
     double                             current_time = 0.;
