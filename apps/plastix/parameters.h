@@ -293,6 +293,10 @@ namespace plastix
     double yield_stress        = 0.;
     double isotropic_hardening = 0.;
     double kinematic_hardening = 0.;
+    /** Voce saturation yield stress sigma_inf (0: linear isotropic hardening only). */
+    double saturation_yield_stress = 0.;
+    /** Voce saturation rate delta. */
+    double saturation_rate = 0.;
     /** Cohesion c (stress units). */
     double cohesion = 0.;
     /** Friction angle phi in degrees. */

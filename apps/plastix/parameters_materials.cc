@@ -34,13 +34,24 @@ namespace plastix
       prm.add_parameter("Kinematic hardening", m.kinematic_hardening,
                         "Linear kinematic hardening modulus (Prager)",
                         dealii::Patterns::Double(0.));
+      prm.add_parameter("Saturation yield stress", m.saturation_yield_stress,
+                        "Voce saturation of the isotropic hardening (von Mises): sigma_y = Yield stress + "
+                        "Isotropic hardening * alpha + (sigma_inf - Yield stress) (1 - exp(-Saturation rate * "
+                        "alpha)) with sigma_inf >= Yield stress; 0 keeps the hardening linear",
+                        dealii::Patterns::Double(0.));
+      prm.add_parameter("Saturation rate", m.saturation_rate,
+                        "The rate delta of the Voce saturation (> 0 with a Saturation yield stress above the "
+                        "Yield stress)",
+                        dealii::Patterns::Double(0.));
       prm.add_parameter("Yield criterion", m.criterion,
                         "von Mises (J2: Yield stress, Isotropic and Kinematic hardening), Mohr-Coulomb "
                         "or Drucker-Prager (Cohesion, Friction angle, Dilation angle, Cohesion hardening; "
                         "Cone matching); the entries of the other criteria are not used");
       prm.add_parameter("Cohesion", m.cohesion, "Cohesion c of Mohr-Coulomb and Drucker-Prager (> 0)");
       prm.add_parameter("Friction angle", m.friction_angle,
-                        "Friction angle phi in degrees, 0 < phi < 90 (Mohr-Coulomb, Drucker-Prager)");
+                        "Friction angle phi in degrees, 0 <= phi < 90 (Mohr-Coulomb, Drucker-Prager). phi = 0 "
+                        "makes Mohr-Coulomb the Tresca criterion (sigma_1 - sigma_3 = 2 c) and Drucker-Prager a "
+                        "von Mises cylinder (sqrt(J2) = xi c)");
       prm.add_parameter("Dilation angle", m.dilation_angle,
                         "Dilation angle psi in degrees, 0 <= psi <= phi, or 'associative' (psi = phi). "
                         "psi < phi makes the consistent tangent non-symmetric: Linear solver/Type "
@@ -87,7 +98,8 @@ namespace plastix
           make_hyperelastic_material(young_modulus, poisson_ratio, second_shear_modulus, strain_energy);
         backend::MaterialConstants m;
         if (criterion == backend::YieldCriterion::von_mises)
-          m = make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening);
+          m = make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening,
+                            saturation_yield_stress, saturation_rate);
         else
           {
             double psi = friction_angle;
@@ -201,6 +213,10 @@ namespace plastix
               m.isotropic_hardening = value;
             else if (key == "Hkin")
               m.kinematic_hardening = value;
+            else if (key == "yield_inf")
+              m.saturation_yield_stress = value;
+            else if (key == "delta")
+              m.saturation_rate = value;
             else if (key == "c")
               m.cohesion = value;
             else if (key == "phi")
@@ -213,7 +229,8 @@ namespace plastix
               m.density = value;
             else
               throw InputError(entry, "unknown key '" + key +
-                                        "' (expected E, nu, yield, H, Hkin, criterion, c, phi, psi, Hc, cone, mu2, energy, rho)");
+                                        "' (expected E, nu, yield, H, Hkin, yield_inf, delta, criterion, c, phi, psi, Hc, cone, mu2, "
+                                        "energy, rho)");
           }
         check_material(m, entry + " (material id " + id_text + ")");
         per_material_id[id] = m;

@@ -16,7 +16,9 @@ namespace plastix
                 const double nu,
                 const double yield_stress,
                 const double isotropic_hardening,
-                const double kinematic_hardening)
+                const double kinematic_hardening,
+                const double saturation_yield_stress,
+                const double saturation_rate)
   {
     if (!(E > 0))
       throw std::invalid_argument("Young's modulus must be positive, got E = " +
@@ -33,12 +35,28 @@ namespace plastix
     if (!(isotropic_hardening >= 0) || !(kinematic_hardening >= 0) || !std::isfinite(isotropic_hardening) ||
         !std::isfinite(kinematic_hardening))
       throw std::invalid_argument("hardening moduli must be finite and not negative");
+    if (saturation_yield_stress != 0 &&
+        !(saturation_yield_stress >= yield_stress && yield_stress > 0 && std::isfinite(saturation_yield_stress)))
+      throw std::invalid_argument("the saturation yield stress (Voce) must be finite and at least the yield stress " +
+                                  std::to_string(yield_stress) + " > 0, got " + std::to_string(saturation_yield_stress));
+    if (!(saturation_rate >= 0) || !std::isfinite(saturation_rate))
+      throw std::invalid_argument("the saturation rate (Voce) must be finite and not negative, got " +
+                                  std::to_string(saturation_rate));
+    if ((saturation_yield_stress > yield_stress) != (saturation_rate > 0))
+      throw std::invalid_argument(saturation_rate > 0 ?
+                                    "a saturation rate (Voce) needs a saturation yield stress above the yield stress" :
+                                    "a saturation yield stress (Voce) above the yield stress needs a saturation rate > 0");
     backend::MaterialConstants m;
     m.lambda              = E * nu / ((1. + nu) * (1. - 2. * nu));
     m.mu                  = E / (2. * (1. + nu));
     m.yield_stress        = yield_stress;
     m.isotropic_hardening = isotropic_hardening;
     m.kinematic_hardening = kinematic_hardening;
+    if (saturation_yield_stress > yield_stress)
+      {
+        m.voce_saturation = saturation_yield_stress - yield_stress;
+        m.voce_rate       = saturation_rate;
+      }
     return m;
   }
 
@@ -74,8 +92,8 @@ namespace plastix
                              const double dilation_angle,
                              const double cohesion_hardening)
     {
-      if (!(friction_angle > 0 && friction_angle < 90))
-        throw std::invalid_argument("friction angle must lie in (0, 90) degrees, got " + std::to_string(friction_angle));
+      if (!(friction_angle >= 0 && friction_angle < 90))
+        throw std::invalid_argument("friction angle must lie in [0, 90) degrees, got " + std::to_string(friction_angle));
       if (!(dilation_angle >= 0 && dilation_angle <= friction_angle))
         throw std::invalid_argument("dilation angle must lie in [0, friction angle = " +
                                     std::to_string(friction_angle) + "] degrees, got " + std::to_string(dilation_angle));
@@ -119,7 +137,8 @@ namespace plastix
   {
     backend::MaterialConstants m = make_mohr_coulomb(E, nu, cohesion, friction_angle, dilation_angle, cohesion_hardening);
     m.criterion         = backend::YieldCriterion::drucker_prager;
-    // eta(angle) of the matching.
+    // eta(angle) of the matching and, for the friction angle, xi = eta(phi) cot(phi) (eqs. 6.121-6.123),
+    // written without cot(phi) so that phi = 0 gives the von Mises cylinder sqrt(J2) = xi c.
     const auto eta = [matching](const double angle) {
       const double s = std::sin(angle * degree), t = std::tan(angle * degree);
       switch (matching)
@@ -133,10 +152,21 @@ namespace plastix
         }
       return 0.;
     };
+    const double s = m.sin_friction, c = m.cos_friction, t = std::tan(friction_angle * degree);
+    switch (matching)
+      {
+        case ConeMatching::outer:
+          m.cone_xi = 6. * c / (std::sqrt(3.) * (3. - s));
+          break;
+        case ConeMatching::inner:
+          m.cone_xi = 6. * c / (std::sqrt(3.) * (3. + s));
+          break;
+        case ConeMatching::plane_strain:
+          m.cone_xi = 3. / std::sqrt(9. + 12. * t * t);
+          break;
+      }
     m.cone_eta     = eta(friction_angle);
     m.cone_eta_bar = eta(dilation_angle);
-    // Every matching has xi = eta(phi) cot(phi) (eqs. 6.121-6.123).
-    m.cone_xi = m.cone_eta * m.cos_friction / m.sin_friction;
     return m;
   }
 

@@ -16,7 +16,13 @@
 //  (c) the consistent tangent equals a central finite difference of the
 //      return map over the strain, for isotropic, kinematic, mixed hardening
 //      and perfect plasticity, at random plastic states;
-//  (d) the tangent is symmetric.
+//  (d) the tangent is symmetric;
+// with linear and with Voce saturation hardening (sigma_y = sigma_0 + H alpha
+// + (sigma_inf - sigma_0) (1 - exp(-delta alpha)); the independent return
+// finds the multiplier by bisection, and the uniaxial closed form inverts
+// sigma = sigma_y(eps_p) for the necking steel of J. C. Simo, "A framework
+// for finite strain elastoplasticity based on maximum plastic dissipation
+// and the multiplicative decomposition", CMAME 66 (1988)).
 //
 // Convention found in the code (and checked here): strains and stresses are
 // passed as tensor components xx, yy, zz, yz, xz, xy; column j of the tangent
@@ -48,7 +54,8 @@ namespace
   plastix_test::Checker checker;
 
   MaterialConstants
-  material(const double E, const double nu, const double sy, const double H, const double Hk)
+  material(const double E, const double nu, const double sy, const double H, const double Hk,
+           const double sigma_inf = 0, const double delta = 0)
   {
     MaterialConstants m;
     m.lambda              = E * nu / ((1 + nu) * (1 - 2 * nu));
@@ -56,7 +63,26 @@ namespace
     m.yield_stress        = sy;
     m.isotropic_hardening = H;
     m.kinematic_hardening = Hk;
+    if (sigma_inf > sy)
+      {
+        m.voce_saturation = sigma_inf - sy;
+        m.voce_rate       = delta;
+      }
     return m;
+  }
+
+  /** The yield stress at the accumulated plastic strain alpha (linear plus Voce). */
+  double
+  kappa_of(const MaterialConstants &m, const double alpha)
+  {
+    return m.yield_stress + m.isotropic_hardening * alpha + m.voce_saturation * (1 - std::exp(-m.voce_rate * alpha));
+  }
+
+  /** Its slope. */
+  double
+  kappa_slope(const MaterialConstants &m, const double alpha)
+  {
+    return m.isotropic_hardening + m.voce_saturation * m.voce_rate * std::exp(-m.voce_rate * alpha);
   }
 
   V6
@@ -114,7 +140,7 @@ namespace
     V6       xi    = dev(trial);
     for (int k = 0; k < 6; ++k)
       xi[k] -= beta[k];
-    const double f = std::sqrt(1.5) * norm(xi) - (m.yield_stress + m.isotropic_hardening * alpha);
+    const double f = std::sqrt(1.5) * norm(xi) - kappa_of(m, alpha);
     Reference    r;
     r.stress  = trial;
     r.beta    = beta;
@@ -125,7 +151,19 @@ namespace
       return r;
     // Consistency of f(sigma_tr - 2G sqrt(3/2) dg n - beta - sqrt(2/3) Hk dg n) = sy + H (alpha + dg):
     // sqrt(3/2) |xi| - 3G dg - Hk dg = sy + H alpha + H dg.
-    const double dg = f / (3 * m.mu + m.isotropic_hardening + m.kinematic_hardening);
+    // With Voce hardening the multiplier solves it by bisection on [0, f / (3G + Hk)].
+    double dg = f / (3 * m.mu + m.isotropic_hardening + m.kinematic_hardening);
+    if (m.voce_saturation > 0)
+      {
+        double lo = 0, hi = f / (3 * m.mu + m.kinematic_hardening);
+        for (int i = 0; i < 200; ++i)
+          {
+            const double mid = 0.5 * (lo + hi);
+            const double g   = std::sqrt(1.5) * norm(xi) - (3 * m.mu + m.kinematic_hardening) * mid - kappa_of(m, alpha + mid);
+            (g > 0 ? lo : hi) = mid;
+          }
+        dg = 0.5 * (lo + hi);
+      }
     const double nn = norm(xi);
     for (int k = 0; k < 6; ++k)
       {
@@ -196,7 +234,7 @@ namespace
         V6 xi = dev(elastic_stress(m, ee));
         for (int k = 0; k < 6; ++k)
           xi[k] -= st.beta[k];
-        const double kappa = m.yield_stress + m.isotropic_hardening * st.alpha;
+        const double kappa = kappa_of(m, st.alpha);
         if (std::sqrt(1.5) * norm(xi) >= 1.05 * kappa)
           return st;
       }
@@ -299,6 +337,9 @@ main()
     {"kinematic only (H_kin 20e3)", material(200e3, 0.3, 250, 0, 20e3)},
     {"mixed (H 10e3, H_kin 30e3, nu 0.29)", material(206.9e3, 0.29, 450, 10e3, 30e3)},
     {"perfect plasticity (H = 0)", material(200e3, 0.3, 250, 0, 0)},
+    {"Voce (Simo's steel: sigma_0 450, sigma_inf 715, delta 16.93, H 129.24)",
+     material(206.9e3, 0.29, 450, 129.24, 0, 715, 16.93)},
+    {"Voce, steep (delta 2000), with H_kin 10e3", material(200e3, 0.3, 250, 0, 10e3, 400, 2000)},
   };
 
   std::printf("(a) elastic trial states\n");
@@ -317,7 +358,7 @@ main()
           V6 xi = dev(elastic_stress(m, ee));
           for (int k = 0; k < 6; ++k)
             xi[k] -= st.beta[k];
-          const double kappa  = m.yield_stress + m.isotropic_hardening * st.alpha;
+          const double kappa  = kappa_of(m, st.alpha);
           // A strain at which f = -10 % kappa, in the direction of the random plastic one.
           V6 eps;
           // eta(e) = 2G dev(e) - beta: choose dev(e) = (beta + 0.9 kappa / q(xi) xi) / 2G.
@@ -390,7 +431,7 @@ main()
           const V6     s = dev(r.stress);
           for (int k = 0; k < 6; ++k)
             xi[k] = s[k] - (st.beta[k] + std::sqrt(2. / 3.) * m.kinematic_hardening * dg * xi_tr[k] / nx);
-          const double kappa = m.yield_stress + m.isotropic_hardening * alpha;
+          const double kappa = kappa_of(m, alpha);
           consistency        = std::max(consistency, std::abs(std::sqrt(1.5) * norm(xi) - kappa) / kappa);
           // The returned relative stress keeps the trial direction.
           double d = 0;
@@ -402,7 +443,7 @@ main()
         }
       std::printf(" %s (200 random states with f >= 0.05 kappa)\n", c.name);
       checker.check_true("  all reported plastic", all_plastic);
-      checker.check("  consistency |q(s - beta) - (sigma_y + H alpha)| / kappa", consistency, 1e-12);
+      checker.check("  consistency |q(s - beta) - sigma_y(alpha)| / kappa", consistency, 1e-12);
       checker.check("  correction deviatoric |tr| / sigma_y", volumetric, 1e-11);
       checker.check("  normality: correction parallel to dev(trial) - beta", normality, 1e-10);
       checker.check("  returned relative stress keeps the trial direction", direction, 1e-10);
@@ -449,6 +490,38 @@ main()
         const Result r200 = plastix_map(m, z, 0, z, e200);
         checker.check_true("  200 MPa state elastic", !r200.plastic);
         checker.check("  200 MPa stress (/200 MPa)", max_difference(r200.stress, {0, 0, 200e6, 0, 0, 0}, 200e6), 1e-13);
+      }
+  }
+
+  {
+    std::printf("(b) uniaxial closed form with Voce hardening (Simo's steel, MPa)\n");
+    // Monotonic uniaxial stress sigma: the plastic strain solves sigma = sigma_y(eps_p) (bisection), the
+    // strain is sigma / E + eps_p axially and -nu sigma / E - eps_p / 2 laterally; the tangent modulus is
+    // E h / (E + h) with h = sigma_y'(eps_p).
+    const double            E = 206.9e3, nu = 0.29;
+    const MaterialConstants m = material(E, nu, 450, 129.24, 0, 715, 16.93);
+    const V6                z = {0, 0, 0, 0, 0, 0};
+    for (const double sigma : {500., 650., 714.})
+      {
+        double lo = 0, hi = 10;
+        for (int i = 0; i < 200; ++i)
+          {
+            const double mid = 0.5 * (lo + hi);
+            (kappa_of(m, mid) < sigma ? lo : hi) = mid;
+          }
+        const double p   = 0.5 * (lo + hi);
+        const V6     eps = {-nu * sigma / E - p / 2, -nu * sigma / E - p / 2, sigma / E + p, 0, 0, 0};
+        const Result r   = plastix_map(m, z, 0, z, eps);
+        char         what[160];
+        std::snprintf(what, sizeof what, "  sigma %g (eps_p %.4g): plastic, stress = (0, 0, sigma) (/sigma)", sigma, p);
+        checker.check_true(std::string(what) + " plastic", r.plastic);
+        checker.check(what, max_difference(r.stress, {0, 0, sigma, 0, 0, 0}, sigma), 1e-12);
+        double inv[36];
+        invert6(r.tangent, inv);
+        const double h  = kappa_slope(m, p);
+        const double Et = E * h / (E + h);
+        std::snprintf(what, sizeof what, "  sigma %g: uniaxial tangent modulus vs E h/(E+h) = %.6g", sigma, Et);
+        checker.check(what, std::abs(1 / inv[14] - Et) / Et, 1e-9);
       }
   }
 

@@ -8,7 +8,8 @@
 //      sigma = sigma_0 + C (eps - eps_p) with the returned plastic strain,
 //      the plastic strain increment is coaxial with the trial stress and a
 //      non-negative combination of the flow vectors of the active planes,
-//      the hardening variable grows as the flow rule says;
+//      the hardening variable grows as the flow rule says; also at phi = 0
+//      (Tresca, the Drucker-Prager von Mises cylinder: no apex);
 //  (c) associative perfect plasticity: the stress is the closest admissible
 //      stress to the trial one in the energy norm (sampled);
 //  (d) the consistent tangent equals a central finite difference over the
@@ -522,6 +523,9 @@ main()
     {"DP outer, associative, perfect", drucker_prager_outer(2000, 0.2, 5, 20, 20)},
     {"DP outer, psi 5, hardening H 200", drucker_prager_outer(2000, 0.3, 5, 30, 5, 200)},
     {"DP outer, psi 0, perfect", drucker_prager_outer(2000, 0.3, 5, 30, 0)},
+    {"Tresca (MC phi 0), perfect", mohr_coulomb(2000, 0.2, 5, 0, 0)},
+    {"Tresca (MC phi 0), hardening H 300", mohr_coulomb(2000, 0.3, 5, 0, 0, 300)},
+    {"DP phi 0 (von Mises cylinder), hardening H 200", drucker_prager_outer(2000, 0.3, 5, 0, 0, 200)},
   };
 
   std::printf("(a) elastic states\n");
@@ -587,7 +591,9 @@ main()
         }
       std::printf("  %s: elastic %d, smooth %d, left edge %d, right edge %d, apex %d\n", cs.name.c_str(), count[0],
                   count[1], count[2], count[3], count[4]);
-      const int want_regions = mc ? 5 : 3;
+      // phi = 0 (Tresca prism, von Mises cylinder) has no apex.
+      const bool apex         = mc ? cs.m.sin_friction > 0 : cs.m.cone_eta > 0;
+      const int  want_regions = (mc ? 5 : 3) - (apex ? 0 : 1);
       int       seen         = 0;
       for (int k = 0; k < 5; ++k)
         seen += count[k] >= 20 ? 1 : 0;
@@ -613,7 +619,7 @@ main()
     }
 
   std::printf("(c) associative perfect plasticity: the closest admissible stress in the energy norm\n");
-  for (const int k : {0, 5})
+  for (const int k : {0, 5, 8})
     {
       const MaterialConstants &m         = cases[k].m;
       double                   worst     = 0;

@@ -45,6 +45,22 @@ namespace host_reference
   struct Material
   {
     double lambda = 0, mu = 0, bulk = 0, yield_stress = 0, H = 0, H_kin = 0;
+    /** Voce saturation sigma_inf - sigma_0 (0: none) and its rate. */
+    double saturation = 0, rate = 0;
+
+    /** The yield stress at the accumulated plastic strain @p alpha. */
+    double
+    kappa(const double alpha) const
+    {
+      return yield_stress + H * alpha + saturation * (1 - std::exp(-rate * alpha));
+    }
+
+    /** Its slope. */
+    double
+    slope(const double alpha) const
+    {
+      return H + saturation * rate * std::exp(-rate * alpha);
+    }
   };
 
   inline Material
@@ -58,6 +74,11 @@ namespace host_reference
     m.yield_stress = d.yield_stress;
     m.H            = d.isotropic_hardening;
     m.H_kin        = d.kinematic_hardening;
+    if (d.saturation_yield_stress > d.yield_stress)
+      {
+        m.saturation = d.saturation_yield_stress - d.yield_stress;
+        m.rate       = d.saturation_rate;
+      }
     return m;
   }
 
@@ -95,7 +116,7 @@ namespace host_reference
     const double xi_norm = std::sqrt(xi[0] * xi[0] + xi[1] * xi[1] + xi[2] * xi[2] +
                                      2 * (xi[3] * xi[3] + xi[4] * xi[4] + xi[5] * xi[5]));
     const double q_trial = std::sqrt(1.5) * xi_norm;
-    const double f       = q_trial - (m.yield_stress + m.H * old.alpha);
+    const double f       = q_trial - m.kappa(old.alpha);
     now                  = old;
     // Voigt helpers: m m^T (volumetric) and the deviatoric projector on engineering strains.
     auto identity_dev = [](const int i, const int j) {
@@ -110,7 +131,19 @@ namespace host_reference
             D[i][j] = (i < 3 && j < 3 ? m.bulk : 0.) + 2 * m.mu * identity_dev(i, j);
         return false;
       }
-    const double dgamma = f / (3 * m.mu + m.H + m.H_kin);
+    // q_trial - (3 mu + H_kin) dgamma = kappa(alpha + dgamma): closed form for linear hardening, bisection
+    // on [0, f / (3 mu + H_kin)] with Voce saturation.
+    double dgamma = f / (3 * m.mu + m.H + m.H_kin);
+    if (m.saturation > 0)
+      {
+        double lo = 0, hi = f / (3 * m.mu + m.H_kin);
+        for (int i = 0; i < 100 && hi - lo > 1e-16 * hi; ++i)
+          {
+            const double mid = 0.5 * (lo + hi);
+            (q_trial - (3 * m.mu + m.H_kin) * mid - m.kappa(old.alpha + mid) > 0 ? lo : hi) = mid;
+          }
+        dgamma = 0.5 * (lo + hi);
+      }
     double       n[6];
     for (int k = 0; k < 6; ++k)
       n[k] = xi[k] / xi_norm;
@@ -123,7 +156,7 @@ namespace host_reference
     now.alpha += dgamma;
     // Consistent tangent (Simo & Hughes eq. 3.3.14 with H -> H + H_kin).
     const double theta     = 1 - 3 * m.mu * dgamma / q_trial;
-    const double theta_bar = 1 / (1 + (m.H + m.H_kin) / (3 * m.mu)) - (1 - theta);
+    const double theta_bar = 1 / (1 + (m.slope(now.alpha) + m.H_kin) / (3 * m.mu)) - (1 - theta);
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j)
         D[i][j] = (i < 3 && j < 3 ? m.bulk : 0.) + 2 * m.mu * theta * identity_dev(i, j) -

@@ -75,6 +75,11 @@ main(int argc, char **argv)
       {"sphere", "sphere.prm", "subsection Mesh\n set Global refinements = 2\nend\n"},
       // All cases run B-bar (common settings below); full integration (the
       // default) on two of them, against the reference's full integration.
+      // Simo's steel of the L-bracket with its Voce saturation (the
+      // reference finds the multiplier by bisection, plastix by Newton).
+      {"L-bracket, Voce hardening", "l_bracket.prm",
+       "subsection Mesh\n set Global refinements = 0\nend\nsubsection Materials\n set Isotropic hardening = 129.24\n"
+       " set Saturation yield stress = 715\n set Saturation rate = 16.93\nend\n"},
       {"L-bracket, full integration", "l_bracket.prm",
        "subsection Mesh\n set Global refinements = 0\nend\nsubsection Operator\n set Element formulation = full\nend\n"},
       {"cylinder, full integration", "cylinder.prm",

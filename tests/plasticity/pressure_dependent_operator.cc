@@ -362,10 +362,10 @@ main(int argc, char **argv)
         return false;
       };
       using plastix::ConeMatching;
-      checker.check_true("  friction angle 0", refused([] { plastix::make_mohr_coulomb(2000, 0.2, 5, 0, 0); },
-                                                      "friction angle must lie in (0, 90)"));
+      checker.check_true("  friction angle -1", refused([] { plastix::make_mohr_coulomb(2000, 0.2, 5, -1, 0); },
+                                                       "friction angle must lie in [0, 90)"));
       checker.check_true("  friction angle 90", refused([] { plastix::make_mohr_coulomb(2000, 0.2, 5, 90, 10); },
-                                                       "friction angle must lie in (0, 90)"));
+                                                       "friction angle must lie in [0, 90)"));
       checker.check_true("  dilation above friction",
                          refused([] { plastix::make_drucker_prager(2000, 0.2, 5, 20, 25, ConeMatching::inner); },
                                  "dilation angle must lie in [0, friction angle"));

@@ -12,7 +12,10 @@ namespace plastix
     /** The yield criterion of a material. */
     enum class YieldCriterion : std::uint8_t
     {
-      /** Von Mises (J2), with linear isotropic and kinematic hardening; elastic if the yield stress is 0. */
+      /**
+       * Von Mises (J2), with isotropic (linear plus Voce saturation) and
+       * linear kinematic hardening; elastic if the yield stress is 0.
+       */
       von_mises,
       /**
        * Mohr-Coulomb (cohesion c, friction angle phi, dilation angle psi),
@@ -81,6 +84,15 @@ namespace plastix
       double isotropic_hardening = 0;
       /** Linear kinematic hardening modulus (Prager, back stress rate = 2/3 H_kin plastic strain rate). */
       double kinematic_hardening = 0;
+      /**
+       * Voce saturation of the isotropic hardening (von Mises): the yield
+       * stress is sigma_0 + H alpha + voce_saturation (1 - exp(-voce_rate
+       * alpha)), voce_saturation = sigma_inf - sigma_0 >= 0; 0 (the
+       * default) leaves the hardening linear.
+       */
+      double voce_saturation = 0;
+      /** The rate delta of the Voce saturation (> 0 where voce_saturation > 0). */
+      double voce_rate = 0;
 
       /** Which yield criterion applies. */
       YieldCriterion criterion = YieldCriterion::von_mises;

@@ -35,13 +35,22 @@ namespace plastix
    * value if E is not positive and finite, nu is outside (-1, 0.5), the
    * yield stress is negative or NaN, or a hardening modulus is negative or
    * not finite.
+   *
+   * The isotropic hardening is linear, sigma_y(alpha) = sigma_0 + H alpha,
+   * unless @p saturation_yield_stress sigma_inf is not 0: then Voce
+   * saturation is added, sigma_y(alpha) = sigma_0 + H alpha + (sigma_inf -
+   * sigma_0) (1 - exp(-delta alpha)) with delta = @p saturation_rate. That
+   * needs sigma_inf >= sigma_0 > 0 finite and delta > 0 exactly when
+   * sigma_inf > sigma_0 (both are refused otherwise).
    */
   backend::MaterialConstants
   make_material(double E,
                 double nu,
-                double yield_stress         = 0,
-                double isotropic_hardening  = 0,
-                double kinematic_hardening  = 0);
+                double yield_stress            = 0,
+                double isotropic_hardening     = 0,
+                double kinematic_hardening     = 0,
+                double saturation_yield_stress = 0,
+                double saturation_rate         = 0);
 
   /**
    * A compressible hyperelastic material for finite strain

@@ -1,5 +1,6 @@
-// J2 (von Mises) plasticity with linear isotropic and kinematic hardening at
-// one Gauss point: the backward-Euler radial return, its consistent tangent,
+// J2 (von Mises) plasticity with isotropic (linear and Voce) and linear
+// kinematic hardening at one Gauss point: the backward-Euler radial return,
+// its consistent tangent,
 // and the laws of the tangent operator and the internal force
 // (elastic_law.h says what a law is). Backend-internal (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_J2_PLASTICITY_H
@@ -49,7 +50,37 @@ namespace plastix
         double dgamma;
       };
 
-      /** Backward-Euler radial return of J2 plasticity with linear mixed hardening. */
+      /**
+       * The von Mises yield stress at the accumulated plastic strain alpha:
+       * sigma_0 + H alpha + (sigma_inf - sigma_0) (1 - exp(-delta alpha)).
+       */
+      KOKKOS_INLINE_FUNCTION double
+      j2_yield_stress(const MaterialConstants &m, const double alpha)
+      {
+        double sigma_y = m.yield_stress + m.isotropic_hardening * alpha;
+        if (m.voce_saturation > 0)
+          sigma_y += m.voce_saturation * (1. - exponential(-m.voce_rate * alpha));
+        return sigma_y;
+      }
+
+      /** The slope d sigma_y / d alpha of j2_yield_stress(). */
+      KOKKOS_INLINE_FUNCTION double
+      j2_hardening_slope(const MaterialConstants &m, const double alpha)
+      {
+        double slope = m.isotropic_hardening;
+        if (m.voce_saturation > 0)
+          slope += m.voce_saturation * m.voce_rate * exponential(-m.voce_rate * alpha);
+        return slope;
+      }
+
+      /**
+       * Backward-Euler radial return of J2 plasticity with mixed hardening.
+       * The multiplier solves q_tr - (3 G + H_kin) dgamma - sigma_y(alpha_n +
+       * dgamma) = 0: in closed form for linear hardening, by Newton's method
+       * with Voce saturation, where the left side is convex and decreasing
+       * in dgamma (sigma_y is concave and increasing), so that the iterates
+       * from dgamma = 0 rise monotonically to the root without overshoot.
+       */
       KOKKOS_INLINE_FUNCTION void
       j2_return_map(const MaterialConstants &m,
                     const double             eps[6],
@@ -69,7 +100,7 @@ namespace plastix
           }
         const double norm_eta = square_root(contract_symmetric(eta, eta));
         const double q_tr     = 1.2247448713915890491 * norm_eta; // sqrt(3/2)
-        const double f        = q_tr - (m.yield_stress + m.isotropic_hardening * alpha_n);
+        const double f        = q_tr - j2_yield_stress(m, alpha_n);
         r.plastic             = m.yield_stress > 0 && f > 0;
         if (!r.plastic)
           {
@@ -86,8 +117,21 @@ namespace plastix
             r.dgamma = 0;
             return;
           }
-        const double H_total = m.isotropic_hardening + m.kinematic_hardening;
-        const double dgamma  = f / (3. * G + H_total);
+        double dgamma = f / (3. * G + m.isotropic_hardening + m.kinematic_hardening);
+        if (m.voce_saturation > 0)
+          {
+            dgamma = 0;
+            for (int iteration = 0; iteration < 50; ++iteration)
+              {
+                const double g = q_tr - (3. * G + m.kinematic_hardening) * dgamma - j2_yield_stress(m, alpha_n + dgamma);
+                const double step = g / (3. * G + m.kinematic_hardening + j2_hardening_slope(m, alpha_n + dgamma));
+                dgamma += step;
+                if (!(step > 1e-15 * dgamma))
+                  break;
+              }
+          }
+        // The hardening slope at the end of the step enters the consistent tangent.
+        const double H_total = j2_hardening_slope(m, alpha_n + dgamma) + m.kinematic_hardening;
         const double s32     = 1.2247448713915890491;  // sqrt(3/2)
         const double s23     = 0.81649658092772603273; // sqrt(2/3)
         for (int k = 0; k < 6; ++k)

@@ -249,7 +249,9 @@ namespace plastix
           for (int i = 0; i < 3; ++i)
             s[i] = q[i] - dga * r_main[i] - dgb * r_b[i];
           const double tol = 1e-12 * scale;
-          if (s[0] + tol >= s[1] && s[1] + tol >= s[2])
+          // Tresca (phi = 0) is a prism without an apex: its edge return is
+          // admissible whenever the main plane's is not.
+          if ((s[0] + tol >= s[1] && s[1] + tol >= s[2]) || sf == 0.)
             {
               // d(dga, dgb)/dq = M^-1 (n_main, n_b).
               const double det = (a + h) * (a + h) - (b + h) * (b + h);
@@ -268,7 +270,7 @@ namespace plastix
             }
         }
 
-        // Apex: sigma_i = cot(phi) c, d_alpha = cos(phi) / sin(psi) d_eps_v.
+        // Apex (phi > 0): sigma_i = cot(phi) c, d_alpha = cos(phi) / sin(psi) d_eps_v.
         r.set_apex(q, K, H, c_n, cf / sf, sp > 0 ? cf / sp : 0.);
       }
 
@@ -316,7 +318,8 @@ namespace plastix
             r.region  = ReturnRegion::smooth;
             return;
           }
-        // Apex: p = xi / eta c, d_alpha = xi / eta_bar d_eps_v.
+        // Apex: p = xi / eta c, d_alpha = xi / eta_bar d_eps_v. With eta = 0
+        // (the von Mises cylinder, phi = 0) the cone return above always holds.
         r.set_apex(q, K, H, c_n, xi / eta, eta_bar > 0 ? xi / eta_bar : 0.);
       }
 
