@@ -100,7 +100,9 @@ namespace plastix
         data.time_step = time.time_step > 0. ? time.time_step : time.end_time;
         critical_step  = make_dynamics(data)->critical_time_step();
         if (time.time_step == 0.)
-          data.time_step = time.critical_step_fraction * critical_step;
+          // The largest step within the fraction that ends on the end time.
+          data.time_step =
+            time.end_time / std::ceil(time.end_time / (time.critical_step_fraction * critical_step) * (1. - 1e-12));
         else if (time.time_step > time.critical_step_fraction * critical_step)
           {
             std::ostringstream message;
@@ -130,6 +132,8 @@ namespace plastix
            {std::tuple<std::string, std::string, DeviceVector *>(time.initial_displacement, "Initial displacement", &u0),
             std::tuple<std::string, std::string, DeviceVector *>(time.initial_velocity, "Initial velocity", &v0)})
         {
+          if (TimeIntegrationParameters::is_zero(text))
+            continue;
           dealii::VectorTools::interpolate(d.dof_handler, *time.vector_function(text), host);
           bool finite = true;
           for (const double value : host)

@@ -696,6 +696,14 @@ namespace plastix
     /** An expression of the initial state (initial_displacement or initial_velocity) as a function of x, y, z. */
     static std::shared_ptr<dealii::Function<3>>
     vector_function(const std::string &expressions);
+    /**
+     * Whether the three expressions are the number 0 each (the default), so
+     * that the state needs no interpolation (which evaluates the expressions
+     * at the eight vertices of every cell: seconds on meshes of millions of
+     * cells).
+     */
+    static bool
+    is_zero(const std::string &expressions);
     /** Whether the run is dynamic (Integrator is not none). */
     bool
     is_dynamic() const;

@@ -1,9 +1,11 @@
 // The subsection Time integration: declaration and checks.
 #include <deal.II/base/function_parser.h>
+#include <deal.II/base/utilities.h>
 
 #include "parameters.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <sstream>
 
@@ -113,6 +115,22 @@ namespace plastix
     auto parser = std::make_shared<dealii::FunctionParser<3>>(3);
     parser->initialize("x,y,z", expressions, {{"pi", dealii::numbers::PI}});
     return parser;
+  }
+
+  bool
+  TimeIntegrationParameters::is_zero(const std::string &expressions)
+  {
+    const std::vector<std::string> parts = dealii::Utilities::split_string_list(expressions, ';');
+    if (parts.size() != 3)
+      return false;
+    for (const std::string &part : parts)
+      {
+        char        *end   = nullptr;
+        const double value = std::strtod(part.c_str(), &end);
+        if (end == part.c_str() || *end != '\0' || value != 0.)
+          return false;
+      }
+    return true;
   }
 
   void

@@ -48,12 +48,15 @@ namespace plastix
     else if (newton_iterations > 0)
       s << ", " << n_steps << " load steps (" << n_cuts << " cuts), " << newton_iterations << " Newton iterations, "
         << linear_iterations << " linear iterations, " << yielded_points << " yielded Gauss points";
+    else if (n_adaptations == 0)
+      s << " " << linear_iterations << " iterations";
     if (n_adaptations > 0)
       s << ", " << n_adaptations << " mesh adaptations";
-    else
-      s << " " << linear_iterations << " iterations";
-    s << ", residual " << final_residual << " (relative " << relative_residual << "), max |u| " << max_displacement
-      << ", time [s]:";
+    // A time integration solves one system per Newton iteration of every
+    // step: there is no one final residual to report.
+    if (n_time_steps == 0)
+      s << ", residual " << final_residual << " (relative " << relative_residual << ")";
+    s << ", max |u| " << max_displacement << ", time [s]:";
     double total = 0;
     for (const auto &[stage, seconds] : stage_seconds)
       {

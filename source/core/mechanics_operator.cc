@@ -156,7 +156,7 @@ namespace plastix
     n_owned_cells = mesh.cell_material.size();
     if (applies_ghost_cells)
       add_ghost_level_cells(dof_handler, level, cells, failures);
-    cells.finish_springs();
+    cells.finish_sparse_terms();
 
     ConstrainedRows rows;
     failures.guard([&] {

@@ -143,6 +143,8 @@ namespace plastix
             mass_values = std::make_unique<dealii::FEValues<3>>(mapping, fe, dealii::QGauss<3>(2),
                                                                 dealii::update_values | dealii::update_JxW_values);
             mass_matrix.reinit(24, 24);
+            if (additional_data.mass_matrix == MassMatrix::lumped)
+              lumped_mass.assign(mesh.node_coordinates.size(), 0.);
           }
       }
 
@@ -183,15 +185,24 @@ namespace plastix
       }
 
       /**
-       * Move the springs' entries into MeshData: a DoF pair on the edge of
-       * two spring faces comes once per face, so sort, then sum the entries
-       * of equal pairs.
+       * Move the entries of the springs and of the mass matrix into
+       * MeshData: a DoF pair of two cells or spring faces comes once for
+       * each, so sort, then sum the entries of equal pairs; the lumped mass
+       * is already summed per DoF.
        */
       void
-      finish_springs()
+      finish_sparse_terms()
       {
         merge_entries(spring_entries, mesh.spring_rows, mesh.spring_columns, mesh.spring_values);
         merge_entries(mass_entries, mesh.mass_rows, mesh.mass_columns, mesh.mass_values);
+        for (std::size_t dof = 0; dof < lumped_mass.size(); ++dof)
+          if (lumped_mass[dof] != 0.)
+            {
+              mesh.mass_rows.push_back(dof);
+              mesh.mass_columns.push_back(dof);
+              mesh.mass_values.push_back(lumped_mass[dof]);
+            }
+        std::vector<double>().swap(lumped_mass);
       }
 
       /** Whether a cell has local DoF @p i. */
@@ -242,7 +253,12 @@ namespace plastix
         mass_values->reinit(dealii::Triangulation<3>::cell_iterator(cell));
         mass_matrix = 0;
         add_cell_mass_matrix(*mass_values, density, additional_data.mass_matrix, 1., mass_matrix);
-        append_entries(mass_matrix, mass_entries);
+        // A lumped mass is diagonal: summed per DoF here rather than sorted from cell entries.
+        if (!lumped_mass.empty())
+          for (unsigned int i = 0; i < 24; ++i)
+            lumped_mass[partitioner.global_to_local(dof_indices[i])] += mass_matrix(i, i);
+        else
+          append_entries(mass_matrix, mass_entries);
       }
 
       /** The nonzero entries of the cell matrix @p matrix as (row, column, value) of local DoFs. */
@@ -321,6 +337,8 @@ namespace plastix
       std::unique_ptr<dealii::FEValues<3>>                 mass_values;
       dealii::FullMatrix<double>                           mass_matrix;
       std::vector<MatrixEntry>                             mass_entries;
+      /** The lumped mass per local DoF (MassMatrix::lumped), until finish_sparse_terms(). */
+      std::vector<double>                                  lumped_mass;
     };
 
     /**

@@ -865,38 +865,62 @@ namespace plastix
             {
               Number       inv[3][3];
               const Number JxW = geometry.at(g, q, inv);
-              for (int a = 0; a < 8; ++a)
+              if constexpr (finite_strain)
                 {
-                  Number grad[3];
-                  physical_shape_gradient(q, a, inv, grad);
+                  // The unit displacement of DoF 3a+c has the gradient e_c (x) grad N_a, so its entry is
+                  // grad N_a . A_c grad N_a with A_c[i][j] = P(e_c (x) e_j)[c][i]: nine calls of the
+                  // (linear) law per point instead of 24.
+                  Number A[3][3][3];
                   PLASTIX_UNROLL
                   for (int c = 0; c < 3; ++c)
+                    PLASTIX_UNROLL
+                    for (int j = 0; j < 3; ++j)
+                      {
+                        Number G[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}}, P[3][3];
+                        G[c][j]        = Number(1);
+                        law.first_piola(cell, q, G, P);
+                        PLASTIX_UNROLL
+                        for (int i = 0; i < 3; ++i)
+                          A[c][i][j] = P[c][i];
+                      }
+                  for (int a = 0; a < 8; ++a)
                     {
-                      Number G[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+                      Number grad[3];
+                      physical_shape_gradient(q, a, inv, grad);
                       PLASTIX_UNROLL
-                      for (int i = 0; i < 3; ++i)
-                        G[c][i] = grad[i];
-                      if constexpr (finite_strain)
+                      for (int c = 0; c < 3; ++c)
                         {
-                          // P : G, the stress of the unit displacement against its gradient.
-                          Number P[3][3];
-                          law.first_piola(cell, q, G, P);
-                          diag[3 * a + c] += JxW * (P[c][0] * grad[0] + P[c][1] * grad[1] + P[c][2] * grad[2]);
-                        }
-                      else
-                        {
-                          Number eps[6], sig[6];
-                          symmetric_part(G, eps);
-                          if constexpr (mean_dilatation)
-                            replace_dilatation(eps, mean_divergence[3 * a + c]);
-                          law.stress(cell, q, eps, sig);
-                          // sig : eps_bar (sig symmetric)
-                          const Number energy = sig[0] * eps[0] + sig[1] * eps[1] + sig[2] * eps[2] +
-                                                Number(2) * (sig[3] * eps[3] + sig[4] * eps[4] + sig[5] * eps[5]);
-                          diag[3 * a + c] += JxW * energy;
+                          Number entry = 0;
+                          PLASTIX_UNROLL
+                          for (int i = 0; i < 3; ++i)
+                            entry += grad[i] * (A[c][i][0] * grad[0] + A[c][i][1] * grad[1] + A[c][i][2] * grad[2]);
+                          diag[3 * a + c] += JxW * entry;
                         }
                     }
                 }
+              else
+                for (int a = 0; a < 8; ++a)
+                  {
+                    Number grad[3];
+                    physical_shape_gradient(q, a, inv, grad);
+                    PLASTIX_UNROLL
+                    for (int c = 0; c < 3; ++c)
+                      {
+                        Number G[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+                        PLASTIX_UNROLL
+                        for (int i = 0; i < 3; ++i)
+                          G[c][i] = grad[i];
+                        Number eps[6], sig[6];
+                        symmetric_part(G, eps);
+                        if constexpr (mean_dilatation)
+                          replace_dilatation(eps, mean_divergence[3 * a + c]);
+                        law.stress(cell, q, eps, sig);
+                        // sig : eps_bar (sig symmetric)
+                        const Number energy = sig[0] * eps[0] + sig[1] * eps[1] + sig[2] * eps[2] +
+                                              Number(2) * (sig[3] * eps[3] + sig[4] * eps[4] + sig[5] * eps[5]);
+                        diag[3 * a + c] += JxW * energy;
+                      }
+                  }
             }
         }
       };
