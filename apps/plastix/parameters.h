@@ -297,6 +297,8 @@ namespace plastix
     double saturation_yield_stress = 0.;
     /** Voce saturation rate delta. */
     double saturation_rate = 0.;
+    /** A tabulated yield stress, 'alpha: sigma_y; ...' (empty: none). */
+    std::string hardening_curve;
     /** Cohesion c (stress units). */
     double cohesion = 0.;
     /** Friction angle phi in degrees. */

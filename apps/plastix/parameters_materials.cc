@@ -43,6 +43,13 @@ namespace plastix
                         "The rate delta of the Voce saturation (> 0 with a Saturation yield stress above the "
                         "Yield stress)",
                         dealii::Patterns::Double(0.));
+      prm.add_parameter("Hardening curve", m.hardening_curve,
+                        "A tabulated von Mises yield stress over the accumulated plastic strain alpha, "
+                        "'alpha: sigma_y; alpha: sigma_y; ...' (2 to 16 points from alpha = 0, alpha increasing, "
+                        "sigma_y not decreasing), linear between the points and constant beyond the last, in "
+                        "place of Yield stress (which is 0 or the first sigma_y), Isotropic hardening and the "
+                        "Voce saturation. Empty: none",
+                        dealii::Patterns::Anything());
       prm.add_parameter("Yield criterion", m.criterion,
                         "von Mises (J2: Yield stress, Isotropic and Kinematic hardening), Mohr-Coulomb "
                         "or Drucker-Prager (Cohesion, Friction angle, Dilation angle, Cohesion hardening; "
@@ -87,6 +94,38 @@ namespace plastix
     }
   } // namespace
 
+  namespace
+  {
+    /** The points of 'Hardening curve' (or of the per-id key curve=); InputError naming @p entry. */
+    std::vector<std::array<double, 2>>
+    parse_hardening_curve(const std::string &text, const std::string &entry)
+    {
+      // 'alpha: sigma' items separated by ';' or spaces (per material id: 'curve=0:250e6 0.1:400e6').
+      std::string normalized;
+      for (std::size_t i = 0; i < text.size(); ++i)
+        if (text[i] == ':')
+          {
+            while (!normalized.empty() && normalized.back() == ' ')
+              normalized.pop_back();
+            normalized += ':';
+            while (i + 1 < text.size() && text[i + 1] == ' ')
+              ++i;
+          }
+        else
+          normalized += text[i] == ';' || text[i] == '\t' ? ' ' : text[i];
+      std::vector<std::array<double, 2>> points;
+      std::istringstream                 items(normalized);
+      for (std::string item; items >> item;)
+        {
+          const auto colon = item.find(':');
+          if (colon == std::string::npos)
+            throw InputError(entry, "'" + item + "' is not 'alpha: sigma_y'");
+          points.push_back({{parse_double(item.substr(0, colon), entry), parse_double(item.substr(colon + 1), entry)}});
+        }
+      return points;
+    }
+  } // namespace
+
   backend::MaterialConstants
   MaterialDescription::make(const std::string &where) const
   {
@@ -98,8 +137,12 @@ namespace plastix
           make_hyperelastic_material(young_modulus, poisson_ratio, second_shear_modulus, strain_energy);
         backend::MaterialConstants m;
         if (criterion == backend::YieldCriterion::von_mises)
-          m = make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening,
-                            saturation_yield_stress, saturation_rate);
+          {
+            m = make_material(young_modulus, poisson_ratio, yield_stress, isotropic_hardening, kinematic_hardening,
+                              saturation_yield_stress, saturation_rate);
+            if (!hardening_curve.empty())
+              m = with_hardening_curve(m, parse_hardening_curve(hardening_curve, where + "/Hardening curve"));
+          }
         else
           {
             double psi = friction_angle;
@@ -126,7 +169,7 @@ namespace plastix
   bool
   MaterialDescription::can_yield() const
   {
-    return criterion != backend::YieldCriterion::von_mises || yield_stress > 0;
+    return criterion != backend::YieldCriterion::von_mises || yield_stress > 0 || !hardening_curve.empty();
   }
 
   bool
@@ -144,7 +187,9 @@ namespace plastix
     declare_material_entries(prm, default_material);
     prm.add_parameter("Per material id", per_material_id_text,
                       "Materials of particular material ids, overriding the entries above: "
-                      "'id: E=..., nu=..., yield=..., H=..., Hkin=...; id: ...', and for the pressure-"
+                      "'id: E=..., nu=..., yield=..., H=..., Hkin=..., yield_inf=... (Saturation yield stress), "
+                      "delta=... (Saturation rate), curve=0:250e6 0.1:400e6 (Hardening curve, points "
+                      "separated by spaces); id: ...', and for the pressure-"
                       "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
                       "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
                       "plane strain, and at finite strain mu2=... (Second shear modulus), energy=Mooney-"
@@ -202,6 +247,12 @@ namespace plastix
                 m.dilation_angle = text;
                 continue;
               }
+            if (key == "curve")
+              {
+                parse_hardening_curve(text, entry);
+                m.hardening_curve = text;
+                continue;
+              }
             const double value = parse_double(text, entry);
             if (key == "E")
               m.young_modulus = value;
@@ -229,7 +280,7 @@ namespace plastix
               m.density = value;
             else
               throw InputError(entry, "unknown key '" + key +
-                                        "' (expected E, nu, yield, H, Hkin, yield_inf, delta, criterion, c, phi, psi, Hc, cone, mu2, "
+                                        "' (expected E, nu, yield, H, Hkin, yield_inf, delta, curve, criterion, c, phi, psi, Hc, cone, mu2, "
                                         "energy, rho)");
           }
         check_material(m, entry + " (material id " + id_text + ")");

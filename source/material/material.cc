@@ -61,6 +61,42 @@ namespace plastix
   }
 
   backend::MaterialConstants
+  with_hardening_curve(backend::MaterialConstants m, const std::vector<std::array<double, 2>> &points)
+  {
+    const auto point = [&points](const std::size_t k) {
+      std::ostringstream text;
+      text << "(" << points[k][0] << ", " << points[k][1] << ")";
+      return text.str();
+    };
+    if (points.size() < 2 || points.size() > static_cast<std::size_t>(backend::max_hardening_points))
+      throw std::invalid_argument("a hardening curve has 2 to " + std::to_string(backend::max_hardening_points) +
+                                  " points (alpha, sigma_y), got " + std::to_string(points.size()));
+    if (!(points[0][0] == 0.) || !(points[0][1] > 0.) || !std::isfinite(points[0][1]))
+      throw std::invalid_argument("the first point of a hardening curve is (0, initial yield stress > 0), got " +
+                                  point(0));
+    if (m.yield_stress != 0. && m.yield_stress != points[0][1])
+      throw std::invalid_argument("the yield stress " + std::to_string(m.yield_stress) +
+                                  " differs from the hardening curve's first point " + point(0) +
+                                  " (set one of them)");
+    for (std::size_t k = 1; k < points.size(); ++k)
+      if (!(points[k][0] > points[k - 1][0]) || !(points[k][1] >= points[k - 1][1]) ||
+          !std::isfinite(points[k][0]) || !std::isfinite(points[k][1]))
+        throw std::invalid_argument("the points of a hardening curve must have increasing alpha and a yield "
+                                    "stress that does not decrease, got " +
+                                    point(k - 1) + " then " + point(k));
+    if (m.isotropic_hardening != 0. || m.voce_saturation != 0.)
+      throw std::invalid_argument("a hardening curve replaces the isotropic and Voce hardening: set them to 0");
+    m.yield_stress     = points[0][1];
+    m.hardening_points = static_cast<int>(points.size());
+    for (std::size_t k = 0; k < points.size(); ++k)
+      {
+        m.hardening_alpha[k]  = points[k][0];
+        m.hardening_stress[k] = points[k][1];
+      }
+    return m;
+  }
+
+  backend::MaterialConstants
   make_hyperelastic_material(const double                E,
                              const double                nu,
                              const double                second_shear_modulus,

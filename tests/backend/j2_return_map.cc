@@ -39,6 +39,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "../checker.h"
 #include "symmetric_tensors.h"
@@ -71,17 +72,56 @@ namespace
     return m;
   }
 
-  /** The yield stress at the accumulated plastic strain alpha (linear plus Voce). */
+  /** A tabulated yield stress through @p points (alpha, sigma_y) with kinematic hardening @p Hk. */
+  MaterialConstants
+  tabulated(const double E, const double nu, const double Hk, const std::vector<std::array<double, 2>> &points)
+  {
+    MaterialConstants m = material(E, nu, points[0][1], 0, Hk);
+    m.hardening_points  = static_cast<int>(points.size());
+    for (std::size_t k = 0; k < points.size(); ++k)
+      {
+        m.hardening_alpha[k]  = points[k][0];
+        m.hardening_stress[k] = points[k][1];
+      }
+    return m;
+  }
+
+  /** The segment of the table that holds alpha (the number of points if beyond the last). */
+  int
+  table_segment(const MaterialConstants &m, const double alpha)
+  {
+    int k = 1;
+    while (k < m.hardening_points && !(alpha < m.hardening_alpha[k]))
+      ++k;
+    return k;
+  }
+
+  /** The yield stress at the accumulated plastic strain alpha (linear plus Voce, or the table). */
   double
   kappa_of(const MaterialConstants &m, const double alpha)
   {
+    if (m.hardening_points > 0)
+      {
+        const int k = table_segment(m, alpha);
+        if (k == m.hardening_points)
+          return m.hardening_stress[k - 1];
+        const double t = (alpha - m.hardening_alpha[k - 1]) / (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
+        return (1 - t) * m.hardening_stress[k - 1] + t * m.hardening_stress[k];
+      }
     return m.yield_stress + m.isotropic_hardening * alpha + m.voce_saturation * (1 - std::exp(-m.voce_rate * alpha));
   }
 
-  /** Its slope. */
+  /** Its slope (from the right at the table's points). */
   double
   kappa_slope(const MaterialConstants &m, const double alpha)
   {
+    if (m.hardening_points > 0)
+      {
+        const int k = table_segment(m, alpha);
+        return k == m.hardening_points ? 0. :
+                                         (m.hardening_stress[k] - m.hardening_stress[k - 1]) /
+                                           (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
+      }
     return m.isotropic_hardening + m.voce_saturation * m.voce_rate * std::exp(-m.voce_rate * alpha);
   }
 
@@ -153,7 +193,7 @@ namespace
     // sqrt(3/2) |xi| - 3G dg - Hk dg = sy + H alpha + H dg.
     // With Voce hardening the multiplier solves it by bisection on [0, f / (3G + Hk)].
     double dg = f / (3 * m.mu + m.isotropic_hardening + m.kinematic_hardening);
-    if (m.voce_saturation > 0)
+    if (m.voce_saturation > 0 || m.hardening_points > 0)
       {
         double lo = 0, hi = f / (3 * m.mu + m.kinematic_hardening);
         for (int i = 0; i < 200; ++i)
@@ -340,6 +380,8 @@ main()
     {"Voce (Simo's steel: sigma_0 450, sigma_inf 715, delta 16.93, H 129.24)",
      material(206.9e3, 0.29, 450, 129.24, 0, 715, 16.93)},
     {"Voce, steep (delta 2000), with H_kin 10e3", material(200e3, 0.3, 250, 0, 10e3, 400, 2000)},
+    {"tabulated (slopes 50e3, 60e3, 4.3e3, then flat), with H_kin 5e3",
+     tabulated(200e3, 0.3, 5e3, {{{0, 250}, {0.001, 300}, {0.003, 420}, {0.01, 450}}})},
   };
 
   std::printf("(a) elastic trial states\n");
@@ -493,37 +535,40 @@ main()
       }
   }
 
-  {
-    std::printf("(b) uniaxial closed form with Voce hardening (Simo's steel, MPa)\n");
-    // Monotonic uniaxial stress sigma: the plastic strain solves sigma = sigma_y(eps_p) (bisection), the
-    // strain is sigma / E + eps_p axially and -nu sigma / E - eps_p / 2 laterally; the tangent modulus is
-    // E h / (E + h) with h = sigma_y'(eps_p).
-    const double            E = 206.9e3, nu = 0.29;
-    const MaterialConstants m = material(E, nu, 450, 129.24, 0, 715, 16.93);
-    const V6                z = {0, 0, 0, 0, 0, 0};
-    for (const double sigma : {500., 650., 714.})
-      {
-        double lo = 0, hi = 10;
-        for (int i = 0; i < 200; ++i)
-          {
-            const double mid = 0.5 * (lo + hi);
-            (kappa_of(m, mid) < sigma ? lo : hi) = mid;
-          }
-        const double p   = 0.5 * (lo + hi);
-        const V6     eps = {-nu * sigma / E - p / 2, -nu * sigma / E - p / 2, sigma / E + p, 0, 0, 0};
-        const Result r   = plastix_map(m, z, 0, z, eps);
-        char         what[160];
-        std::snprintf(what, sizeof what, "  sigma %g (eps_p %.4g): plastic, stress = (0, 0, sigma) (/sigma)", sigma, p);
-        checker.check_true(std::string(what) + " plastic", r.plastic);
-        checker.check(what, max_difference(r.stress, {0, 0, sigma, 0, 0, 0}, sigma), 1e-12);
-        double inv[36];
-        invert6(r.tangent, inv);
-        const double h  = kappa_slope(m, p);
-        const double Et = E * h / (E + h);
-        std::snprintf(what, sizeof what, "  sigma %g: uniaxial tangent modulus vs E h/(E+h) = %.6g", sigma, Et);
-        checker.check(what, std::abs(1 / inv[14] - Et) / Et, 1e-9);
-      }
-  }
+  for (const bool table : {false, true})
+    {
+      std::printf(table ? "(b) uniaxial closed form with a tabulated yield stress (MPa)\n" :
+                          "(b) uniaxial closed form with Voce hardening (Simo's steel, MPa)\n");
+      // Monotonic uniaxial stress sigma: the plastic strain solves sigma = sigma_y(eps_p) (bisection), the
+      // strain is sigma / E + eps_p axially and -nu sigma / E - eps_p / 2 laterally; the tangent modulus is
+      // E h / (E + h) with h = sigma_y'(eps_p).
+      const double            E = table ? 200e3 : 206.9e3, nu = table ? 0.3 : 0.29;
+      const MaterialConstants m = table ? tabulated(E, nu, 0, {{{0, 250}, {0.001, 300}, {0.003, 420}, {0.01, 450}}}) :
+                                          material(E, nu, 450, 129.24, 0, 715, 16.93);
+      const V6                z = {0, 0, 0, 0, 0, 0};
+      for (const double sigma : table ? std::vector<double>{280., 350., 440.} : std::vector<double>{500., 650., 714.})
+        {
+          double lo = 0, hi = 10;
+          for (int i = 0; i < 200; ++i)
+            {
+              const double mid = 0.5 * (lo + hi);
+              (kappa_of(m, mid) < sigma ? lo : hi) = mid;
+            }
+          const double p   = 0.5 * (lo + hi);
+          const V6     eps = {-nu * sigma / E - p / 2, -nu * sigma / E - p / 2, sigma / E + p, 0, 0, 0};
+          const Result r   = plastix_map(m, z, 0, z, eps);
+          char         what[160];
+          std::snprintf(what, sizeof what, "  sigma %g (eps_p %.4g): plastic, stress = (0, 0, sigma) (/sigma)", sigma, p);
+          checker.check_true(std::string(what) + " plastic", r.plastic);
+          checker.check(what, max_difference(r.stress, {0, 0, sigma, 0, 0, 0}, sigma), 1e-12);
+          double inv[36];
+          invert6(r.tangent, inv);
+          const double h  = kappa_slope(m, p);
+          const double Et = E * h / (E + h);
+          std::snprintf(what, sizeof what, "  sigma %g: uniaxial tangent modulus vs E h/(E+h) = %.6g", sigma, Et);
+          checker.check(what, std::abs(1 / inv[14] - Et) / Et, 1e-9);
+        }
+    }
 
   std::printf("(c) consistent tangent vs central finite differences of the return map (10 random states each)\n");
   std::printf("(d) symmetry of the tangent\n");

@@ -31,6 +31,7 @@
 
 #include "parameters.h"
 
+#include <array>
 #include <cmath>
 #include <iomanip>
 #include <ostream>
@@ -47,18 +48,37 @@ namespace host_reference
     double lambda = 0, mu = 0, bulk = 0, yield_stress = 0, H = 0, H_kin = 0;
     /** Voce saturation sigma_inf - sigma_0 (0: none) and its rate. */
     double saturation = 0, rate = 0;
+    /** A tabulated yield stress (alpha, sigma_y), linear between the points, constant beyond; empty: none. */
+    std::vector<std::array<double, 2>> table;
 
     /** The yield stress at the accumulated plastic strain @p alpha. */
     double
     kappa(const double alpha) const
     {
+      if (!table.empty())
+        {
+          std::size_t k = 1;
+          while (k < table.size() && alpha >= table[k][0])
+            ++k;
+          if (k == table.size())
+            return table.back()[1];
+          const double t = (alpha - table[k - 1][0]) / (table[k][0] - table[k - 1][0]);
+          return (1 - t) * table[k - 1][1] + t * table[k][1];
+        }
       return yield_stress + H * alpha + saturation * (1 - std::exp(-rate * alpha));
     }
 
-    /** Its slope. */
+    /** Its slope (from the right at the table's points). */
     double
     slope(const double alpha) const
     {
+      if (!table.empty())
+        {
+          std::size_t k = 1;
+          while (k < table.size() && alpha >= table[k][0])
+            ++k;
+          return k == table.size() ? 0. : (table[k][1] - table[k - 1][1]) / (table[k][0] - table[k - 1][0]);
+        }
       return H + saturation * rate * std::exp(-rate * alpha);
     }
   };
@@ -79,6 +99,12 @@ namespace host_reference
         m.saturation = d.saturation_yield_stress - d.yield_stress;
         m.rate       = d.saturation_rate;
       }
+    // The table's points as plastix parsed them (its data, not its return).
+    const plastix::backend::MaterialConstants constants = d.make("host reference");
+    for (int k = 0; k < constants.hardening_points; ++k)
+      m.table.push_back({{constants.hardening_alpha[k], constants.hardening_stress[k]}});
+    if (!m.table.empty())
+      m.yield_stress = m.table[0][1];
     return m;
   }
 
@@ -134,7 +160,7 @@ namespace host_reference
     // q_trial - (3 mu + H_kin) dgamma = kappa(alpha + dgamma): closed form for linear hardening, bisection
     // on [0, f / (3 mu + H_kin)] with Voce saturation.
     double dgamma = f / (3 * m.mu + m.H + m.H_kin);
-    if (m.saturation > 0)
+    if (m.saturation > 0 || !m.table.empty())
       {
         double lo = 0, hi = f / (3 * m.mu + m.H_kin);
         for (int i = 0; i < 100 && hi - lo > 1e-16 * hi; ++i)

@@ -80,6 +80,10 @@ main(int argc, char **argv)
       {"L-bracket, Voce hardening", "l_bracket.prm",
        "subsection Mesh\n set Global refinements = 0\nend\nsubsection Materials\n set Isotropic hardening = 129.24\n"
        " set Saturation yield stress = 715\n set Saturation rate = 16.93\nend\n"},
+      // A tabulated yield stress with pieces of rising and falling slope.
+      {"L-bracket, tabulated hardening", "l_bracket.prm",
+       "subsection Mesh\n set Global refinements = 0\nend\nsubsection Materials\n set Yield stress = 0\n"
+       " set Isotropic hardening = 0\n set Hardening curve = 0: 450; 0.002: 520; 0.004: 600; 0.05: 650\nend\n"},
       {"L-bracket, full integration", "l_bracket.prm",
        "subsection Mesh\n set Global refinements = 0\nend\nsubsection Operator\n set Element formulation = full\nend\n"},
       {"cylinder, full integration", "cylinder.prm",

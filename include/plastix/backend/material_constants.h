@@ -9,6 +9,9 @@ namespace plastix
 {
   namespace backend
   {
+    /** The most points of a tabulated hardening curve (MaterialConstants::hardening_points). */
+    constexpr int max_hardening_points = 16;
+
     /** The yield criterion of a material. */
     enum class YieldCriterion : std::uint8_t
     {
@@ -93,6 +96,18 @@ namespace plastix
       double voce_saturation = 0;
       /** The rate delta of the Voce saturation (> 0 where voce_saturation > 0). */
       double voce_rate = 0;
+      /**
+       * A tabulated yield stress (von Mises) instead of the linear and Voce
+       * terms: sigma_y(alpha) is linear between the points
+       * (hardening_alpha[k], hardening_stress[k]), k < hardening_points,
+       * and constant beyond the last; the first point is (0,
+       * yield_stress). 0 (the default): no table.
+       */
+      int hardening_points = 0;
+      /** The accumulated plastic strains of the table, from 0, increasing. */
+      double hardening_alpha[max_hardening_points] = {};
+      /** The yield stresses of the table, not decreasing. */
+      double hardening_stress[max_hardening_points] = {};
 
       /** Which yield criterion applies. */
       YieldCriterion criterion = YieldCriterion::von_mises;

@@ -13,8 +13,10 @@
 #include <plastix/backend/material_constants.h>
 #include <plastix/base/enum_patterns.h>
 
+#include <array>
 #include <functional>
 #include <map>
+#include <vector>
 
 namespace plastix
 {
@@ -51,6 +53,20 @@ namespace plastix
                 double kinematic_hardening     = 0,
                 double saturation_yield_stress = 0,
                 double saturation_rate         = 0);
+
+  /**
+   * The von Mises material @p m (make_material()) with the tabulated yield
+   * stress sigma_y(alpha) through @p points (alpha_k, sigma_k): linear
+   * between them, constant beyond the last, in place of the linear and
+   * Voce hardening. Throws std::invalid_argument naming the value unless
+   * there are 2 to backend::max_hardening_points points, the first at
+   * alpha = 0 with sigma > 0 and, where @p m has a yield stress, equal to
+   * it, the alphas increase, the stresses do not decrease and all are
+   * finite, and @p m has no isotropic or Voce hardening (its kinematic
+   * hardening stays).
+   */
+  backend::MaterialConstants
+  with_hardening_curve(backend::MaterialConstants m, const std::vector<std::array<double, 2>> &points);
 
   /**
    * A compressible hyperelastic material for finite strain

@@ -57,6 +57,15 @@ namespace plastix
       KOKKOS_INLINE_FUNCTION double
       j2_yield_stress(const MaterialConstants &m, const double alpha)
       {
+        if (m.hardening_points > 0)
+          {
+            for (int k = 1; k < m.hardening_points; ++k)
+              if (alpha < m.hardening_alpha[k])
+                return m.hardening_stress[k - 1] + (m.hardening_stress[k] - m.hardening_stress[k - 1]) *
+                                                     (alpha - m.hardening_alpha[k - 1]) /
+                                                     (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
+            return m.hardening_stress[m.hardening_points - 1];
+          }
         double sigma_y = m.yield_stress + m.isotropic_hardening * alpha;
         if (m.voce_saturation > 0)
           sigma_y += m.voce_saturation * (1. - exponential(-m.voce_rate * alpha));
@@ -67,6 +76,14 @@ namespace plastix
       KOKKOS_INLINE_FUNCTION double
       j2_hardening_slope(const MaterialConstants &m, const double alpha)
       {
+        if (m.hardening_points > 0)
+          {
+            for (int k = 1; k < m.hardening_points; ++k)
+              if (alpha < m.hardening_alpha[k])
+                return (m.hardening_stress[k] - m.hardening_stress[k - 1]) /
+                       (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
+            return 0.;
+          }
         double slope = m.isotropic_hardening;
         if (m.voce_saturation > 0)
           slope += m.voce_saturation * m.voce_rate * exponential(-m.voce_rate * alpha);
@@ -75,11 +92,13 @@ namespace plastix
 
       /**
        * Backward-Euler radial return of J2 plasticity with mixed hardening.
-       * The multiplier solves q_tr - (3 G + H_kin) dgamma - sigma_y(alpha_n +
-       * dgamma) = 0: in closed form for linear hardening, by Newton's method
-       * with Voce saturation, where the left side is convex and decreasing
-       * in dgamma (sigma_y is concave and increasing), so that the iterates
-       * from dgamma = 0 rise monotonically to the root without overshoot.
+       * The multiplier solves g(dgamma) = q_tr - (3 G + H_kin) dgamma -
+       * sigma_y(alpha_n + dgamma) = 0: in closed form for linear hardening,
+       * otherwise (Voce, a table) by Newton's method safeguarded by
+       * bisection. g falls strictly (sigma_y does not fall), so its root
+       * lies in [0, f / (3 G + H_kin)]; with Voce g is convex and the Newton
+       * iterates from 0 rise monotonically to it, and on a table's linear
+       * pieces Newton is exact once in the root's piece.
        */
       KOKKOS_INLINE_FUNCTION void
       j2_return_map(const MaterialConstants &m,
@@ -118,16 +137,24 @@ namespace plastix
             return;
           }
         double dgamma = f / (3. * G + m.isotropic_hardening + m.kinematic_hardening);
-        if (m.voce_saturation > 0)
+        if (m.voce_saturation > 0 || m.hardening_points > 0)
           {
-            dgamma = 0;
-            for (int iteration = 0; iteration < 50; ++iteration)
+            const double stiffness = 3. * G + m.kinematic_hardening;
+            double       low = 0., high = f / stiffness;
+            dgamma = 0.;
+            for (int iteration = 0; iteration < 100; ++iteration)
               {
-                const double g = q_tr - (3. * G + m.kinematic_hardening) * dgamma - j2_yield_stress(m, alpha_n + dgamma);
-                const double step = g / (3. * G + m.kinematic_hardening + j2_hardening_slope(m, alpha_n + dgamma));
-                dgamma += step;
-                if (!(step > 1e-15 * dgamma))
+                const double g = q_tr - stiffness * dgamma - j2_yield_stress(m, alpha_n + dgamma);
+                if (g > 0.)
+                  low = dgamma;
+                else
+                  high = dgamma;
+                if ((g < 0. ? -g : g) <= 1e-15 * q_tr || high - low <= 1e-16 * high)
                   break;
+                double next = dgamma + g / (stiffness + j2_hardening_slope(m, alpha_n + dgamma));
+                if (!(next > low && next < high))
+                  next = 0.5 * (low + high);
+                dgamma = next;
               }
           }
         // The hardening slope at the end of the step enters the consistent tangent.
