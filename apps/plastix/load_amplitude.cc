@@ -68,23 +68,14 @@ namespace plastix
       }
     a.load_factors.clear();
     a.values.clear();
-    // deal.II's FunctionParser writes muparser's details to std::cerr
-    // before it throws: keep them out of the one-line message.
-    std::ostringstream parser_output;
-    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-    try
-      {
-        a.expression = std::make_shared<dealii::FunctionParser<1>>(1);
-        a.expression->initialize("t", text, {{"pi", dealii::numbers::PI}});
-        (void)a.expression->value(dealii::Point<1>(0.5));
-        std::cerr.rdbuf(cerr_buffer);
-      }
-    catch (const std::exception &error)
-      {
-        std::cerr.rdbuf(cerr_buffer);
-        throw InputError(entry, "'" + trim(text) + "' is neither a table 'load factor: amplitude, ...' nor an "
-                                  "expression of t (" + parser_message(error.what()) + ")");
-      }
+    const std::string failure = parser_failure([&] {
+      a.expression = std::make_shared<dealii::FunctionParser<1>>(1);
+      a.expression->initialize("t", text, {{"pi", dealii::numbers::PI}});
+      (void)a.expression->value(dealii::Point<1>(0.5));
+    });
+    if (!failure.empty())
+      throw InputError(entry, "'" + trim(text) + "' is neither a table 'load factor: amplitude, ...' nor an "
+                                "expression of t (" + failure + ")");
     a.amplitude_kind = Kind::function;
     return a;
   }

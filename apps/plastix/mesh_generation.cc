@@ -422,26 +422,20 @@ namespace plastix
                    const std::string &expression,
                    const bool         time_dependent)
   {
-    std::ostringstream parser_output;
-    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-    try
+    auto              parser  = std::make_unique<dealii::FunctionParser<3>>(1);
+    const std::string failure = parser_failure([&] {
+      parser->initialize(variables, expression, {{"pi", dealii::numbers::PI}}, time_dependent);
+      // muparser compiles, and reports errors, at the first evaluation.
+      parser->value(expression_test_point);
+    });
+    if (!failure.empty())
       {
-        auto parser = std::make_unique<dealii::FunctionParser<3>>(1);
-        parser->initialize(variables, expression, {{"pi", dealii::numbers::PI}}, time_dependent);
-        // muparser compiles, and reports errors, at the first evaluation.
-        parser->value(expression_test_point);
-        std::cerr.rdbuf(cerr_buffer);
-        return parser;
-      }
-    catch (const std::exception &error)
-      {
-        std::cerr.rdbuf(cerr_buffer);
         std::string listed = variables;
         for (std::size_t comma = listed.find(','); comma != std::string::npos; comma = listed.find(',', comma + 2))
           listed.insert(comma + 1, " ");
-        throw InputError(entry, "'" + expression + "' is not an expression of " + listed + " (" +
-                                  parser_message(error.what()) + ")");
+        throw InputError(entry, "'" + expression + "' is not an expression of " + listed + " (" + failure + ")");
       }
+    return parser;
   }
 
   namespace

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <sstream>
+#include <iostream>
 
 namespace plastix
 {
@@ -113,6 +115,25 @@ namespace plastix
     while (!line.empty() && (line.back() == ' ' || line.back() == '-'))
       line.pop_back();
     return line;
+  }
+
+  std::string
+  parser_failure(const std::function<void()> &evaluate)
+  {
+    std::ostringstream parser_output;
+    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
+    try
+      {
+        evaluate();
+      }
+    catch (const std::exception &error)
+      {
+        std::cerr.rdbuf(cerr_buffer);
+        const std::string message = parser_message(error.what());
+        return message.empty() ? std::string("not understood") : message;
+      }
+    std::cerr.rdbuf(cerr_buffer);
+    return std::string();
   }
 
   std::array<double, 3>

@@ -6,6 +6,7 @@
 #include <deal.II/base/types.h>
 
 #include <array>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +34,15 @@ namespace plastix
    */
   std::string
   parser_message(const std::string &text);
+
+  /**
+   * Run @p evaluate, which builds and evaluates a deal.II FunctionParser,
+   * with std::cerr silenced (FunctionParser writes muparser's details there
+   * before it throws, and those belong in no one-line message). Returns the
+   * parser_message() of a failure, or an empty string.
+   */
+  std::string
+  parser_failure(const std::function<void()> &evaluate);
 
   /** @p text without leading and trailing blanks, tabs and line breaks. */
   std::string

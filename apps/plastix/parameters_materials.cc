@@ -326,23 +326,10 @@ namespace plastix
     if (split(expression, ';').size() != 6)
       throw InputError("Initial stress/Stress", "'" + expression +
                                                   "' must be six expressions 'xx; yy; zz; yz; xz; xy' separated by ';'");
-    // deal.II's FunctionParser writes muparser's details to std::cerr
-    // before it throws: keep them out of the one-line message.
-    std::ostringstream parser_output;
-    std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-    try
-      {
-        const auto             sigma = function();
-        const dealii::Point<3> x(0.1234, 0.5678, 0.9012);
-        (void)sigma(x);
-        std::cerr.rdbuf(cerr_buffer);
-      }
-    catch (const std::exception &error)
-      {
-        std::cerr.rdbuf(cerr_buffer);
-        throw InputError("Initial stress/Stress", "'" + expression + "' is not six expressions of x, y, z (" +
-                                                    parser_message(error.what()) + ")");
-      }
+    const std::string failure = parser_failure([&] { (void)function()(dealii::Point<3>(0.1234, 0.5678, 0.9012)); });
+    if (!failure.empty())
+      throw InputError("Initial stress/Stress",
+                       "'" + expression + "' is not six expressions of x, y, z (" + failure + ")");
   }
 
   bool

@@ -90,22 +90,13 @@ namespace plastix
         if (split(text, ';').size() != 3)
           throw InputError("Time integration/" + entry,
                            "'" + text + "' must be three expressions of x, y, z separated by ';'");
-        // deal.II's FunctionParser writes muparser's details to std::cerr
-        // before it throws: keep them out of the one-line message.
-        std::ostringstream parser_output;
-        std::streambuf    *cerr_buffer = std::cerr.rdbuf(parser_output.rdbuf());
-        try
-          {
-            dealii::Vector<double> values(3);
-            vector_function(text)->vector_value(dealii::Point<3>(0.1234, 0.5678, 0.9012), values);
-            std::cerr.rdbuf(cerr_buffer);
-          }
-        catch (const std::exception &error)
-          {
-            std::cerr.rdbuf(cerr_buffer);
-            throw InputError("Time integration/" + entry, "'" + text + "' is not three expressions of x, y, z (" +
-                                                            parser_message(error.what()) + ")");
-          }
+        const std::string failure = parser_failure([&] {
+          dealii::Vector<double> values(3);
+          vector_function(text)->vector_value(dealii::Point<3>(0.1234, 0.5678, 0.9012), values);
+        });
+        if (!failure.empty())
+          throw InputError("Time integration/" + entry,
+                           "'" + text + "' is not three expressions of x, y, z (" + failure + ")");
       }
   }
 
