@@ -1,6 +1,6 @@
-// J2 (von Mises) plasticity with isotropic (linear and Voce) and linear
-// kinematic hardening at one Gauss point: the backward-Euler radial return,
-// its consistent tangent,
+// J2 (von Mises) plasticity with isotropic (linear, Voce or tabulated) and
+// linear kinematic hardening at one Gauss point: the backward-Euler radial
+// return, its consistent tangent,
 // and the laws of the tangent operator and the internal force
 // (elastic_law.h says what a law is). Backend-internal (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_MATERIAL_J2_PLASTICITY_H
@@ -52,7 +52,8 @@ namespace plastix
 
       /**
        * The von Mises yield stress at the accumulated plastic strain alpha:
-       * sigma_0 + H alpha + (sigma_inf - sigma_0) (1 - exp(-delta alpha)).
+       * sigma_0 + H alpha + (sigma_inf - sigma_0) (1 - exp(-delta alpha)),
+       * or the table's (MaterialConstants::hardening_points).
        */
       KOKKOS_INLINE_FUNCTION double
       j2_yield_stress(const MaterialConstants &m, const double alpha)
@@ -151,8 +152,9 @@ namespace plastix
                   high = dgamma;
                 if ((g < 0. ? -g : g) <= 1e-15 * q_tr || high - low <= 1e-16 * high)
                   break;
+                // A slope of 0 (past a table's last point) puts the step on the bound, which is the root.
                 double next = dgamma + g / (stiffness + j2_hardening_slope(m, alpha_n + dgamma));
-                if (!(next > low && next < high))
+                if (!(next > low && next <= high))
                   next = 0.5 * (low + high);
                 dgamma = next;
               }
