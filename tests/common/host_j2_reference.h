@@ -51,15 +51,23 @@ namespace host_reference
     /** A tabulated yield stress (alpha, sigma_y), linear between the points, constant beyond; empty: none. */
     std::vector<std::array<double, 2>> table;
 
+    /** The table's piece [k - 1, k] that holds @p alpha (table.size() past the last point). */
+    std::size_t
+    table_piece(const double alpha) const
+    {
+      std::size_t k = 1;
+      while (k < table.size() && alpha >= table[k][0])
+        ++k;
+      return k;
+    }
+
     /** The yield stress at the accumulated plastic strain @p alpha. */
     double
     kappa(const double alpha) const
     {
       if (!table.empty())
         {
-          std::size_t k = 1;
-          while (k < table.size() && alpha >= table[k][0])
-            ++k;
+          const std::size_t k = table_piece(alpha);
           if (k == table.size())
             return table.back()[1];
           const double t = (alpha - table[k - 1][0]) / (table[k][0] - table[k - 1][0]);
@@ -74,9 +82,7 @@ namespace host_reference
     {
       if (!table.empty())
         {
-          std::size_t k = 1;
-          while (k < table.size() && alpha >= table[k][0])
-            ++k;
+          const std::size_t k = table_piece(alpha);
           return k == table.size() ? 0. : (table[k][1] - table[k - 1][1]) / (table[k][0] - table[k - 1][0]);
         }
       return H + saturation * rate * std::exp(-rate * alpha);

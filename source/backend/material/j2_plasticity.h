@@ -51,44 +51,36 @@ namespace plastix
       };
 
       /**
-       * The von Mises yield stress at the accumulated plastic strain alpha:
-       * sigma_0 + H alpha + (sigma_inf - sigma_0) (1 - exp(-delta alpha)),
-       * or the table's (MaterialConstants::hardening_points).
+       * The von Mises yield stress at the accumulated plastic strain alpha,
+       * sigma_0 + H alpha + (sigma_inf - sigma_0) (1 - exp(-delta alpha)) or
+       * the table's (MaterialConstants::hardening_points), and its slope
+       * d sigma_y / d alpha (from the right at the table's points, 0 past the
+       * last) in @p slope.
        */
       KOKKOS_INLINE_FUNCTION double
-      j2_yield_stress(const MaterialConstants &m, const double alpha)
+      j2_yield_stress(const MaterialConstants &m, const double alpha, double &slope)
       {
         if (m.hardening_points > 0)
           {
             for (int k = 1; k < m.hardening_points; ++k)
               if (alpha < m.hardening_alpha[k])
-                return m.hardening_stress[k - 1] + (m.hardening_stress[k] - m.hardening_stress[k - 1]) *
-                                                     (alpha - m.hardening_alpha[k - 1]) /
-                                                     (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
+                {
+                  slope = (m.hardening_stress[k] - m.hardening_stress[k - 1]) /
+                          (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
+                  return m.hardening_stress[k - 1] + slope * (alpha - m.hardening_alpha[k - 1]);
+                }
+            slope = 0.;
             return m.hardening_stress[m.hardening_points - 1];
           }
+        slope          = m.isotropic_hardening;
         double sigma_y = m.yield_stress + m.isotropic_hardening * alpha;
         if (m.voce_saturation > 0)
-          sigma_y += m.voce_saturation * (1. - exponential(-m.voce_rate * alpha));
-        return sigma_y;
-      }
-
-      /** The slope d sigma_y / d alpha of j2_yield_stress(). */
-      KOKKOS_INLINE_FUNCTION double
-      j2_hardening_slope(const MaterialConstants &m, const double alpha)
-      {
-        if (m.hardening_points > 0)
           {
-            for (int k = 1; k < m.hardening_points; ++k)
-              if (alpha < m.hardening_alpha[k])
-                return (m.hardening_stress[k] - m.hardening_stress[k - 1]) /
-                       (m.hardening_alpha[k] - m.hardening_alpha[k - 1]);
-            return 0.;
+            const double decay = exponential(-m.voce_rate * alpha);
+            sigma_y += m.voce_saturation * (1. - decay);
+            slope += m.voce_saturation * m.voce_rate * decay;
           }
-        double slope = m.isotropic_hardening;
-        if (m.voce_saturation > 0)
-          slope += m.voce_saturation * m.voce_rate * exponential(-m.voce_rate * alpha);
-        return slope;
+        return sigma_y;
       }
 
       /**
@@ -120,7 +112,8 @@ namespace plastix
           }
         const double norm_eta = square_root(contract_symmetric(eta, eta));
         const double q_tr     = 1.2247448713915890491 * norm_eta; // sqrt(3/2)
-        const double f        = q_tr - j2_yield_stress(m, alpha_n);
+        double       slope    = 0.;
+        const double f        = q_tr - j2_yield_stress(m, alpha_n, slope);
         r.plastic             = m.yield_stress > 0 && f > 0;
         if (!r.plastic)
           {
@@ -145,7 +138,7 @@ namespace plastix
             dgamma = 0.;
             for (int iteration = 0; iteration < 100; ++iteration)
               {
-                const double g = q_tr - stiffness * dgamma - j2_yield_stress(m, alpha_n + dgamma);
+                const double g = q_tr - stiffness * dgamma - j2_yield_stress(m, alpha_n + dgamma, slope);
                 if (g > 0.)
                   low = dgamma;
                 else
@@ -153,14 +146,15 @@ namespace plastix
                 if ((g < 0. ? -g : g) <= 1e-15 * q_tr || high - low <= 1e-16 * high)
                   break;
                 // A slope of 0 (past a table's last point) puts the step on the bound, which is the root.
-                double next = dgamma + g / (stiffness + j2_hardening_slope(m, alpha_n + dgamma));
+                double next = dgamma + g / (stiffness + slope);
                 if (!(next > low && next <= high))
                   next = 0.5 * (low + high);
                 dgamma = next;
               }
           }
         // The hardening slope at the end of the step enters the consistent tangent.
-        const double H_total = j2_hardening_slope(m, alpha_n + dgamma) + m.kinematic_hardening;
+        (void)j2_yield_stress(m, alpha_n + dgamma, slope);
+        const double H_total = slope + m.kinematic_hardening;
         const double s32     = 1.2247448713915890491;  // sqrt(3/2)
         const double s23     = 0.81649658092772603273; // sqrt(2/3)
         for (int k = 0; k < 6; ++k)
