@@ -388,7 +388,7 @@ namespace plastix
                                                                           SolverParameters::direct_solver_work;
     const bool   direct = !solver.preconditioner.is_resolved() &&
                         (op.strategy.automatic || op.strategy.value == backend::Strategy::assembled) &&
-                        mesh.local_refinements == 0 && !mesh.adaptive.enabled() && boundary.normal_supports.empty() &&
+                        mesh.local_refinements == 0 && !mesh.adaptive.enabled() &&
                         estimate_direct_solver_work(mesh) <= limit;
     solver.type.resolve(direct ? SolverType::direct : has_symmetric_tangent() ? SolverType::cg : SolverType::gmres);
   }
@@ -485,12 +485,6 @@ namespace plastix
           throw InputError("Linear solver/Type",
                            "direct factorizes the matrix assembled on the device: set Operator/Strategy = "
                            "assembled or auto, not " + backend::to_string(op.strategy.value));
-        if (mesh.local_refinements > 0 || mesh.adaptive.enabled())
-          throw InputError("Linear solver/Type",
-                           "direct needs a mesh without hanging nodes, but " +
-                             std::string(mesh.local_refinements > 0 ? "'Mesh/Local refinements'" :
-                                                                      "'Mesh/Adaptive refinement'") +
-                             " makes them: use an iterative Type");
       }
     const std::string conflict = backend::thread_mapping_conflict(op.strategy.value, op.thread_mapping);
     if (!conflict.empty())
@@ -519,19 +513,15 @@ namespace plastix
   void
   Parameters::check_supports_and_preconditioner()
   {
-    // The multigrid levels, the AMG matrix and the direct solver's matrix
-    // know Dirichlet boundaries only, not the lines that tie the components
-    // of a normal support's nodes together.
+    // The multigrid levels know Dirichlet boundaries only, not the lines
+    // that tie the components of a normal support's nodes together (the AMG
+    // matrix and the direct solver's matrix take the operator's lines).
     if (!boundary.normal_supports.empty())
       {
-        if (solver.type == SolverType::direct)
-          throw InputError("Linear solver/Type", "direct factorizes a matrix without the constraints of "
-                                                 "'Boundary conditions/Normal supports': use an iterative Type");
-        if (solver.preconditioner == PreconditionerType::multigrid ||
-            solver.preconditioner == PreconditionerType::amg)
+        if (solver.preconditioner == PreconditionerType::multigrid)
           throw InputError("Linear solver/Preconditioner",
-                           enum_name(solver.preconditioner.value) + " knows the Dirichlet boundaries only, not the "
-                             "constraints of 'Boundary conditions/Normal supports': use auto, chebyshev or jacobi");
+                           "multigrid knows the Dirichlet boundaries only, not the constraints of 'Boundary "
+                           "conditions/Normal supports': use auto, chebyshev, jacobi or amg");
         // Given, not resolved: LinearSolver chooses again only for an automatic one.
         if (!solver.preconditioner.is_resolved())
           solver.preconditioner = PreconditionerType::chebyshev;

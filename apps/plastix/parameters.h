@@ -848,8 +848,8 @@ namespace plastix
     /**
      * Resolve 'Linear solver/Type = auto': direct (Amesos KLU) where the
      * estimated work of the factorization is small
-     * (SolverParameters::direct_solver_work) on a mesh without hanging nodes
-     * or normal supports, when the preconditioner and the operator strategy
+     * (SolverParameters::direct_solver_work) on a mesh without local or
+     * adaptive refinement, when the preconditioner and the operator strategy
      * are auto too (or the strategy is assembled); otherwise cg for a
      * symmetric operator, gmres for one that is not.
      */

@@ -95,7 +95,7 @@ namespace plastix
     prm.enter_subsection("Linear solver");
     prm.add_parameter("Type", type,
                       "auto (direct where its factorization is estimated cheap: small meshes, slender and "
-                      "thin bodies, without hanging nodes or normal supports, when Preconditioner and "
+                      "thin bodies, on a mesh without local or adaptive refinement, when Preconditioner and "
                       "Operator/Strategy are auto too; else cg, or gmres for a non-symmetric consistent "
                       "tangent); "
                       "Krylov solver: cg or gmres (deal.II SolverCG / SolverGMRES with right "
@@ -105,7 +105,8 @@ namespace plastix
                       "the choices below are). Or direct: a sparse LU factorization (Trilinos Amesos "
                       "KLU) of the matrix assembled on the device, on the host, for small problems "
                       "(up to some 10^5 DoFs); it takes Operator/Strategy = assembled (auto chooses "
-                      "it), needs a mesh without hanging nodes and ignores the Preconditioner");
+                      "it), takes hanging nodes and normal supports (the matrix is condensed as the "
+                      "operator is) and ignores the Preconditioner");
     prm.add_parameter("Preconditioner", preconditioner,
                       "auto (multigrid when 'Mesh/Global refinements' >= 1 and the mesh is refined "
                       "uniformly, else chebyshev: also on locally or adaptively refined meshes and for a "

@@ -164,6 +164,11 @@ namespace plastix
       constrained_owned_dofs   = backend::DeviceArray<backend::LocalIndex>(rows.owned, "constrained dofs");
       constrained_owned_values = backend::DeviceArray<double>(rows.owned_values, "prescribed values");
       line_inhomogeneities     = backend::DeviceArray<double>(rows.line_values, "hanging-node inhomogeneities");
+      host_lines = {{}, mesh.constraint_rows, mesh.constraint_offsets, mesh.constraint_columns,
+                    mesh.constraint_weights};
+      for (std::size_t i = 0; i < n_local; ++i)
+        if (mesh.constrained_dofs[i] != 0)
+          host_lines.fixed.push_back(i);
     });
     n_global_constraint_lines =
       dealii::Utilities::MPI::sum<unsigned long long>(rows.n_owned_lines, dof_handler.get_communicator());
@@ -307,9 +312,6 @@ namespace plastix
   MechanicsOperator::copy_matrix(dealii::TrilinosWrappers::SparseMatrix &matrix) const
   {
     AssertThrow(device_operator, dealii::ExcMessage("plastix::MechanicsOperator::copy_matrix(): not initialized"));
-    if (n_global_constraint_lines > 0)
-      throw std::logic_error("plastix::MechanicsOperator::copy_matrix(): the mesh has hanging-node constraints; the "
-                             "device matrix is the cells' matrix before their condensation");
     const backend::CsrMatrix local = device_operator->copy_matrix();
     const auto              &p     = *partitioner;
     const std::size_t        n_local = local.row_offsets.size() - 1;
@@ -320,31 +322,98 @@ namespace plastix
     relevant.add_indices(p.ghost_indices());
 
     // Every local row, ghost rows included: their partial sums go to the
-    // owners; with ghost cells the owned rows only, which are complete.
+    // owners; with ghost cells the owned rows only, which are complete
+    // (multigrid levels, which have no constraint lines).
     const std::size_t n_rows = applies_ghost_cells ? p.locally_owned_size() : n_local;
+    if (applies_ghost_cells && !host_lines.rows.empty())
+      throw std::logic_error("plastix::MechanicsOperator::copy_matrix(): constraint lines with ghost cells");
+
+    // The condensation C^T A C: a constrained DoF's row and column go to
+    // the DoFs of its line with its weights (the lines' columns are
+    // unconstrained: one level), as AffineConstraints::
+    // distribute_local_to_global() does for a cell matrix. line_of[i] is the
+    // line of local DoF i, or -1.
+    std::vector<int> line_of(n_local, -1);
+    for (std::size_t r = 0; r < host_lines.rows.size(); ++r)
+      line_of[host_lines.rows[r]] = static_cast<int>(r);
+    const auto for_each_target = [&](const std::size_t i, const auto &action) {
+      if (line_of[i] < 0)
+        action(global[i], 1.);
+      else
+        for (auto k = host_lines.offsets[line_of[i]]; k < host_lines.offsets[line_of[i] + 1]; ++k)
+          action(global[host_lines.columns[k]], host_lines.weights[k]);
+    };
+    // The condensed entries of local row i, grouped by global row with
+    // their columns sorted and merged: (row, columns, values) to action.
+    std::vector<std::pair<dealii::types::global_dof_index, std::pair<dealii::types::global_dof_index, double>>>
+                                                 entries;
+    std::vector<dealii::types::global_dof_index> columns;
+    std::vector<double>                          values;
+    const auto for_each_row = [&](const std::size_t i, const auto &action) {
+      entries.clear();
+      for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
+        for_each_target(i, [&](const auto row, const double row_weight) {
+          for_each_target(local.columns[k], [&](const auto column, const double column_weight) {
+            entries.push_back({row, {column, row_weight * column_weight * local.values[k]}});
+          });
+        });
+      std::sort(entries.begin(), entries.end(), [](const auto &a, const auto &b) {
+        return a.first < b.first || (a.first == b.first && a.second.first < b.second.first);
+      });
+      for (std::size_t first = 0; first < entries.size();)
+        {
+          columns.clear();
+          values.clear();
+          std::size_t last = first;
+          for (; last < entries.size() && entries[last].first == entries[first].first; ++last)
+            if (!columns.empty() && columns.back() == entries[last].second.first)
+              values.back() += entries[last].second.second;
+            else
+              {
+                columns.push_back(entries[last].second.first);
+                values.push_back(entries[last].second.second);
+              }
+          action(entries[first].first);
+          first = last;
+        }
+    };
+
     dealii::TrilinosWrappers::SparsityPattern sparsity(p.locally_owned_range(), p.locally_owned_range(), relevant,
                                                        p.get_mpi_communicator());
-    std::vector<dealii::types::global_dof_index> columns;
     for (std::size_t i = 0; i < n_rows; ++i)
-      {
-        columns.clear();
-        for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
-          columns.push_back(global[local.columns[k]]);
-        sparsity.add_entries(global[i], columns.begin(), columns.end());
-      }
+      for_each_row(i, [&](const auto row) { sparsity.add_entries(row, columns.begin(), columns.end()); });
+    for (const auto i : constrained_owned_dofs.to_host())
+      sparsity.add(global[i], global[i]);
     sparsity.compress();
     matrix.reinit(sparsity);
     for (std::size_t i = 0; i < n_rows; ++i)
-      {
-        columns.clear();
-        for (auto k = local.row_offsets[i]; k < local.row_offsets[i + 1]; ++k)
-          columns.push_back(global[local.columns[k]]);
-        const auto first = local.row_offsets[i];
-        matrix.add(global[i], columns.size(), columns.data(), local.values.data() + first, false);
-      }
+      for_each_row(i, [&](const auto row) { matrix.add(row, columns.size(), columns.data(), values.data(), false); });
     for (const auto i : constrained_owned_dofs.to_host())
       matrix.add(global[i], global[i], 1.);
     matrix.compress(dealii::VectorOperation::add);
+  }
+
+  void
+  MechanicsOperator::add_homogeneous_constraints(dealii::AffineConstraints<double> &constraints) const
+  {
+    AssertThrow(device_operator,
+                dealii::ExcMessage("plastix::MechanicsOperator::add_homogeneous_constraints(): not initialized"));
+    const auto &p = *partitioner;
+    for (const auto i : host_lines.fixed)
+      {
+        const auto row = p.local_to_global(i);
+        if (constraints.can_store_line(row) && !constraints.is_constrained(row))
+          constraints.add_line(row);
+      }
+    for (std::size_t r = 0; r < host_lines.rows.size(); ++r)
+      {
+        const auto row = p.local_to_global(host_lines.rows[r]);
+        if (!constraints.can_store_line(row) || constraints.is_constrained(row))
+          continue;
+        constraints.add_line(row);
+        for (auto k = host_lines.offsets[r]; k < host_lines.offsets[r + 1]; ++k)
+          constraints.add_entry(row, p.local_to_global(host_lines.columns[k]), host_lines.weights[k]);
+      }
   }
 
   void

@@ -27,22 +27,21 @@ namespace plastix
   AmgPreconditioner::~AmgPreconditioner() = default;
 
   void
-  AmgPreconditioner::initialize(const dealii::DoFHandler<3>             &dof_handler,
-                                const MaterialTable                     &materials,
-                                const DirichletBoundaries               &dirichlet,
-                                const AmgData                           &data,
-                                const MechanicsOperator::AdditionalData &operator_data)
+  AmgPreconditioner::initialize(const MechanicsOperator     &op,
+                                const dealii::DoFHandler<3> &dof_handler,
+                                const MaterialTable         &materials,
+                                const AmgData               &data)
   {
-    // Homogeneous Dirichlet rows/columns and the hanging-node lines, as in
-    // the device operator (C^T A C; without the lines AMG would precondition
-    // a different operator on a locally refined mesh).
+    // The operator's constraints, homogeneous: prescribed rows/columns
+    // eliminated, its lines condensed (C^T A C; without the lines AMG would
+    // precondition a different operator on a locally refined mesh or with
+    // inclined normal supports).
     dealii::IndexSet relevant;
     dealii::DoFTools::extract_locally_relevant_dofs(dof_handler, relevant);
     dealii::AffineConstraints<double> constraints(relevant);
-    dealii::DoFTools::make_hanging_node_constraints(dof_handler, constraints);
-    for (const auto &[boundary_id, components] : dirichlet)
-      dealii::DoFTools::make_zero_boundary_constraints(dof_handler, boundary_id, constraints, components);
+    op.add_homogeneous_constraints(constraints);
     constraints.close();
+    const MechanicsOperator::AdditionalData &operator_data = op.get_additional_data();
     assemble_elastic_matrix(dof_handler, constraints, materials, own_matrix, operator_data.element_formulation,
                             operator_data.cell_stiffness_factor, operator_data.boundary_springs);
     initialize(own_matrix, owned_dof_coordinates(dof_handler, dealii::numbers::invalid_unsigned_int), data);

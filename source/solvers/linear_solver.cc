@@ -121,7 +121,7 @@ namespace plastix
         else if (parameters.preconditioner == PreconditionerType::amg)
           {
             amg = std::make_unique<AmgPreconditioner>();
-            amg->initialize(new_dof_handler, materials, dirichlet, parameters.amg, new_op.get_additional_data());
+            amg->initialize(new_op, new_dof_handler, materials, parameters.amg);
           }
         if (!multigrid)
           refresh_operator_dependent_parts();

@@ -285,13 +285,28 @@ namespace plastix
      * matrix is copied to the host, its ghost rows added at their owners
      * (compress(add)), and unit diagonal entries put at the constrained
      * DoFs. The elastic matrix, or the consistent tangent of the current
-     * state. For algebraic multigrid, direct solvers and comparisons with
-     * deal.II's assembly. Throws std::logic_error for another strategy and
-     * on meshes with hanging-node lines (the device matrix is the cells'
-     * one before the condensation C^T A C).
+     * state. With constraint lines (hanging nodes, supports normal to an
+     * inclined face) the device matrix A is the cells' one and the copy is
+     * condensed on the host to C^T A C, as vmult() applies it. For algebraic
+     * multigrid, direct solvers and comparisons with deal.II's assembly.
+     * Throws std::logic_error for another strategy.
      */
     void
     copy_matrix(dealii::TrilinosWrappers::SparseMatrix &matrix) const;
+
+    /**
+     * Add the constraints of the operator, homogeneous, to @p constraints:
+     * u_i = 0 on the DoFs with prescribed values (Dirichlet, supports normal
+     * to a face along an axis) and u_i = sum_j w_ij u_j on the DoFs of
+     * constraint lines (hanging nodes, supports normal to an inclined face),
+     * for the locally owned DoFs and the ghosts of the owned cells that
+     * @p constraints can store. DoFs that @p constraints constrains already
+     * are left as they are. Not closed: call close() after it. So that a
+     * matrix assembled elsewhere (the AMG matrix) is the matrix of this
+     * operator.
+     */
+    void
+    add_homogeneous_constraints(dealii::AffineConstraints<double> &constraints) const;
 
     /**
      * The inverse diagonal, as a Jacobi preconditioner uses it (computed in
@@ -348,7 +363,11 @@ namespace plastix
     void
     compute_internal_force(const DeviceVector &u, DeviceVector &force) const;
 
-    /** Global number of hanging-node constraint lines (0 on a conforming mesh). */
+    /**
+     * Global number of constraint lines with entries (hanging nodes and
+     * supports normal to an inclined face; 0 on a conforming mesh without
+     * them).
+     */
     dealii::types::global_dof_index
     n_hanging_node_constraints() const;
 
@@ -522,6 +541,20 @@ namespace plastix
     distribute_hanging_nodes(DeviceVector &u, double scale) const;
 
     backend::DeviceArray<double>                                 line_inhomogeneities;
+    /**
+     * A host copy of the device's constraints (local indices, the layout
+     * of backend::MeshData), for copy_matrix() and
+     * add_homogeneous_constraints(): the DoFs with prescribed values
+     * (fixed) and the constraint lines.
+     */
+    struct HostConstraintLines
+    {
+      std::vector<backend::LocalIndex> fixed;
+      std::vector<backend::LocalIndex> rows;
+      std::vector<backend::LocalIndex> offsets;
+      std::vector<backend::LocalIndex> columns;
+      std::vector<double>              weights;
+    } host_lines;
     dealii::types::global_dof_index                              n_global_constraint_lines = 0;
     /**
      * After a kernel that wrote the rows of the local DoFs: with partial

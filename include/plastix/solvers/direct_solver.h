@@ -20,8 +20,9 @@ namespace plastix
    * MechanicsOperator: the matrix of vmult(), Dirichlet rows as unit rows,
    * the elastic matrix or the consistent tangent of the current plastic
    * state. The matrix comes from MechanicsOperator::copy_matrix(), so the
-   * operator must use backend::Strategy::assembled on a mesh without
-   * hanging nodes. On several ranks Amesos gathers the matrix to one rank:
+   * operator must use backend::Strategy::assembled (constraint lines of
+   * hanging nodes and normal supports are condensed into the copy, C^T A C).
+   * On several ranks Amesos gathers the matrix to one rank:
    * meant for problems of up to some 10^5 DoFs.
    */
   class DirectSolver
@@ -29,8 +30,8 @@ namespace plastix
   public:
     /**
      * Copy the matrix of @p op to the host and factorize it. Throws
-     * std::logic_error if @p op cannot hand out its matrix (another strategy,
-     * hanging nodes) and std::runtime_error if the factorization fails (a
+     * std::logic_error if @p op cannot hand out its matrix (another strategy)
+     * and std::runtime_error if the factorization fails (a
      * singular matrix).
      */
     void

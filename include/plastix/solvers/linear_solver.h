@@ -133,7 +133,8 @@ namespace plastix
    *
    * SolverType::direct factorizes the operator's matrix (copied from the
    * device by MechanicsOperator::copy_matrix(): the operator must use
-   * backend::Strategy::assembled on a mesh without hanging nodes) with
+   * backend::Strategy::assembled; hanging-node and normal-support lines
+   * are condensed into it) with
    * Trilinos Amesos KLU on the host at every set-up that refreshes the
    * operator-dependent parts (so the Newton tangent is factorized anew
    * unless the preconditioner is reused); its solve is one forward and
@@ -182,7 +183,8 @@ namespace plastix
      * As above, for any preconditioner: @p op acts on the active DoFs of
      * @p dof_handler with the materials @p materials; @p dirichlet gives the
      * boundaries with prescribed displacements and their components (zero
-     * constraints on the multigrid levels and in the AMG matrix). The
+     * constraints on the multigrid levels; the AMG matrix takes the
+     * constraints of @p op). The
      * multigrid level operators and the AMG matrix take the choices of
      * @p op (MechanicsOperator::get_additional_data()). All references must
      * stay valid while this solver is used.

@@ -39,16 +39,18 @@ namespace plastix
     ~AmgPreconditioner() override;
 
     /**
-     * Assemble the elastic matrix of the active DoFs of @p dof_handler
-     * (homogeneous Dirichlet rows and columns of @p dirichlet eliminated, as
-     * the device operator does) and set up ML on it.
+     * Assemble the elastic matrix of the active DoFs of @p dof_handler with
+     * the choices of @p op (element formulation, stiffness factor, springs)
+     * and its constraints (MechanicsOperator::add_homogeneous_constraints():
+     * rows and columns of prescribed DoFs eliminated, hanging-node and
+     * normal-support lines condensed), as the device operator does, and set
+     * up ML on it.
      */
     void
-    initialize(const dealii::DoFHandler<3>             &dof_handler,
-               const MaterialTable                     &materials,
-               const DirichletBoundaries               &dirichlet,
-               const AmgData                           &data,
-               const MechanicsOperator::AdditionalData &operator_data);
+    initialize(const MechanicsOperator     &op,
+               const dealii::DoFHandler<3> &dof_handler,
+               const MaterialTable         &materials,
+               const AmgData               &data);
 
     /**
      * Set up ML on @p matrix (kept by reference: it must outlive this

@@ -40,8 +40,8 @@ namespace plastix
     belos_minres,
     /**
      * Sparse direct solver: Trilinos Amesos KLU of the operator's matrix
-     * (MechanicsOperator::copy_matrix(), so Strategy = assembled on a mesh
-     * without hanging nodes), factorized on the host; for small problems.
+     * (MechanicsOperator::copy_matrix(), so Strategy = assembled; constraint
+     * lines condensed), factorized on the host; for small problems.
      */
     direct
   };
