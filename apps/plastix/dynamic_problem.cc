@@ -209,12 +209,39 @@ namespace plastix
     double       output_seconds = 0.;
     timer.start();
     dealii::Timer steps_timer;
+    // Implicit steps that fail are retried with half the time step (at
+    // most Maximum cuts in a row); each converged step doubles it again, up
+    // to the given one.
+    unsigned int cuts_in_a_row = 0;
     for (unsigned int step = 1; dynamics->time() < time.end_time * (1. - 1e-12); ++step)
       {
         const TimeStepResult result = dynamics->step();
         if (!result.converged)
-          throw SolverError("time step " + std::to_string(step) + " at t = " + std::to_string(dynamics->time()) +
-                            " failed: " + result.failure);
+          {
+            if (is_explicit || cuts_in_a_row >= time.max_cuts)
+              {
+                std::ostringstream message;
+                message << "time step " << step << " at t = " << dynamics->time() << " failed";
+                if (cuts_in_a_row > 0)
+                  message << " after " << cuts_in_a_row << " cuts";
+                throw SolverError(message.str() + ": " + result.failure);
+              }
+            ++cuts_in_a_row;
+            ++summary.n_cuts;
+            dynamics->set_time_step(0.5 * dynamics->time_step());
+            last_setup_time = -1.;
+            if (root)
+              std::cout << "time step " << step << " at t = " << dynamics->time() << " failed (" << result.failure
+                        << "): cut to dt = " << dynamics->time_step() << std::endl;
+            --step;
+            continue;
+          }
+        if (dynamics->time_step() < data.time_step)
+          {
+            dynamics->set_time_step(std::min(2. * dynamics->time_step(), data.time_step));
+            last_setup_time = -1.;
+          }
+        cuts_in_a_row   = 0;
         summary.n_steps = step;
         summary.newton_iterations += result.iterations;
         summary.linear_iterations += result.linear_iterations;

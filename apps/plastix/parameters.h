@@ -679,6 +679,12 @@ namespace plastix
     double critical_step_fraction = 0.9;
     /** Write the VTU (and a monitor row) every this many steps (and at the end). */
     unsigned int output_interval = 10;
+    /**
+     * Implicit integrators: a step whose Newton iteration fails is retried
+     * with half the time step, at most this many times in a row; each
+     * converged step doubles the step again, up to Time step.
+     */
+    unsigned int max_cuts = 6;
     /** The initial displacement and velocity: three expressions in x, y, z separated by ';'. */
     std::string initial_displacement = "0; 0; 0";
     std::string initial_velocity     = "0; 0; 0";

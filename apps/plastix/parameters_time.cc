@@ -46,6 +46,10 @@ namespace plastix
                       "(internal, inertial, external)", dealii::Patterns::Double(0., 1.));
     prm.add_parameter("Linear tolerance", linear_tolerance, "Relative tolerance of the linear solves",
                       dealii::Patterns::Double(0., 1.));
+    prm.add_parameter("Maximum cuts", max_cuts,
+                      "Implicit integrators: a step whose Newton iteration fails is retried with half the time "
+                      "step, at most this many times in a row (0: the run fails at once); each converged step "
+                      "doubles the step again, up to Time step", dealii::Patterns::Integer(0, 30));
     prm.add_parameter("Output interval", output_interval,
                       "Write the VTU and a monitor row every this many steps (and after the last)",
                       dealii::Patterns::Integer(1));

@@ -7,6 +7,7 @@
 
 #include <iomanip>
 #include <sstream>
+#include <string>
 
 namespace plastix
 {
@@ -42,7 +43,8 @@ namespace plastix
     s << ", " << device << ", " << n_dofs << " DoFs, "
       << n_cells << " cells, " << operator_description << ", " << solver;
     if (n_time_steps > 0)
-      s << ", " << n_time_steps << " time steps to t = " << end_time << " (" << time_steps_per_second
+      s << ", " << n_time_steps << " time steps" << (n_cuts > 0 ? " (" + std::to_string(n_cuts) + " cuts)" : "")
+        << " to t = " << end_time << " (" << time_steps_per_second
         << " per second), " << newton_iterations << " Newton iterations, " << linear_iterations
         << " linear iterations";
     else if (newton_iterations > 0)

@@ -69,13 +69,7 @@ namespace plastix
         parameters = generalized_alpha_parameters(data);
         if (linear_solver == nullptr || !this->initialize_linear_solver)
           throw std::invalid_argument("plastix::Elastodynamics: an implicit integrator needs a linear solver");
-        // The effective stiffness K + c M, the Jacobian divided by (1 - alpha_f) (1 + beta_K gamma / (beta dt)).
-        const double                      dt = data.time_step;
-        const GeneralizedAlphaParameters &p  = parameters;
-        jacobian_scale = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
-        op.set_mass_factor(((1. - p.alpha_m) / (p.beta * dt * dt) +
-                            data.mass_damping * p.gamma * (1. - p.alpha_f) / (p.beta * dt)) /
-                           jacobian_scale);
+        set_effective_stiffness();
       }
     else
       op.set_mass_factor(0.);
@@ -94,6 +88,41 @@ namespace plastix
     backend::vector_operations::invert_diagonal(inverse_mass_diagonal.locally_owned_size(),
                                                 inverse_mass_diagonal.device_data());
     op.set_constrained_zero(inverse_mass_diagonal);
+  }
+
+  void
+  Elastodynamics::set_effective_stiffness()
+  {
+    // The effective stiffness K + c M, the Jacobian divided by (1 - alpha_f) (1 + beta_K gamma / (beta dt)).
+    const double                      dt = data.time_step;
+    const GeneralizedAlphaParameters &p  = parameters;
+    jacobian_scale = (1. - p.alpha_f) * (1. + data.stiffness_damping * p.gamma / (p.beta * dt));
+    op.set_mass_factor(
+      ((1. - p.alpha_m) / (p.beta * dt * dt) + data.mass_damping * p.gamma * (1. - p.alpha_f) / (p.beta * dt)) /
+      jacobian_scale);
+  }
+
+  void
+  Elastodynamics::set_time_step(const double new_time_step)
+  {
+    if (!(new_time_step > 0.) || !std::isfinite(new_time_step))
+      throw std::invalid_argument("plastix::Elastodynamics::set_time_step(): the time step must be finite and > 0");
+    if (new_time_step == data.time_step)
+      return;
+    data.time_step = new_time_step;
+    start_time     = current_time;
+    steps_taken    = 0;
+    if (data.integrator != TimeIntegrator::central_differences)
+      {
+        set_effective_stiffness();
+        solver_ready = false;
+      }
+  }
+
+  double
+  Elastodynamics::time_step() const
+  {
+    return data.time_step;
   }
 
   void

@@ -539,6 +539,7 @@ def fixed_cases(rng):
         ("Time integration/Mass damping", "{t}"),
         ("Time integration/Stiffness damping", "{t}"),
         ("Time integration/Critical step fraction", "{t}"),
+        ("Time integration/Maximum cuts", "{t}"),
         ("Materials/Density", "{t}"),
         ("Materials/Per material id", "0: rho={t}"),
     ]

@@ -228,6 +228,21 @@ namespace plastix
     TimeStepResult
     step();
 
+    /**
+     * Take the steps from now on with @p time_step (finite and > 0): an
+     * implicit integrator's effective stiffness K_t + c M changes with it
+     * (the operator's mass factor is set, and the linear solver is
+     * re-initialized through the callback before the next solve). For step
+     * control: a step that failed (step() left the state as it was) is
+     * retried with a smaller one.
+     */
+    void
+    set_time_step(double time_step);
+
+    /** The time step of the next step(). */
+    double
+    time_step() const;
+
     /** The energies at the current time. */
     const EnergyBalance &
     energies() const;
@@ -249,6 +264,10 @@ namespace plastix
     internal_force() const;
 
   private:
+    /** The implicit Jacobian's scale and the operator's mass factor c for data.time_step. */
+    void
+    set_effective_stiffness();
+
     /** f_int at @p x (stored in f_int); returns the inverted Gauss points (finite strain). */
     unsigned long long
     internal_force_at(const DeviceVector &x);
@@ -308,7 +327,10 @@ namespace plastix
     const DeviceVector                *external_force = nullptr;
     std::function<double(double)>      external_amplitude;
     double                             current_time = 0.;
-    /** The time of set_initial_conditions() and the steps since: t = start_time + steps_taken dt. */
+    /**
+     * The time of set_initial_conditions() or of the last set_time_step()
+     * and the steps since: t = start_time + steps_taken dt.
+     */
     double                             start_time  = 0.;
     unsigned long long                 steps_taken = 0;
     double                             force_scale  = 0.;
