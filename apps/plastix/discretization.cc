@@ -165,6 +165,10 @@ namespace plastix
     check_rigid_body_motions(dof_handler, constraints, parameters.boundary.normal_supports,
                              parameters.boundary.springs);
     check_reactions_on_normal_supports(parameters, dof_handler, constraints);
+    level_boundaries = parameters.boundary.dirichlet_boundaries();
+    if (parameters.solver.preconditioner == PreconditionerType::multigrid)
+      for (const auto &[id, mask] : normal_support_components(parameters, *triangulation))
+        level_boundaries[id] = mask;
     lap(dofs_stage_times.rigid_body_check);
   }
 
@@ -238,7 +242,7 @@ namespace plastix
   {
     // The multigrid hierarchy reads the level DoFs.
     wait_for_level_dofs();
-    solver.initialize(op, dof_handler, materials, parameters.boundary.dirichlet_boundaries(), new_load_step);
+    solver.initialize(op, dof_handler, materials, level_boundaries, new_load_step);
   }
 
   void

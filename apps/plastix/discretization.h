@@ -215,6 +215,13 @@ namespace plastix
     std::list<AmplifiedForce> amplified_forces;
 
   private:
+    /**
+     * The boundaries whose components the preconditioner's multigrid levels
+     * fix: the Dirichlet ones and, with multigrid, the normal supports (each
+     * normal to one axis, whose component it fixes).
+     */
+    DirichletBoundaries level_boundaries;
+
     /** Join the level-DoF task of setup_dofs() (if any); rethrows what it threw. */
     void
     wait_for_level_dofs();

@@ -107,6 +107,17 @@ namespace plastix
                            const BoundarySprings                         &springs         = {});
 
   /**
+   * The component that each normal support fixes, for the multigrid levels,
+   * which know prescribed components only: every face of a support must lie
+   * in one plane normal to x, y or z (then its constraint is that component
+   * = 0 on every level). Throws InputError naming 'Linear solver/
+   * Preconditioner' for a support with an inclined or curved face
+   * (collective).
+   */
+  DirichletBoundaries
+  normal_support_components(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
+
+  /**
    * Throw InputError naming 'Monitor/Reactions' if it lists a normal support
    * whose constraint lines have entries (a face not normal to an axis): the
    * sum of the internal force over its nodes is not its reaction there

@@ -513,15 +513,12 @@ namespace plastix
   void
   Parameters::check_supports_and_preconditioner()
   {
-    // The multigrid levels know Dirichlet boundaries only, not the lines
-    // that tie the components of a normal support's nodes together (the AMG
-    // matrix and the direct solver's matrix take the operator's lines).
+    // The multigrid levels know prescribed components only: a normal
+    // support normal to an axis is one (checked on the mesh,
+    // normal_support_components()); auto does not take multigrid with
+    // normal supports.
     if (!boundary.normal_supports.empty())
       {
-        if (solver.preconditioner == PreconditionerType::multigrid)
-          throw InputError("Linear solver/Preconditioner",
-                           "multigrid knows the Dirichlet boundaries only, not the constraints of 'Boundary "
-                           "conditions/Normal supports': use auto, chebyshev, jacobi or amg");
         // Given, not resolved: LinearSolver chooses again only for an automatic one.
         if (!solver.preconditioner.is_resolved())
           solver.preconditioner = PreconditionerType::chebyshev;
