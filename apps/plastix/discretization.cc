@@ -134,7 +134,14 @@ namespace plastix
     lap(dofs_stage_times.distribute);
     // Level DoFs for multigrid on the same DoFHandler (else the multigrid
     // preconditioner would distribute the active DoFs a second time).
-    const bool level_dofs = needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1;
+    // Auto takes multigrid only if the levels can hold the normal supports
+    // (each normal to an axis); otherwise initialize_solver() lets it take
+    // chebyshev: no level DoFs then.
+    levels_hold_normal_supports =
+      parameters.boundary.normal_supports.empty() || normal_supports_along_axes(parameters, *triangulation);
+    const bool level_dofs =
+      needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1 &&
+      (parameters.solver.preconditioner == PreconditionerType::multigrid || levels_hold_normal_supports);
     const auto distribute_level_dofs = [this]() {
       dealii::Timer level_timer;
       dof_handler.distribute_mg_dofs();
@@ -166,7 +173,7 @@ namespace plastix
                              parameters.boundary.springs);
     check_reactions_on_normal_supports(parameters, dof_handler, constraints);
     level_boundaries = parameters.boundary.dirichlet_boundaries();
-    if (parameters.solver.preconditioner == PreconditionerType::multigrid)
+    if (level_dofs)
       for (const auto &[id, mask] : normal_support_components(parameters, *triangulation))
         level_boundaries[id] = mask;
     lap(dofs_stage_times.rigid_body_check);
@@ -242,7 +249,12 @@ namespace plastix
   {
     // The multigrid hierarchy reads the level DoFs.
     wait_for_level_dofs();
-    solver.initialize(op, dof_handler, materials, level_boundaries, new_load_step);
+    // Auto on levels that cannot hold a normal support: without the
+    // DoFHandler LinearSolver's auto takes chebyshev.
+    if (!parameters.solver.preconditioner.is_resolved() && !levels_hold_normal_supports)
+      solver.initialize(op, new_load_step);
+    else
+      solver.initialize(op, dof_handler, materials, level_boundaries, new_load_step);
   }
 
   void

@@ -904,43 +904,66 @@ namespace plastix
       }
   }
 
+  namespace
+  {
+    /**
+     * The axis (0, 1, 2) to which every face of boundary id @p id is normal,
+     * or dealii::numbers::invalid_unsigned_int if a face is inclined or
+     * curved or the faces are normal to different axes (collective).
+     */
+    unsigned int
+    normal_support_axis(const dealii::types::boundary_id id, const dealii::Triangulation<3> &triangulation)
+    {
+      // Bit d: a face normal to axis d; bit 3: a face normal to none.
+      unsigned int axes = 0;
+      for (const auto &cell : triangulation.active_cell_iterators())
+        if (cell->is_locally_owned())
+          for (const auto f : cell->face_indices())
+            if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == id)
+              {
+                const auto   face      = cell->face(f);
+                const double tolerance = 1e-10 * face->diameter();
+                unsigned int normal    = 3;
+                for (unsigned int d = 0; d < 3 && normal == 3; ++d)
+                  {
+                    bool planar = true;
+                    for (const auto v : face->vertex_indices())
+                      planar = planar && std::abs(face->vertex(v)[d] - face->vertex(0)[d]) <= tolerance;
+                    if (planar)
+                      normal = d;
+                  }
+                axes |= 1u << normal;
+              }
+      // The union over the ranks, bit by bit.
+      unsigned int all = 0;
+      for (unsigned int bit = 0; bit < 4; ++bit)
+        all |= dealii::Utilities::MPI::max((axes >> bit) & 1u, triangulation.get_communicator()) << bit;
+      return all == 1u ? 0 : all == 2u ? 1 : all == 4u ? 2 : dealii::numbers::invalid_unsigned_int;
+    }
+  } // namespace
+
+  bool
+  normal_supports_along_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation)
+  {
+    bool along_axes = true;
+    for (const auto id : parameters.boundary.normal_supports)
+      along_axes = along_axes && normal_support_axis(id, triangulation) != dealii::numbers::invalid_unsigned_int;
+    return along_axes;
+  }
+
   DirichletBoundaries
   normal_support_components(const Parameters &parameters, const dealii::Triangulation<3> &triangulation)
   {
     DirichletBoundaries components;
     for (const auto id : parameters.boundary.normal_supports)
       {
-        // Bit d: a face normal to axis d; bit 3: a face normal to none.
-        unsigned int axes = 0;
-        for (const auto &cell : triangulation.active_cell_iterators())
-          if (cell->is_locally_owned())
-            for (const auto f : cell->face_indices())
-              if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == id)
-                {
-                  const auto   face      = cell->face(f);
-                  const double tolerance = 1e-10 * face->diameter();
-                  unsigned int normal    = 3;
-                  for (unsigned int d = 0; d < 3 && normal == 3; ++d)
-                    {
-                      bool planar = true;
-                      for (const auto v : face->vertex_indices())
-                        planar = planar && std::abs(face->vertex(v)[d] - face->vertex(0)[d]) <= tolerance;
-                      if (planar)
-                        normal = d;
-                    }
-                  axes |= 1u << normal;
-                }
-        // The union over the ranks, bit by bit.
-        unsigned int all = 0;
-        for (unsigned int bit = 0; bit < 4; ++bit)
-          all |= dealii::Utilities::MPI::max((axes >> bit) & 1u, triangulation.get_communicator()) << bit;
-        if (all != 1u && all != 2u && all != 4u)
+        const unsigned int axis = normal_support_axis(id, triangulation);
+        if (axis == dealii::numbers::invalid_unsigned_int)
           throw InputError("Linear solver/Preconditioner",
                            "multigrid fixes the normal component of a normal support on its levels, which needs "
                            "faces normal to x, y or z, but boundary id " + std::to_string(id) +
                              " is inclined or curved: use auto, chebyshev, jacobi or amg");
-        const unsigned int axis = all == 1u ? 0 : all == 2u ? 1 : 2;
-        std::vector<bool>  mask(3, false);
+        std::vector<bool> mask(3, false);
         mask[axis]     = true;
         components[id] = dealii::ComponentMask(mask);
       }

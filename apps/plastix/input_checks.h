@@ -108,14 +108,21 @@ namespace plastix
 
   /**
    * The component that each normal support fixes, for the multigrid levels,
-   * which know prescribed components only: every face of a support must lie
-   * in one plane normal to x, y or z (then its constraint is that component
-   * = 0 on every level). Throws InputError naming 'Linear solver/
+   * which know prescribed components only: every face of a support must be
+   * normal to the same axis, x, y or z (then its constraint is that
+   * component = 0 on every level). Throws InputError naming 'Linear solver/
    * Preconditioner' for a support with an inclined or curved face
    * (collective).
    */
   DirichletBoundaries
   normal_support_components(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
+
+  /**
+   * Whether every normal support can go to the multigrid levels, i.e. whether
+   * normal_support_components() would not throw (collective).
+   */
+  bool
+  normal_supports_along_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
 
   /**
    * Throw InputError naming 'Monitor/Reactions' if it lists a normal support

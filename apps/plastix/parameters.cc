@@ -514,15 +514,9 @@ namespace plastix
   Parameters::check_supports_and_preconditioner()
   {
     // The multigrid levels know prescribed components only: a normal
-    // support normal to an axis is one (checked on the mesh,
-    // normal_support_components()); auto does not take multigrid with
-    // normal supports.
-    if (!boundary.normal_supports.empty())
-      {
-        // Given, not resolved: LinearSolver chooses again only for an automatic one.
-        if (!solver.preconditioner.is_resolved())
-          solver.preconditioner = PreconditionerType::chebyshev;
-      }
+    // support normal to an axis is one, an inclined or curved one is not
+    // (checked on the mesh, normal_support_components(); auto then takes
+    // chebyshev, LinearSolver::automatic_preconditioner()).
     // The reaction of a spring face is the springs' force; with prescribed
     // components on the same face it would mix two kinds of support.
     for (const auto id : monitor.reaction_ids)

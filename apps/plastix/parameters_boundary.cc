@@ -100,8 +100,9 @@ namespace plastix
                       "Boundary ids whose displacement along the face normal is zero while the tangential "
                       "components are free (rollers, on faces of any orientation, curved ones too: deal.II's "
                       "compute_no_normal_flux_constraints), comma separated, e.g. '0, 3'. Where a normal "
-                      "support meets a Dirichlet face the Dirichlet values hold. The preconditioner is then "
-                      "chebyshev or jacobi (auto picks chebyshev)",
+                      "support meets a Dirichlet face the Dirichlet values hold. Multigrid takes supports "
+                      "normal to x, y or z (auto takes it then); an inclined or curved one takes "
+                      "chebyshev (auto), jacobi, amg or Type = direct",
                       dealii::Patterns::Anything());
     prm.add_parameter("Springs", springs_text,
                       "Elastic supports (a bed of springs, a Winkler foundation) on boundary faces: "

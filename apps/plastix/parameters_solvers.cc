@@ -109,8 +109,8 @@ namespace plastix
                       "operator is) and ignores the Preconditioner");
     prm.add_parameter("Preconditioner", preconditioner,
                       "auto (multigrid when 'Mesh/Global refinements' >= 1 and the mesh is refined "
-                      "uniformly, else chebyshev: also on locally or adaptively refined meshes and for a "
-                      "fixed grid that keeps its outside cells); "
+                      "uniformly, else chebyshev: also on locally or adaptively refined meshes, with a normal "
+                      "support not normal to x, y or z and for a fixed grid that keeps its outside cells); "
                       "none; jacobi (inverse matrix-free diagonal); chebyshev (Chebyshev "
                       "polynomial around Jacobi, eigenvalues estimated by CG); multigrid "
                       "(matrix-free geometric multigrid over the mesh levels on deal.II's "

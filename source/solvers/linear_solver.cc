@@ -56,9 +56,9 @@ namespace plastix
   }
 
   PreconditionerType
-  LinearSolver::automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler)
+  LinearSolver::automatic_preconditioner(const MechanicsOperator &op, const dealii::DoFHandler<3> *dof_handler)
   {
-    if (dof_handler == nullptr)
+    if (dof_handler == nullptr || op.n_hanging_node_constraints() > 0)
       return PreconditionerType::chebyshev;
     const auto &tria     = dof_handler->get_triangulation();
     // A serial triangulation always keeps its levels; a distributed one only
@@ -75,7 +75,7 @@ namespace plastix
   LinearSolver::initialize(const MechanicsOperator &new_op, const bool new_load_step)
   {
     if (parameters.preconditioner.automatic)
-      parameters.preconditioner.resolve(automatic_preconditioner(nullptr));
+      parameters.preconditioner.resolve(automatic_preconditioner(new_op, nullptr));
     if (parameters.preconditioner == PreconditionerType::multigrid || parameters.preconditioner == PreconditionerType::amg)
       throw std::invalid_argument("LinearSolver: preconditioner '" + enum_name(parameters.preconditioner.value) +
                                   "' needs the DoFHandler, materials and Dirichlet boundaries: use "
@@ -102,7 +102,7 @@ namespace plastix
     dealii::Timer timer;
     const bool new_operator = op != &new_op || op_layout != new_op.get_partitioner() || dof_handler != &new_dof_handler;
     if (parameters.preconditioner.automatic && new_operator)
-      parameters.preconditioner.resolve(automatic_preconditioner(&new_dof_handler));
+      parameters.preconditioner.resolve(automatic_preconditioner(new_op, &new_dof_handler));
     op                      = &new_op;
     op_layout               = new_op.get_partitioner();
     dof_handler             = &new_dof_handler;

@@ -237,14 +237,16 @@ namespace plastix
     preconditioner_description() const;
 
     /**
-     * The preconditioner Preconditioner = auto gives on @p dof_handler:
-     * multigrid if its mesh has the multigrid hierarchy (a serial
-     * triangulation, or a distributed one with construct_multigrid_hierarchy),
-     * at least two levels and all active cells on the finest, otherwise
-     * chebyshev.
+     * The preconditioner Preconditioner = auto gives for @p op on
+     * @p dof_handler: multigrid if its mesh has the multigrid hierarchy (a
+     * serial triangulation, or a distributed one with
+     * construct_multigrid_hierarchy), at least two levels and all active cells
+     * on the finest, and @p op has no constraint lines with entries (a support
+     * normal to an inclined or curved face, whose lines the levels do not
+     * know), otherwise chebyshev.
      */
     static PreconditionerType
-    automatic_preconditioner(const dealii::DoFHandler<3> *dof_handler);
+    automatic_preconditioner(const MechanicsOperator &op, const dealii::DoFHandler<3> *dof_handler);
 
     /**
      * The number type of the multigrid levels that @p parameters ask for:
