@@ -257,6 +257,16 @@ namespace plastix
       solver.initialize(op, dof_handler, materials, level_boundaries, new_load_step);
   }
 
+  DeviceVector
+  Discretization::force_at_load_factor_one() const
+  {
+    DeviceVector force(external_force);
+    force.add(1., constant_force);
+    for (const AmplifiedForce &amplified : amplified_forces)
+      force.add(amplified.amplitude(1.), amplified.force);
+    return force;
+  }
+
   void
   Discretization::assemble_external_force()
   {

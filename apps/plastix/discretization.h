@@ -163,6 +163,14 @@ namespace plastix
     void
     assemble_external_force();
 
+    /**
+     * The external force of every load at load factor 1 (after
+     * assemble_external_force()): external_force, constant_force and each of
+     * amplified_forces times its amplitude at 1.
+     */
+    DeviceVector
+    force_at_load_factor_one() const;
+
     /** Copy @p u to a host vector with the locally relevant ghosts updated. */
     dealii::LinearAlgebra::distributed::Vector<double>
     to_host(const DeviceVector &u) const;

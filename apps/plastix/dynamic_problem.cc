@@ -68,10 +68,7 @@ namespace plastix
     // amplitude over time.
     timer.start();
     d.assemble_external_force();
-    DeviceVector force(d.external_force);
-    force.add(1., d.constant_force);
-    for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
-      force.add(amplified.amplitude(1.), amplified.force);
+    const DeviceVector force = d.force_at_load_factor_one();
     const LoadAmplitude amplitude = time.amplitude;
     timer.stop("rhs");
 

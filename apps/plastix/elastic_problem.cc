@@ -110,10 +110,7 @@ namespace plastix
     // At load factor 1: the loads that follow it, the constant ones and
     // those with an amplitude at its value there.
     const LoadAmplitude prescribed = parameters.boundary.amplitude("dirichlet");
-    DeviceVector        rhs(d.external_force), solution;
-    rhs.add(1., d.constant_force);
-    for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
-      rhs.add(amplified.amplitude(1.), amplified.force);
+    DeviceVector        rhs = d.force_at_load_factor_one(), solution;
     d.op.initialize_dof_vector(solution);
     d.op.lift_inhomogeneities(rhs, prescribed(1.));
     timer.stop("rhs");

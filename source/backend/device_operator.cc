@@ -207,18 +207,6 @@ namespace plastix
       impl_->mass_factor = factor;
     }
 
-    double
-    DeviceOperator::mass_factor() const
-    {
-      return impl_->mass_factor;
-    }
-
-    bool
-    DeviceOperator::has_mass() const
-    {
-      return !impl_->mass.empty();
-    }
-
     void
     DeviceOperator::condense(double *dst) const
     {

@@ -26,7 +26,7 @@ The contract of the application that every case checks:
   (--strict-leftovers: nothing may stay after any non-zero exit.)
 
 PLASTIX_FUZZ_CASES in the environment, when --cases is not given, sets the
-number of cases (scripts/test-debian13.sh runs a smaller selection).
+number of cases (scripts/test-debian-chroot.sh runs a smaller selection).
 
 Cases (all generated deterministically from --seed; every case runs in its
 own fresh temporary directory with its inputs copied there):
@@ -457,6 +457,21 @@ def leaf(entry):
     return entry.split("/")[-1]
 
 
+def nonfinite_cases(category, base, entries, timeout=None):
+    """A case of category for each hostile non-finite value in each entry of
+    entries, ("Subsection/Entry", template with {t}), set in the run base; each
+    must end with a message naming the entry."""
+    cases = []
+    for entry, template in entries:
+        sub, name = entry.split("/")
+        key = template.split("=")[0].split(":")[-1].strip() if "Per material" in entry else ""
+        for t in HOSTILE_NONFINITE:
+            cname = "%s/%s%s=%s" % (category, name.replace(" ", "-").replace("'", ""), "-" + key if key else "", t)
+            cases.append(Case(cname, category, base + sset(sub, name, template.format(t=t)), patterns=[name],
+                              timeout=timeout))
+    return cases
+
+
 def fixed_cases(rng):
     cases = []
     add = cases.append
@@ -485,13 +500,7 @@ def fixed_cases(rng):
         ("Linear solver/Multigrid smoothing range", "{t}"),
         ("Linear solver/AMG aggregation threshold", "{t}"),
     ]
-    for entry, template in elastic_entries:
-        sub, name = entry.split("/")
-        key = template.split("=")[0].split(":")[-1].strip() if "Per material" in entry else ""
-        for t in HOSTILE_NONFINITE:
-            cname = "nonfinite/%s%s=%s" % (name.replace(" ", "-").replace("'", ""), "-" + key if key else "", t)
-            add(Case(cname, "nonfinite", ELASTIC_BASE + sset(sub, name, template.format(t=t)),
-                     patterns=[name]))
+    cases += nonfinite_cases("nonfinite", ELASTIC_BASE, elastic_entries)
     for t in HOSTILE_NONFINITE:  # Scale of a mesh file
         add(Case("nonfinite/Scale=%s" % t, "nonfinite", mesh_prm("mesh.msh") + sset("Mesh", "Scale", t),
                  files={"mesh.msh": VALID_MSH}, patterns=["Scale"]))
@@ -520,12 +529,7 @@ def fixed_cases(rng):
         ("Newton/Minimum forcing term", "{t}"),
         ("Newton/Divergence factor", "{t}"),
     ]
-    for entry, template in ep_entries:
-        sub, name = entry.split("/")
-        for t in HOSTILE_NONFINITE:
-            cname = "ep-nonfinite/%s=%s" % (name.replace(" ", "-").replace("'", ""), t)
-            add(Case(cname, "ep-nonfinite", PLASTIC_BASE + sset(sub, name, template.format(t=t)),
-                     patterns=[name], timeout=30))
+    cases += nonfinite_cases("ep-nonfinite", PLASTIC_BASE, ep_entries, timeout=30)
     for t in HOSTILE_NONFINITE:
         add(Case("ep-nonfinite/Final-load-factor=%s" % t, "ep-nonfinite",
                  PLASTIC_BASE + block("Load stepping", Load_factors="", Final_load_factor=t, Number_of_steps="2"),
@@ -543,12 +547,7 @@ def fixed_cases(rng):
         ("Materials/Density", "{t}"),
         ("Materials/Per material id", "0: rho={t}"),
     ]
-    for entry, template in dynamic_entries:
-        sub, name = entry.split("/")
-        for t in HOSTILE_NONFINITE:
-            cname = "dynamics/%s=%s" % (name.replace(" ", "-").replace("'", ""), t)
-            add(Case(cname, "dynamics", DYNAMIC_BASE + sset(sub, name, template.format(t=t)),
-                     patterns=[name], timeout=30))
+    cases += nonfinite_cases("dynamics", DYNAMIC_BASE, dynamic_entries, timeout=30)
     D = "dynamics/"
     add(Case(D + "velocity-infinite-at-a-vertex", "dynamics",
              DYNAMIC_BASE + sset("Time integration", "Initial velocity", "1 / x; 0; 0"),

@@ -346,14 +346,6 @@ namespace plastix
       void
       set_mass_factor(double factor);
 
-      /** The factor of set_mass_factor(). */
-      double
-      mass_factor() const;
-
-      /** Whether the mesh data gave a mass matrix. */
-      bool
-      has_mass() const;
-
       /**
        * dst <- C^T dst for a vector of local cell contributions (before the
        * ghost exchange): the row of each hanging-node constrained DoF is
