@@ -1,6 +1,6 @@
 #!/bin/bash
 # The GPU runs of doc/benchmarks.md and doc/validation.md, for a CUDA build
-# of plastix (cmake -DPLASTIX_ENABLE_CUDA=ON -DKokkos_ROOT=...): the GPU test
+# of plastix (cmake -DPLASTIX_ENABLE_CUDA=ON, README): the GPU test
 # programs, the kernel benchmarks (uniform and distorted meshes, cuSPARSE,
 # J2 kernels at 0/10/30 % plastic points), whole Newton solves (cube C5,
 # L-bracket refined three times) and plastix-bench (GPU next to deal.II

@@ -17,9 +17,13 @@ ls "$work/prefix/include/plastix"
   { echo "FAIL: installed include/plastix is not backend, base, core, material, solvers"; exit 1; }
 if grep -rn '#include "' "$work/prefix/include/plastix"; then
   echo "FAIL: an installed header includes a file that is not installed"; exit 1; fi
+# Linked with mold where it is installed, as plastix's own executables are
+# (GNU ld takes about a minute a link against Debian unstable's Trilinos).
+linker=()
+if command -v mold > /dev/null; then linker=(-DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=mold); fi
 for example in elasticity plasticity; do
   cmake -S "$source_dir/examples/$example" -B "$work/build-$example" \
-    -Dplastix_DIR="$work/prefix/lib/cmake/plastix" > "$work/configure-$example.log"
+    -Dplastix_DIR="$work/prefix/lib/cmake/plastix" "${linker[@]}" > "$work/configure-$example.log"
   cmake --build "$work/build-$example" > "$work/build-$example.log" || { cat "$work/build-$example.log"; exit 1; }
 done
 
