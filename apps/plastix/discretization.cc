@@ -137,8 +137,8 @@ namespace plastix
     // Auto takes multigrid only if the levels can hold the normal supports
     // (each normal to an axis); otherwise initialize_solver() lets it take
     // chebyshev: no level DoFs then.
-    levels_hold_normal_supports =
-      parameters.boundary.normal_supports.empty() || normal_supports_along_axes(parameters, *triangulation);
+    const auto normal_axes      = normal_support_axes(parameters, *triangulation);
+    levels_hold_normal_supports = normal_supports_along_axes(normal_axes);
     const bool level_dofs =
       needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1 &&
       (parameters.solver.preconditioner == PreconditionerType::multigrid || levels_hold_normal_supports);
@@ -174,7 +174,7 @@ namespace plastix
     check_reactions_on_normal_supports(parameters, dof_handler, constraints);
     level_boundaries = parameters.boundary.dirichlet_boundaries();
     if (level_dofs)
-      for (const auto &[id, mask] : normal_support_components(parameters, *triangulation))
+      for (const auto &[id, mask] : normal_support_components(normal_axes))
         level_boundaries[id] = mask;
     lap(dofs_stage_times.rigid_body_check);
   }

@@ -904,60 +904,63 @@ namespace plastix
       }
   }
 
-  namespace
+  std::map<dealii::types::boundary_id, unsigned int>
+  normal_support_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation)
   {
-    /**
-     * The axis (0, 1, 2) to which every face of boundary id @p id is normal,
-     * or dealii::numbers::invalid_unsigned_int if a face is inclined or
-     * curved or the faces are normal to different axes (collective).
-     */
-    unsigned int
-    normal_support_axis(const dealii::types::boundary_id id, const dealii::Triangulation<3> &triangulation)
-    {
-      // Bit d: a face normal to axis d; bit 3: a face normal to none.
-      unsigned int axes = 0;
-      for (const auto &cell : triangulation.active_cell_iterators())
-        if (cell->is_locally_owned())
-          for (const auto f : cell->face_indices())
-            if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == id)
-              {
-                const auto   face      = cell->face(f);
-                const double tolerance = 1e-10 * face->diameter();
-                unsigned int normal    = 3;
-                for (unsigned int d = 0; d < 3 && normal == 3; ++d)
-                  {
-                    bool planar = true;
-                    for (const auto v : face->vertex_indices())
-                      planar = planar && std::abs(face->vertex(v)[d] - face->vertex(0)[d]) <= tolerance;
-                    if (planar)
-                      normal = d;
-                  }
-                axes |= 1u << normal;
-              }
-      // The union over the ranks, bit by bit.
-      unsigned int all = 0;
-      for (unsigned int bit = 0; bit < 4; ++bit)
-        all |= dealii::Utilities::MPI::max((axes >> bit) & 1u, triangulation.get_communicator()) << bit;
-      return all == 1u ? 0 : all == 2u ? 1 : all == 4u ? 2 : dealii::numbers::invalid_unsigned_int;
-    }
-  } // namespace
+    const auto &ids = parameters.boundary.normal_supports;
+    // Entry 4 i + d: a face of support i normal to axis d; 4 i + 3: a face of
+    // support i normal to none. One pass over the mesh for all supports.
+    std::vector<unsigned int> found(4 * ids.size(), 0);
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (cell->is_locally_owned())
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary())
+            {
+              const auto position = std::find(ids.begin(), ids.end(), cell->face(f)->boundary_id());
+              if (position == ids.end())
+                continue;
+              const auto   face      = cell->face(f);
+              const double tolerance = 1e-10 * face->diameter();
+              unsigned int normal    = 3;
+              for (unsigned int d = 0; d < 3 && normal == 3; ++d)
+                {
+                  bool planar = true;
+                  for (const auto v : face->vertex_indices())
+                    planar = planar && std::abs(face->vertex(v)[d] - face->vertex(0)[d]) <= tolerance;
+                  if (planar)
+                    normal = d;
+                }
+              found[4 * (position - ids.begin()) + normal] = 1;
+            }
+    // The union over the ranks, in one reduction.
+    dealii::Utilities::MPI::max(found, triangulation.get_communicator(), found);
+    std::map<dealii::types::boundary_id, unsigned int> axes;
+    for (unsigned int i = 0; i < ids.size(); ++i)
+      {
+        const unsigned int n_kinds = found[4 * i] + found[4 * i + 1] + found[4 * i + 2] + found[4 * i + 3];
+        unsigned int       axis    = dealii::numbers::invalid_unsigned_int;
+        for (unsigned int d = 0; d < 3; ++d)
+          if (n_kinds == 1 && found[4 * i + d] == 1)
+            axis = d;
+        axes[ids[i]] = axis;
+      }
+    return axes;
+  }
 
   bool
-  normal_supports_along_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation)
+  normal_supports_along_axes(const std::map<dealii::types::boundary_id, unsigned int> &axes)
   {
-    bool along_axes = true;
-    for (const auto id : parameters.boundary.normal_supports)
-      along_axes = along_axes && normal_support_axis(id, triangulation) != dealii::numbers::invalid_unsigned_int;
-    return along_axes;
+    return std::all_of(axes.begin(), axes.end(), [](const auto &entry) {
+      return entry.second != dealii::numbers::invalid_unsigned_int;
+    });
   }
 
   DirichletBoundaries
-  normal_support_components(const Parameters &parameters, const dealii::Triangulation<3> &triangulation)
+  normal_support_components(const std::map<dealii::types::boundary_id, unsigned int> &axes)
   {
     DirichletBoundaries components;
-    for (const auto id : parameters.boundary.normal_supports)
+    for (const auto &[id, axis] : axes)
       {
-        const unsigned int axis = normal_support_axis(id, triangulation);
         if (axis == dealii::numbers::invalid_unsigned_int)
           throw InputError("Linear solver/Preconditioner",
                            "multigrid fixes the normal component of a normal support on its levels, which needs "

@@ -107,22 +107,31 @@ namespace plastix
                            const BoundarySprings                         &springs         = {});
 
   /**
-   * The component that each normal support fixes, for the multigrid levels,
-   * which know prescribed components only: every face of a support must be
-   * normal to the same axis, x, y or z (then its constraint is that
-   * component = 0 on every level). Throws InputError naming 'Linear solver/
-   * Preconditioner' for a support with an inclined or curved face
-   * (collective).
+   * The axis (0, 1, 2) to which every face of each normal support is normal,
+   * by boundary id, or dealii::numbers::invalid_unsigned_int for a support
+   * with an inclined or curved face or with faces normal to different axes:
+   * one pass over the mesh and one reduction for all supports (collective).
    */
-  DirichletBoundaries
-  normal_support_components(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
+  std::map<dealii::types::boundary_id, unsigned int>
+  normal_support_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
 
   /**
-   * Whether every normal support can go to the multigrid levels, i.e. whether
-   * normal_support_components() would not throw (collective).
+   * Whether every normal support of @p axes (normal_support_axes()) is normal
+   * to one axis, so that the multigrid levels can hold it, i.e. whether
+   * normal_support_components() would not throw.
    */
   bool
-  normal_supports_along_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
+  normal_supports_along_axes(const std::map<dealii::types::boundary_id, unsigned int> &axes);
+
+  /**
+   * The component that each normal support fixes, for the multigrid levels,
+   * which know prescribed components only: that of the support's axis
+   * (normal_support_axes()), = 0 on every level. Throws InputError naming
+   * 'Linear solver/Preconditioner' for a support with an inclined or curved
+   * face.
+   */
+  DirichletBoundaries
+  normal_support_components(const std::map<dealii::types::boundary_id, unsigned int> &axes);
 
   /**
    * Throw InputError naming 'Monitor/Reactions' if it lists a normal support
