@@ -1,5 +1,6 @@
 // DeviceVector: device storage and backend arithmetic; the ghost exchange is ghost_exchange.h's.
 #include <deal.II/base/mpi.h>
+#include <deal.II/lac/affine_constraints.templates.h>
 #include <deal.II/lac/vector_memory.templates.h>
 
 #include <plastix/backend/vector_operations.h>
@@ -620,3 +621,14 @@ template class dealii::VectorMemory<plastix::device::Vector<double>>;
 template class dealii::GrowingVectorMemory<plastix::device::Vector<double>>;
 template class dealii::VectorMemory<plastix::device::Vector<float>>;
 template class dealii::GrowingVectorMemory<plastix::device::Vector<float>>;
+
+// What deal.II's PreconditionChebyshev calls on the vectors (the constrained
+// entries of its eigenvalue estimate set to zero), defined in a header that
+// programs do not include: instantiated here so that a program's
+// PreconditionChebyshev on DeviceVectors links.
+template void
+dealii::internal::AffineConstraintsImplementation::set_zero_all(const std::vector<dealii::types::global_dof_index> &,
+                                                                plastix::device::Vector<double> &);
+template void
+dealii::internal::AffineConstraintsImplementation::set_zero_all(const std::vector<dealii::types::global_dof_index> &,
+                                                                plastix::device::Vector<float> &);

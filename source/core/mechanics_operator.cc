@@ -721,7 +721,8 @@ namespace plastix
   template void MechanicsOperator::vmult_add(device::Vector<Number> &, const device::Vector<Number> &) const;  \
   template void MechanicsOperator::Tvmult_add(device::Vector<Number> &, const device::Vector<Number> &) const; \
   template void MechanicsOperator::initialize_dof_vector(device::Vector<Number> &) const;                      \
-  template void MechanicsOperator::compute_inverse_diagonal(device::Vector<Number> &) const;
+  template void MechanicsOperator::compute_inverse_diagonal(device::Vector<Number> &) const;                   \
+  template void MechanicsOperator::complete_owned_rows(device::Vector<Number> &) const;
   PLASTIX_INSTANTIATE(double)
   PLASTIX_INSTANTIATE(float)
 #undef PLASTIX_INSTANTIATE

@@ -4,10 +4,12 @@
 #ifndef PLASTIX_CORE_MECHANICS_OPERATOR_H
 #define PLASTIX_CORE_MECHANICS_OPERATOR_H
 
+#include <deal.II/base/config.h>
 #include <deal.II/base/subscriptor.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/fe/mapping.h>
 #include <deal.II/lac/affine_constraints.h>
+#include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/lac/trilinos_sparse_matrix.h>
 
 #include <plastix/backend/device_array.h>
@@ -252,6 +254,55 @@ namespace plastix
     template <typename Number>
     void
     Tvmult_add(device::Vector<Number> &dst, const device::Vector<Number> &src) const;
+
+#if DEAL_II_VERSION_GTE(9, 5, 0)
+    /**
+     * deal.II's distributed vector in its default memory space: device
+     * memory where deal.II's Kokkos has a device (CUDA, HIP, SYCL), host
+     * memory otherwise. The operator applies to it as to a DeviceVector, so a
+     * program can hand the vectors of deal.II's Portable::MatrixFree
+     * operators, SolverCG, PreconditionChebyshev and LinearOperator to
+     * plastix without converting them.
+     */
+    using DefaultMemoryVector = dealii::LinearAlgebra::distributed::Vector<double, dealii::MemorySpace::Default>;
+
+    /**
+     * dst = A src on deal.II's vectors. Without copies where the vectors
+     * have the operator's layout (initialize_dof_vector(), or any
+     * partitioner with the same owned and ghost DoFs) and their memory is
+     * the backend's (both on the device, or both on the host): the ghost
+     * values of @p src are exchanged by deal.II (restored to the state @p src
+     * had), the kernels read and write the vectors' memory, and the rows of
+     * @p dst are completed by deal.II's compress(). Otherwise, with the same
+     * owned DoFs and another ghost set or deal.II's vectors in host memory
+     * beside a device backend, through the operator's own vectors (one copy
+     * of the owned entries each way). Throws std::invalid_argument for
+     * vectors of other owned DoFs and for deal.II device memory beside a host
+     * backend.
+     */
+    void
+    vmult(DefaultMemoryVector &dst, const DefaultMemoryVector &src) const;
+
+    /** dst = A^T src = A src on deal.II's vectors. */
+    void
+    Tvmult(DefaultMemoryVector &dst, const DefaultMemoryVector &src) const;
+
+    /** dst += A src on deal.II's vectors. */
+    void
+    vmult_add(DefaultMemoryVector &dst, const DefaultMemoryVector &src) const;
+
+    /** dst += A^T src on deal.II's vectors. */
+    void
+    Tvmult_add(DefaultMemoryVector &dst, const DefaultMemoryVector &src) const;
+
+    /** Give @p vector the operator's layout (zeroed): the layout vmult() applies to without copies. */
+    void
+    initialize_dof_vector(DefaultMemoryVector &vector) const;
+
+    /** The diagonal of the operator (1 on constrained DoFs) in a deal.II vector of the operator's layout. */
+    void
+    compute_diagonal(DefaultMemoryVector &diagonal) const;
+#endif
 
     /** Global number of rows. */
     size_type
@@ -565,12 +616,23 @@ namespace plastix
     void
     complete_owned_rows(device::Vector<Number> &vector) const;
 
+#if DEAL_II_VERSION_GTE(9, 5, 0)
+    /** vmult() (@p add false) or vmult_add() on deal.II's vectors. */
+    void
+    apply_to_default_memory_vectors(DefaultMemoryVector &dst, const DefaultMemoryVector &src, bool add) const;
+#endif
+
     /** SharedRows::ghost_cells in effect: the ghost cells are applied too. */
     bool                                                         applies_ghost_cells = false;
     /** The locally owned cells: the first ones of the device operator. */
     unsigned int                                                 n_owned_cells = 0;
     mutable DeviceVector                                         temporary;
     mutable device::Vector<float>                                temporary_float;
+#if DEAL_II_VERSION_GTE(9, 5, 0)
+    /** The owned entries of deal.II vectors that the kernels cannot use in place (vmult()). */
+    mutable DeviceVector copied_source;
+    mutable DeviceVector copied_product;
+#endif
     mutable std::unique_ptr<DeviceVector>                        cached_diagonal;
     /** The materials of the last reinit(). */
     MaterialTable                                                material_table;
