@@ -128,16 +128,25 @@ namespace plastix
         const bool src_had_ghost_values = src.has_ghost_elements();
         if (!src_had_ghost_values)
           src.update_ghost_values();
+        // deal.II's Kokkos and the backend's run on streams of their own:
+        // a device-wide fence on either side of the kernels orders them.
+        const bool on_device = backend::device_memory_is_separate();
+        if (on_device)
+          backend::fence();
         if (add)
           {
             temporary.reinit(partitioner, true);
             device_operator->apply(src.get_values(), temporary.device_data());
             complete_owned_rows(temporary);
             ops::axpy(n_owned, 1., temporary.device_data(), dst.get_values());
+            if (on_device)
+              backend::fence();
           }
         else
           {
             device_operator->apply(src.get_values(), dst.get_values());
+            if (on_device)
+              backend::fence();
             if (applies_ghost_cells)
               dst.zero_out_ghost_values();
             else
@@ -147,7 +156,11 @@ namespace plastix
           src.zero_out_ghost_values();
         return;
       }
-    // Through the operator's vectors: the owned entries copied in and out.
+    // Through the operator's vectors: the owned entries copied in and out
+    // (fenced as above where the copies run on the device).
+    const bool on_device = backend::device_memory_is_separate();
+    if (on_device)
+      backend::fence();
     copied_source.reinit(partitioner, true);
     copy_into_backend(copied_source.device_data(), src.get_values(), n_owned, access);
     copied_product.reinit(partitioner, true);
@@ -159,6 +172,8 @@ namespace plastix
     else
       vmult(copied_product, copied_source);
     copy_out_of_backend(dst.get_values(), copied_product.device_data(), n_owned, access);
+    if (on_device)
+      backend::fence();
   }
 
   void
@@ -203,6 +218,8 @@ namespace plastix
     else if (diagonal.has_ghost_elements())
       diagonal.zero_out_ghost_values();
     copy_out_of_backend(diagonal.get_values(), computed.device_data(), partitioner->locally_owned_size(), access);
+    if (backend::device_memory_is_separate())
+      backend::fence();
   }
 } // namespace plastix
 
