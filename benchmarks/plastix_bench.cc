@@ -1,6 +1,7 @@
 // plastix-bench: throughput of the plastix matrix-free Q1 elasticity operator
 // next to deal.II's own ways to apply the same operator (MatrixFree/FEEvaluation,
-// assembled Trilinos and deal.II sparse matrices) and a STREAM triad, all
+// with deal.II 9.7 or later Portable::MatrixFree, assembled Trilinos and deal.II
+// sparse matrices) and a STREAM triad, all
 // timed in the same run, interleaved round by round.
 //
 //   plastix-bench [--sizes 32,64] [--distortion 0.2] [--repeats 30] ...
@@ -35,12 +36,15 @@
 //   MatrixFree   MatrixFree::memory_consumption() + 24 B per local vector
 //                entry (src read, dst read and written; the zeroing of dst is
 //                fused into the cell loop)
+//   Portable     24 B per local vector entry (the vectors only: a lower
+//                bound; Portable::MatrixFree reports no memory consumption)
 //   sparse       12 B per nonzero (value + column index) + 24 B per row
 //                (row pointer/src/dst, the usual CSR estimate)
 //   triad        24 B per entry (STREAM convention, no write-allocate)
 //
 // Verification: all plastix results agree with MatrixFree (all rows) and the
-// assembled matrices with MatrixFree (unconstrained rows) to 1e-12 relative
+// assembled matrices and Portable::MatrixFree with MatrixFree (unconstrained
+// rows) to 1e-12 relative
 // (l2), else the exit status is 2.
 
 #include <deal.II/base/conditional_ostream.h>
@@ -73,6 +77,7 @@
 #include <plastix/core/runtime.h>
 #include <plastix/solvers/preconditioners.h>
 
+#include "portable_reference_operator.h"
 #include "reference_operators.h"
 
 #include <algorithm>
@@ -461,6 +466,42 @@ namespace
       c.setup_s = mf_setup;
       candidates.push_back(std::move(c));
     }
+
+#if DEAL_II_VERSION_GTE(9, 7, 0)
+    // deal.II's portable matrix-free operator (where deal.II's Kokkos runs:
+    // the GPU for a deal.II with a CUDA Kokkos, else the host), one material.
+    plastix::reference::PortableElasticity                 portable;
+    plastix::reference::PortableElasticity::VectorType     portable_src, portable_dst;
+    {
+      Candidate c;
+      c.name    = "deal.II Portable::MatrixFree";
+      c.setup_s = timed_setup(comm, [&] { portable.reinit(dof_handler, constraints, materials.at(0)); });
+      portable.initialize_dof_vector(portable_src);
+      portable.initialize_dof_vector(portable_dst);
+      HostVector staging(portable_src.get_partitioner());
+      for (const auto i : src_host.locally_owned_elements())
+        staging(i) = src_host(i);
+      portable_src.import_elements(staging, VectorOperation::insert);
+      portable.vmult(portable_dst, portable_src);
+      staging.import_elements(portable_dst, VectorOperation::insert);
+      c.rel_diff = relative_difference(staging, dst_mf, constraints, true, comm);
+      if (!(c.rel_diff <= 1e-12))
+        {
+          pout << "FAIL " << c.name << " differs from MatrixFree by " << c.rel_diff << std::endl;
+          ++failures;
+        }
+      // A device-wide fence: deal.II's kernels may run asynchronously on the GPU.
+      c.call = [&] {
+        portable.vmult(portable_dst, portable_src);
+        plastix::backend::fence();
+      };
+      // The vectors only (read src, read and write dst): a lower bound.
+      const std::size_t local_entries =
+        portable_src.locally_owned_size() + portable_src.get_partitioner()->n_ghost_indices();
+      c.bytes = Utilities::MPI::sum(24. * static_cast<double>(local_entries), comm);
+      candidates.push_back(std::move(c));
+    }
+#endif
 
     // plastix operators, each with its own vectors (vmult reinits a vector of another layout).
     struct PlastixRun
