@@ -121,6 +121,10 @@ namespace plastix
       dst.zero_out_ghost_values();
     const std::size_t n_owned  = partitioner->locally_owned_size();
     const bool        in_place = flags[1] == 1;
+    // deal.II's Kokkos and the backend's run on streams of their own: on a
+    // device, a device-wide fence on either side of the backend's kernels and
+    // copies orders them.
+    const bool on_device = backend::device_memory_is_separate();
     if (in_place)
       {
         // In place: deal.II exchanges the ghost values of src, the kernels
@@ -128,9 +132,6 @@ namespace plastix
         const bool src_had_ghost_values = src.has_ghost_elements();
         if (!src_had_ghost_values)
           src.update_ghost_values();
-        // deal.II's Kokkos and the backend's run on streams of their own:
-        // a device-wide fence on either side of the kernels orders them.
-        const bool on_device = backend::device_memory_is_separate();
         if (on_device)
           backend::fence();
         if (add)
@@ -156,9 +157,7 @@ namespace plastix
           src.zero_out_ghost_values();
         return;
       }
-    // Through the operator's vectors: the owned entries copied in and out
-    // (fenced as above where the copies run on the device).
-    const bool on_device = backend::device_memory_is_separate();
+    // Through the operator's vectors: the owned entries copied in and out.
     if (on_device)
       backend::fence();
     copied_source.reinit(partitioner, true);
