@@ -9,6 +9,7 @@
 #  include <deal.II/fe/mapping_q.h>
 #  include <deal.II/matrix_free/portable_fe_evaluation.h>
 #  include <deal.II/matrix_free/portable_matrix_free.h>
+#  include <deal.II/matrix_free/tools.h>
 
 namespace plastix
 {
@@ -52,7 +53,13 @@ namespace plastix
           Evaluation evaluation(data, 0);
           evaluation.read_dof_values(src);
           evaluation.evaluate(dealii::EvaluationFlags::gradients);
-          evaluation.apply_for_each_quad_point(QuadraturePointStress{lambda, mu});
+          const QuadraturePointStress stress{lambda, mu};
+#  if DEAL_II_VERSION_GTE(9, 8, 0)
+          // deal.II 9.8 moved the loop over the quadrature points to the data.
+          data->for_each_quad_point([&](const int q_point) { stress(&evaluation, q_point); });
+#  else
+          evaluation.apply_for_each_quad_point(stress);
+#  endif
           evaluation.integrate(dealii::EvaluationFlags::gradients);
           evaluation.distribute_local_to_global(dst);
         }
@@ -67,6 +74,8 @@ namespace plastix
       dealii::types::global_dof_index         n_dofs = 0;
       /** src with zeros on the constrained DoFs (vmult()). */
       VectorType source;
+      /** The inverse diagonal (computed at reinit()). */
+      std::shared_ptr<dealii::DiagonalMatrix<VectorType>> inverse_diagonal;
     };
 
     PortableElasticity::PortableElasticity() = default;
@@ -86,6 +95,25 @@ namespace plastix
       data->lambda = material.lambda;
       data->mu     = material.mu;
       data->n_dofs = dof_handler.n_dofs();
+
+      data->inverse_diagonal = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      VectorType &diagonal   = data->inverse_diagonal->get_vector();
+      data->matrix_free.initialize_dof_vector(diagonal);
+      dealii::MatrixFreeTools::compute_diagonal<3, 1, 2, 3, double>(data->matrix_free,
+                                                                   diagonal,
+                                                                   QuadraturePointStress{data->lambda, data->mu},
+                                                                   dealii::EvaluationFlags::gradients,
+                                                                   dealii::EvaluationFlags::gradients);
+      // The constrained rows are unit rows; invert on the host (set-up only).
+      dealii::LinearAlgebra::distributed::Vector<double, dealii::MemorySpace::Host> host(diagonal.get_partitioner());
+      host.import_elements(diagonal, dealii::VectorOperation::insert);
+      for (unsigned int i = 0; i < host.locally_owned_size(); ++i)
+        {
+          const auto global = host.get_partitioner()->local_to_global(i);
+          host.local_element(i) =
+            (constraints.is_constrained(global) || host.local_element(i) == 0.) ? 1. : 1. / host.local_element(i);
+        }
+      diagonal.import_elements(host, dealii::VectorOperation::insert);
     }
 
     void
@@ -95,15 +123,42 @@ namespace plastix
       // (plastix ignores them): a copy of src with zeros there.
       data->source = src;
       data->matrix_free.set_constrained_values(0., data->source);
-      dst = 0.;
-      data->matrix_free.cell_loop(CellOperator{data->lambda, data->mu}, data->source, dst);
+      vmult_homogeneous(dst, data->source);
       data->matrix_free.copy_constrained_values(src, dst);
+    }
+
+    void
+    PortableElasticity::Tvmult(VectorType &dst, const VectorType &src) const
+    {
+      vmult(dst, src);
+    }
+
+    void
+    PortableElasticity::vmult_homogeneous(VectorType &dst, const VectorType &src) const
+    {
+      dst = 0.;
+      data->matrix_free.cell_loop(CellOperator{data->lambda, data->mu}, src, dst);
+      data->matrix_free.copy_constrained_values(src, dst);
+    }
+
+    std::shared_ptr<dealii::DiagonalMatrix<PortableElasticity::VectorType>>
+    PortableElasticity::inverse_diagonal() const
+    {
+      return data->inverse_diagonal;
     }
 
     void
     PortableElasticity::initialize_dof_vector(VectorType &vector) const
     {
       data->matrix_free.initialize_dof_vector(vector);
+    }
+
+    double
+    PortableElasticity::el(const dealii::types::global_dof_index, const dealii::types::global_dof_index) const
+    {
+      AssertThrow(false, dealii::ExcMessage("PortableElasticity::el(): the diagonal is on the device; "
+                                            "give PreconditionChebyshev inverse_diagonal()"));
+      return 0.;
     }
 
     dealii::types::global_dof_index

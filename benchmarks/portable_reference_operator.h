@@ -12,9 +12,10 @@
 
 #if DEAL_II_VERSION_GTE(9, 7, 0)
 
-#  include <deal.II/base/subscriptor.h>
+#  include <deal.II/base/enable_observer_pointer.h>
 #  include <deal.II/dofs/dof_handler.h>
 #  include <deal.II/lac/affine_constraints.h>
+#  include <deal.II/lac/diagonal_matrix.h>
 #  include <deal.II/lac/la_parallel_vector.h>
 
 #  include <plastix/backend/material_constants.h>
@@ -32,7 +33,7 @@ namespace plastix
      * source with zeros there; hanging nodes resolved in the cell kernel) and
      * their rows are unit rows (Portable::MatrixFree::copy_constrained_values()).
      */
-    class PortableElasticity : public dealii::Subscriptor
+    class PortableElasticity : public dealii::EnableObserverPointer
     {
     public:
       using VectorType = dealii::LinearAlgebra::distributed::Vector<double, dealii::MemorySpace::Default>;
@@ -51,9 +52,39 @@ namespace plastix
       void
       vmult(VectorType &dst, const VectorType &src) const;
 
+      /** The same as vmult(): the operator is symmetric. */
+      void
+      Tvmult(VectorType &dst, const VectorType &src) const;
+
+      /**
+       * dst = A src for a @p src that is zero on the constrained DoFs already,
+       * as every Krylov vector of a solve with homogeneous constraints is:
+       * the operator of deal.II's elasticity_01 as it stands, without the
+       * copy of @p src that vmult() makes. What a deal.II user's solver
+       * calls, hence what the benchmarks time.
+       */
+      void
+      vmult_homogeneous(VectorType &dst, const VectorType &src) const;
+
+      /**
+       * The inverse of the operator's diagonal (MatrixFreeTools::compute_diagonal()
+       * of Portable::MatrixFree; 1 on the constrained rows), for Jacobi and
+       * Chebyshev preconditioners.
+       */
+      std::shared_ptr<dealii::DiagonalMatrix<VectorType>>
+      inverse_diagonal() const;
+
       /** Layout of the vectors (locally owned DoFs, the locally relevant ones as ghosts). */
       void
       initialize_dof_vector(VectorType &vector) const;
+
+      /**
+       * Not available (the diagonal lives on the device): an error. deal.II's
+       * PreconditionChebyshev asks for diagonal entries only when it is given
+       * no preconditioner; give it inverse_diagonal().
+       */
+      double
+      el(const dealii::types::global_dof_index row, const dealii::types::global_dof_index column) const;
 
       /** Global size. */
       dealii::types::global_dof_index
