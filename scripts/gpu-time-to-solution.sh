@@ -19,6 +19,8 @@
 #                          = shared memory, alternating; C5 also with Jacobi)
 #         precision (C3, C5 and the L-bracket refined 3 times with Preconditioner = auto,
 #                    Multigrid level precision double and single, in one invocation)
+#         portable (the elastic cube of portable-elasticity-bench --solve, n = 64 and 128,
+#                   with Jacobi and with the multigrid: scripts/gpu-portable-side-by-side.sh)
 # Environment: MPIRUN (default mpirun), CASE_TIMEOUT (seconds per run, default 550).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -112,6 +114,16 @@ elif [ "$PART" = precision ]; then
       export EXTRA="subsection Linear solver\n  set Multigrid level precision = $precision\nend\n"
       case_run "$1-auto-$precision" "$2" "$3" auto -
     done
+  done
+  unset EXTRA
+elif [ "$PART" = portable ]; then
+  # The elastic cube of portable-elasticity-bench --solve (n = 64 and 128 cells per direction:
+  # 2^3 cells refined 5 and 6 times) with Jacobi and with the multigrid, relative tolerance 1e-8.
+  export EXTRA='subsection Problem\n  set Type = elastic\nend\nsubsection Mesh\n  set Subdivisions = 2, 2, 2\nend\n'
+  for k in 5 6; do
+    n=$((2 << k))
+    case_run "cube$n-elastic-jacobi" cube_C5.prm $k jacobi -
+    case_run "cube$n-elastic-mg" cube_C5.prm $k multigrid auto
   done
   unset EXTRA
 elif [ "$PART" = ranks ]; then
