@@ -74,7 +74,7 @@ namespace plastix
       dealii::types::global_dof_index         n_dofs = 0;
       /** src with zeros on the constrained DoFs (vmult()). */
       VectorType source;
-      /** The inverse diagonal (computed at reinit()). */
+      /** The inverse diagonal (inverse_diagonal(), at the first call). */
       std::shared_ptr<dealii::DiagonalMatrix<VectorType>> inverse_diagonal;
     };
 
@@ -95,25 +95,6 @@ namespace plastix
       data->lambda = material.lambda;
       data->mu     = material.mu;
       data->n_dofs = dof_handler.n_dofs();
-
-      data->inverse_diagonal = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
-      VectorType &diagonal   = data->inverse_diagonal->get_vector();
-      data->matrix_free.initialize_dof_vector(diagonal);
-      dealii::MatrixFreeTools::compute_diagonal<3, 1, 2, 3, double>(data->matrix_free,
-                                                                   diagonal,
-                                                                   QuadraturePointStress{data->lambda, data->mu},
-                                                                   dealii::EvaluationFlags::gradients,
-                                                                   dealii::EvaluationFlags::gradients);
-      // The constrained rows are unit rows; invert on the host (set-up only).
-      dealii::LinearAlgebra::distributed::Vector<double, dealii::MemorySpace::Host> host(diagonal.get_partitioner());
-      host.import_elements(diagonal, dealii::VectorOperation::insert);
-      for (unsigned int i = 0; i < host.locally_owned_size(); ++i)
-        {
-          const auto global = host.get_partitioner()->local_to_global(i);
-          host.local_element(i) =
-            (constraints.is_constrained(global) || host.local_element(i) == 0.) ? 1. : 1. / host.local_element(i);
-        }
-      diagonal.import_elements(host, dealii::VectorOperation::insert);
     }
 
     void
@@ -144,7 +125,26 @@ namespace plastix
     std::shared_ptr<dealii::DiagonalMatrix<PortableElasticity::VectorType>>
     PortableElasticity::inverse_diagonal() const
     {
-      return data->inverse_diagonal;
+      if (data->inverse_diagonal)
+        return data->inverse_diagonal;
+      // Computed at the first request: the operator alone does not need it.
+      auto        inverse  = std::make_shared<dealii::DiagonalMatrix<VectorType>>();
+      VectorType &diagonal = inverse->get_vector();
+      data->matrix_free.initialize_dof_vector(diagonal);
+      dealii::MatrixFreeTools::compute_diagonal<3, 1, 2, 3, double>(data->matrix_free,
+                                                                   diagonal,
+                                                                   QuadraturePointStress{data->lambda, data->mu},
+                                                                   dealii::EvaluationFlags::gradients,
+                                                                   dealii::EvaluationFlags::gradients);
+      // Inverted on the host (set-up only); the constrained rows are unit rows.
+      dealii::LinearAlgebra::distributed::Vector<double, dealii::MemorySpace::Host> host(diagonal.get_partitioner());
+      host.import_elements(diagonal, dealii::VectorOperation::insert);
+      for (unsigned int i = 0; i < host.locally_owned_size(); ++i)
+        host.local_element(i) = host.local_element(i) == 0. ? 1. : 1. / host.local_element(i);
+      diagonal.import_elements(host, dealii::VectorOperation::insert);
+      data->matrix_free.set_constrained_values(1., diagonal);
+      data->inverse_diagonal = inverse;
+      return inverse;
     }
 
     void

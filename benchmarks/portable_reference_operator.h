@@ -69,7 +69,7 @@ namespace plastix
       /**
        * The inverse of the operator's diagonal (MatrixFreeTools::compute_diagonal()
        * of Portable::MatrixFree; 1 on the constrained rows), for Jacobi and
-       * Chebyshev preconditioners.
+       * Chebyshev preconditioners; computed at the first call.
        */
       std::shared_ptr<dealii::DiagonalMatrix<VectorType>>
       inverse_diagonal() const;
