@@ -1,4 +1,5 @@
-// Small helpers shared by the backend-only benchmark programs.
+// Small helpers shared by the benchmark programs (header only: portable-elasticity-bench, which links
+// no plastix library, uses the parts that call no backend function).
 #ifndef PLASTIX_BENCHMARKS_BENCH_TOOLS_H
 #define PLASTIX_BENCHMARKS_BENCH_TOOLS_H
 
@@ -42,6 +43,15 @@ namespace plastix
     seconds_since(const std::chrono::steady_clock::time_point start)
     {
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    }
+
+    /** The median of @p samples (the mean of the middle two for an even count). */
+    inline double
+    median(std::vector<double> samples)
+    {
+      std::sort(samples.begin(), samples.end());
+      const std::size_t n = samples.size();
+      return n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
     }
 
     /** The median wall time of @p repeats calls of @p f (device work included), after two untimed calls. */

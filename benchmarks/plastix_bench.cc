@@ -77,6 +77,7 @@
 #include <plastix/core/runtime.h>
 #include <plastix/solvers/preconditioners.h>
 
+#include "bench_tools.h"
 #include "portable_reference_operator.h"
 #include "reference_operators.h"
 
@@ -331,7 +332,7 @@ namespace
     MPI_Barrier(comm);
     const auto start = Clock::now();
     f();
-    const double t = std::chrono::duration<double>(Clock::now() - start).count();
+    const double t = plastix::bench::seconds_since(start);
     return max_over_ranks(t, comm);
   }
 
@@ -353,14 +354,6 @@ namespace
     double                host_median = -1;
     double                median = 0, minimum = 0;
   };
-
-  double
-  median_of(std::vector<double> v)
-  {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  }
 
   std::string
   format(const char *fmt, const double x)
@@ -737,10 +730,10 @@ namespace
       c.call();
       if (c.plastix)
         {
-          host_part = std::chrono::duration<double>(Clock::now() - start).count();
+          host_part = plastix::bench::seconds_since(start);
           plastix::backend::fence();
         }
-      const double t = std::chrono::duration<double>(Clock::now() - start).count();
+      const double t = plastix::bench::seconds_since(start);
       MPI_Barrier(comm);
       return t;
     };
@@ -765,13 +758,13 @@ namespace
       {
         std::vector<double> global(c.samples.size());
         MPI_Allreduce(c.samples.data(), global.data(), static_cast<int>(c.samples.size()), MPI_DOUBLE, MPI_MAX, comm);
-        c.median  = median_of(global);
+        c.median  = plastix::bench::median(global);
         c.minimum = *std::min_element(global.begin(), global.end());
         if (!c.host_samples.empty())
           {
             MPI_Allreduce(c.host_samples.data(), global.data(), static_cast<int>(c.host_samples.size()), MPI_DOUBLE,
                           MPI_MAX, comm);
-            c.host_median = median_of(global);
+            c.host_median = plastix::bench::median(global);
           }
       }
     pout << "# size " << n << "^3 timed in " << timing_s << " s" << std::endl;

@@ -23,6 +23,7 @@
 //          [--repeats r] [--batch b] [--solve] [--tolerance t]
 #include <deal.II/base/config.h>
 
+#include "bench_tools.h"
 #include "portable_reference_operator.h"
 
 #include <deal.II/base/quadrature_lib.h>
@@ -64,6 +65,8 @@ namespace
 {
   using namespace dealii;
   using Clock      = std::chrono::steady_clock;
+  using plastix::bench::median;
+  using plastix::bench::seconds_since;
   using Operator   = plastix::reference::PortableElasticity;
   using VectorType = Operator::VectorType;
 
@@ -144,20 +147,6 @@ namespace
   synchronize(const VectorType &v)
   {
     return v.l2_norm();
-  }
-
-  double
-  median(std::vector<double> samples)
-  {
-    std::sort(samples.begin(), samples.end());
-    const std::size_t n = samples.size();
-    return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-  }
-
-  double
-  seconds_since(const Clock::time_point start)
-  {
-    return std::chrono::duration<double>(Clock::now() - start).count();
   }
 
   /** Clamped on id 4, the hanging-node constraints (none on these meshes). */
