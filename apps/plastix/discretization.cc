@@ -132,16 +132,19 @@ namespace plastix
     lap(dofs_stage_times.id_checks);
     dof_handler.distribute_dofs(fe);
     lap(dofs_stage_times.distribute);
+    make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
+    lap(dofs_stage_times.constraints);
     // Level DoFs for multigrid on the same DoFHandler (else the multigrid
-    // preconditioner would distribute the active DoFs a second time).
-    // Auto takes multigrid only if the levels can hold the normal supports
-    // (each normal to an axis); otherwise initialize_solver() lets it take
-    // chebyshev: no level DoFs then.
-    const auto normal_axes      = normal_support_axes(parameters, *triangulation);
-    levels_hold_normal_supports = normal_supports_along_axes(normal_axes);
+    // preconditioner would distribute the active DoFs a second time): where
+    // multigrid is chosen, or auto takes it (LinearSolver's rule on these
+    // constraints and stiffness factors; it takes chebyshev with a support
+    // normal to an inclined or curved face, which the levels cannot hold).
     const bool level_dofs =
       needs_level_hierarchy(parameters) && triangulation->n_global_levels() > 1 &&
-      (parameters.solver.preconditioner == PreconditionerType::multigrid || levels_hold_normal_supports);
+      (parameters.solver.preconditioner.is_resolved() ?
+         parameters.solver.preconditioner == PreconditionerType::multigrid :
+         LinearSolver::automatic_preconditioner(dof_handler, constraints, operator_data().cell_stiffness_factor) ==
+           PreconditionerType::multigrid);
     const auto distribute_level_dofs = [this]() {
       dealii::Timer level_timer;
       dof_handler.distribute_mg_dofs();
@@ -149,20 +152,16 @@ namespace plastix
     };
     // A serial mesh only: on p4est's mesh distribute_mg_dofs() calls MPI,
     // which deal.II initializes for one thread at a time. And no hanging
-    // nodes: the constraints and the operator's set-up then build
-    // hanging-node constraints, which borrow the mesh's user flags as
-    // distribute_mg_dofs() does. Without them nothing until the
-    // preconditioner's set-up uses the user flags or the level DoFs, so the
-    // task starts before the Dirichlet constraints.
+    // nodes: the operator's set-up then builds hanging-node constraints,
+    // which borrow the mesh's user flags as distribute_mg_dofs() does.
+    // Without them nothing until the preconditioner's set-up uses the user
+    // flags or the level DoFs.
     dofs_stage_times.level_dofs_in_background =
       level_dofs && dealii::MultithreadInfo::n_threads() > 1 && !triangulation->has_hanging_nodes() &&
       dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(triangulation.get()) == nullptr;
     if (dofs_stage_times.level_dofs_in_background)
       level_dofs_task = dealii::Threads::new_task(distribute_level_dofs);
-    timer.restart();
-    make_dirichlet_constraints(dof_handler, parameters.boundary, constraints);
-    lap(dofs_stage_times.constraints);
-    if (level_dofs && !dofs_stage_times.level_dofs_in_background)
+    else if (level_dofs)
       distribute_level_dofs();
     timer.restart();
     // While a level-DoF task runs (the check reads the active DoFs, the
@@ -174,7 +173,7 @@ namespace plastix
     check_reactions_on_normal_supports(parameters, dof_handler, constraints);
     level_boundaries = parameters.boundary.dirichlet_boundaries();
     if (level_dofs)
-      for (const auto &[id, mask] : normal_support_components(normal_axes))
+      for (const auto &[id, mask] : normal_support_components(normal_support_axes(parameters, *triangulation)))
         level_boundaries[id] = mask;
     lap(dofs_stage_times.rigid_body_check);
   }
@@ -187,7 +186,7 @@ namespace plastix
          << dofs_stage_times.distribute << ", constraints " << dofs_stage_times.constraints << ", rigid-body check "
          << dofs_stage_times.rigid_body_check << ", level DoFs " << dofs_stage_times.level_dofs;
     if (dofs_stage_times.level_dofs_in_background)
-      text << " (in the background of the constraints, the rigid-body check and the operator stage;"
+      text << " (in the background of the rigid-body check and the operator stage;"
            << " the preconditioner's set-up waited " << dofs_stage_times.level_dofs_wait << " for them)";
     return text.str();
   }
@@ -249,12 +248,7 @@ namespace plastix
   {
     // The multigrid hierarchy reads the level DoFs.
     wait_for_level_dofs();
-    // Auto on levels that cannot hold a normal support: without the
-    // DoFHandler LinearSolver's auto takes chebyshev.
-    if (!parameters.solver.preconditioner.is_resolved() && !levels_hold_normal_supports)
-      solver.initialize(op, new_load_step);
-    else
-      solver.initialize(op, dof_handler, materials, level_boundaries, new_load_step);
+    solver.initialize(op, dof_handler, materials, level_boundaries, new_load_step);
   }
 
   DeviceVector

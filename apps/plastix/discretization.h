@@ -230,12 +230,6 @@ namespace plastix
      */
     DirichletBoundaries level_boundaries;
 
-    /**
-     * Whether the multigrid levels can hold every normal support (each one
-     * normal to an axis, normal_supports_along_axes()); if not,
-     * Preconditioner = auto takes chebyshev.
-     */
-    bool levels_hold_normal_supports = true;
 
     /** Join the level-DoF task of setup_dofs() (if any); rethrows what it threw. */
     void

@@ -947,14 +947,6 @@ namespace plastix
     return axes;
   }
 
-  bool
-  normal_supports_along_axes(const std::map<dealii::types::boundary_id, unsigned int> &axes)
-  {
-    return std::all_of(axes.begin(), axes.end(), [](const auto &entry) {
-      return entry.second != dealii::numbers::invalid_unsigned_int;
-    });
-  }
-
   DirichletBoundaries
   normal_support_components(const std::map<dealii::types::boundary_id, unsigned int> &axes)
   {

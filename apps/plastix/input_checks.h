@@ -116,14 +116,6 @@ namespace plastix
   normal_support_axes(const Parameters &parameters, const dealii::Triangulation<3> &triangulation);
 
   /**
-   * Whether every normal support of @p axes (normal_support_axes()) is normal
-   * to one axis, so that the multigrid levels can hold it, i.e. whether
-   * normal_support_components() would not throw.
-   */
-  bool
-  normal_supports_along_axes(const std::map<dealii::types::boundary_id, unsigned int> &axes);
-
-  /**
    * The component that each normal support fixes, for the multigrid levels,
    * which know prescribed components only: that of the support's axis
    * (normal_support_axes()), = 0 on every level. Throws InputError naming

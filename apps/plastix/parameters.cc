@@ -540,11 +540,5 @@ namespace plastix
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs a uniformly refined mesh, but 'Mesh/Adaptive refinement' makes hanging "
                        "nodes: use auto, chebyshev, jacobi or amg");
-    // Kept outside cells (factor Delta) next to the body: a stiffness contrast
-    // that the rediscretized multigrid levels cannot follow (doc/solvers.md,
-    // "Stiffness factors").
-    if (mesh.geometry == GeometryType::fixed_grid && mesh.fixed_grid.keep_outside_cells &&
-        !solver.preconditioner.is_resolved())
-      solver.preconditioner = PreconditionerType::chebyshev;
   }
 } // namespace plastix

@@ -28,6 +28,21 @@
 namespace plastix
 {
   namespace ops = backend::vector_operations;
+
+  namespace
+  {
+    /**
+     * The largest over the smallest of the stiffness factors of all ranks
+     * from each rank's extremes (a rank without factors passes the largest
+     * double and 0); 1 where no rank has factors.
+     */
+    double
+    stiffness_contrast_over_ranks(const double smallest, const double largest, const MPI_Comm communicator)
+    {
+      const double global_largest = dealii::Utilities::MPI::max(largest, communicator);
+      return global_largest > 0. ? global_largest / dealii::Utilities::MPI::min(smallest, communicator) : 1.;
+    }
+  } // namespace
   using internal::add_ghost_level_cells;
   using internal::backend_settings;
   using internal::CellCollector;
@@ -172,6 +187,14 @@ namespace plastix
     });
     n_global_constraint_lines =
       dealii::Utilities::MPI::sum<unsigned long long>(rows.n_owned_lines, dof_handler.get_communicator());
+    {
+      // The factors of the owned cells come first (the ghost cells' after them).
+      const auto owned_end = mesh.cell_factors.begin() + std::min<std::size_t>(n_owned_cells, mesh.cell_factors.size());
+      const auto [smallest, largest] = std::minmax_element(mesh.cell_factors.begin(), owned_end);
+      stiffness_contrast             = stiffness_contrast_over_ranks(
+        smallest == owned_end ? std::numeric_limits<double>::max() : *smallest,
+        largest == owned_end ? 0. : *largest, dof_handler.get_communicator());
+    }
 
     if (cells.factor_error.empty())
       failures.guard([&] {
@@ -706,6 +729,28 @@ namespace plastix
   MechanicsOperator::n_hanging_node_constraints() const
   {
     return n_global_constraint_lines;
+  }
+
+  double
+  MechanicsOperator::cell_stiffness_contrast() const
+  {
+    return stiffness_contrast;
+  }
+
+  double
+  MechanicsOperator::cell_stiffness_contrast(const dealii::Triangulation<3> &triangulation,
+                                             const CellStiffnessFactor      &cell_stiffness_factor)
+  {
+    double smallest = std::numeric_limits<double>::max(), largest = 0.;
+    if (cell_stiffness_factor)
+      for (const auto &cell : triangulation.active_cell_iterators())
+        if (cell->is_locally_owned())
+          {
+            const double factor = cell_stiffness_factor(cell);
+            smallest            = std::min(smallest, factor);
+            largest             = std::max(largest, factor);
+          }
+    return stiffness_contrast_over_ranks(smallest, largest, triangulation.get_communicator());
   }
 
 #define PLASTIX_INSTANTIATE(Number)                                                                            \

@@ -56,17 +56,45 @@ namespace plastix
   }
 
   PreconditionerType
-  LinearSolver::automatic_preconditioner(const MechanicsOperator &op, const dealii::DoFHandler<3> *dof_handler)
+  LinearSolver::automatic_preconditioner(const dealii::Triangulation<3>       &triangulation,
+                                         const dealii::types::global_dof_index n_constraint_lines_with_entries,
+                                         const double                          cell_stiffness_contrast)
   {
-    if (dof_handler == nullptr || op.n_hanging_node_constraints() > 0)
+    if (n_constraint_lines_with_entries > 0 || cell_stiffness_contrast > max_multigrid_stiffness_contrast)
       return PreconditionerType::chebyshev;
-    const auto &tria     = dof_handler->get_triangulation();
     // A serial triangulation always keeps its levels; a distributed one only
     // with construct_multigrid_hierarchy.
-    const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&tria);
-    if ((parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed()) || tria.n_global_levels() < 2)
+    const auto *parallel = dynamic_cast<const dealii::parallel::TriangulationBase<3> *>(&triangulation);
+    if ((parallel != nullptr && !parallel->is_multilevel_hierarchy_constructed()) ||
+        triangulation.n_global_levels() < 2)
       return PreconditionerType::chebyshev;
-    return all_active_cells_on_finest_level(tria) ? PreconditionerType::multigrid : PreconditionerType::chebyshev;
+    return all_active_cells_on_finest_level(triangulation) ? PreconditionerType::multigrid :
+                                                             PreconditionerType::chebyshev;
+  }
+
+  PreconditionerType
+  LinearSolver::automatic_preconditioner(const MechanicsOperator &op, const dealii::DoFHandler<3> *dof_handler)
+  {
+    if (dof_handler == nullptr)
+      return PreconditionerType::chebyshev;
+    return automatic_preconditioner(dof_handler->get_triangulation(), op.n_hanging_node_constraints(),
+                                    op.cell_stiffness_contrast());
+  }
+
+  PreconditionerType
+  LinearSolver::automatic_preconditioner(const dealii::DoFHandler<3>             &dof_handler,
+                                         const dealii::AffineConstraints<double> &constraints,
+                                         const CellStiffnessFactor               &cell_stiffness_factor)
+  {
+    const dealii::IndexSet         &owned = dof_handler.locally_owned_dofs();
+    dealii::types::global_dof_index n_lines_with_entries = 0;
+    for (const auto &line : constraints.get_lines())
+      if (!line.entries.empty() && owned.is_element(line.index))
+        ++n_lines_with_entries;
+    const auto &triangulation = dof_handler.get_triangulation();
+    return automatic_preconditioner(
+      triangulation, dealii::Utilities::MPI::sum(n_lines_with_entries, dof_handler.get_communicator()),
+      MechanicsOperator::cell_stiffness_contrast(triangulation, cell_stiffness_factor));
   }
 
   LinearSolver::~LinearSolver() = default;

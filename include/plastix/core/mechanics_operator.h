@@ -423,6 +423,23 @@ namespace plastix
     n_hanging_node_constraints() const;
 
     /**
+     * The largest over the smallest stiffness factor of the locally owned
+     * cells of all ranks (AdditionalData::cell_stiffness_factor); 1 without
+     * factors.
+     */
+    double
+    cell_stiffness_contrast() const;
+
+    /**
+     * The same before an operator exists: @p cell_stiffness_factor (empty:
+     * 1) on the locally owned active cells of @p triangulation, over all
+     * ranks. Collective. Rank without cells: the others' contrast.
+     */
+    static double
+    cell_stiffness_contrast(const dealii::Triangulation<3> &triangulation,
+                            const CellStiffnessFactor      &cell_stiffness_factor);
+
+    /**
      * Cell-averaged strain of the locally owned cells (6 values each: xx,
      * yy, zz, yz, xz, xy), in the order of the locally owned active cells.
      * @p u needs no valid ghosts (they are updated here).
@@ -607,6 +624,8 @@ namespace plastix
       std::vector<double>              weights;
     } host_lines;
     dealii::types::global_dof_index                              n_global_constraint_lines = 0;
+    /** cell_stiffness_contrast(). */
+    double                                                       stiffness_contrast = 1.;
     /**
      * After a kernel that wrote the rows of the local DoFs: with partial
      * sums the ghost rows go to their owners (compress()), with ghost cells

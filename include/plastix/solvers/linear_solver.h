@@ -237,16 +237,50 @@ namespace plastix
     preconditioner_description() const;
 
     /**
-     * The preconditioner Preconditioner = auto gives for @p op on
-     * @p dof_handler: multigrid if its mesh has the multigrid hierarchy (a
-     * serial triangulation, or a distributed one with
-     * construct_multigrid_hierarchy), at least two levels and all active cells
-     * on the finest, and @p op has no constraint lines with entries (a support
-     * normal to an inclined or curved face, whose lines the levels do not
-     * know), otherwise chebyshev.
+     * Preconditioner = auto takes chebyshev where the cells' stiffness
+     * factors span more than this ratio (a fixed grid that keeps its outside
+     * cells): the rediscretized multigrid levels cannot follow such a
+     * contrast (doc/solvers.md, "Stiffness factors": 48 multigrid against
+     * 510 Jacobi iterations at 1e3, 1,938 against 910 at 1e6).
+     */
+    static constexpr double max_multigrid_stiffness_contrast = 1e4;
+
+    /**
+     * The preconditioner Preconditioner = auto gives on @p triangulation
+     * with @p n_constraint_lines_with_entries constraint lines that have
+     * entries (over all ranks) and cells whose stiffness factors span
+     * @p cell_stiffness_contrast: multigrid if the mesh has the multigrid
+     * hierarchy (a serial triangulation, or a distributed one with
+     * construct_multigrid_hierarchy), at least two levels and all active
+     * cells on the finest, no such lines (hanging nodes, or a support normal
+     * to an inclined or curved face: the levels know prescribed components
+     * only) and a contrast up to max_multigrid_stiffness_contrast; otherwise
+     * chebyshev. The one place of this rule; the two overloads below give
+     * it its inputs.
+     */
+    static PreconditionerType
+    automatic_preconditioner(const dealii::Triangulation<3>       &triangulation,
+                             dealii::types::global_dof_index n_constraint_lines_with_entries,
+                             double                          cell_stiffness_contrast);
+
+    /**
+     * The rule above for @p op on @p dof_handler (what initialize() resolves
+     * auto to); chebyshev without a DoFHandler.
      */
     static PreconditionerType
     automatic_preconditioner(const MechanicsOperator &op, const dealii::DoFHandler<3> *dof_handler);
+
+    /**
+     * The rule above before an operator exists, for the constraints
+     * @p constraints on @p dof_handler and the stiffness factors
+     * @p cell_stiffness_factor (those the operator will take): a program
+     * that distributes the level DoFs only where multigrid can be chosen
+     * asks this. Collective over the DoFHandler's communicator.
+     */
+    static PreconditionerType
+    automatic_preconditioner(const dealii::DoFHandler<3>             &dof_handler,
+                             const dealii::AffineConstraints<double> &constraints,
+                             const CellStiffnessFactor               &cell_stiffness_factor = {});
 
     /**
      * The number type of the multigrid levels that @p parameters ask for:
