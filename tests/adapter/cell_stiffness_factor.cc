@@ -33,6 +33,7 @@
 #include <plastix/solvers/linear_solver.h>
 
 #include "operator_variants.h"
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -87,9 +88,7 @@ main(int argc, char **argv)
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     parallel::distributed::Triangulation<3> tria(env.comm, Triangulation<3>::limit_level_difference_at_vertices,
                                                  parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
-    GridGenerator::subdivided_hyper_rectangle(tria, {4, 3, 2}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
-    tria.refine_global(2);
-    GridTools::distort_random(0.2, tria, true, 7);
+    plastix_test::make_distorted_box(tria, {4, 3, 2}, Point<3>(2.5, 1.5, 1.), 2, 0.2, 7);
     for (const auto &cell : tria.cell_iterators()) // level cells too: the multigrid levels
       cell->set_material_id(cell->center()[0] > 1.2 ? 3 : 0);
     DoFHandler<3>    dof_handler(tria);

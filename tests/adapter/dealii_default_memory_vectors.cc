@@ -38,6 +38,7 @@
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -75,8 +76,7 @@ main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     parallel::distributed::Triangulation<3> tria(env.comm);
-    GridGenerator::subdivided_hyper_rectangle(tria, {5, 4, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
-    GridTools::distort_random(0.2, tria, true, 11);
+    plastix_test::make_distorted_box(tria, {5, 4, 3}, Point<3>(2.5, 1.5, 1.), 0, 0.2, 11);
     for (const auto &cell : tria.active_cell_iterators())
       if (cell->is_locally_owned() && cell->center()[0] < 1.3 && cell->center()[1] < 0.8)
         cell->set_refine_flag();

@@ -34,6 +34,7 @@
 #include <plastix/solvers/newton.h>
 
 #include "finite_strain_reference.h"
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -121,9 +122,7 @@ main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     parallel::distributed::Triangulation<3> tria(env.comm);
-    GridGenerator::subdivided_hyper_rectangle(tria, {6, 2, 2}, Point<3>(0, 0, 0), Point<3>(3., 1., 1.), true);
-    tria.refine_global(1);
-    GridTools::distort_random(0.15, tria, true, 7);
+    plastix_test::make_distorted_box(tria, {6, 2, 2}, Point<3>(3., 1., 1.), 1, 0.15, 7);
     plastix_test::set_three_material_ids(tria, 3.);
     DoFHandler<3>  dof_handler(tria);
     const IndexSet relevant = plastix_test::distribute_q1_dofs(dof_handler);

@@ -32,6 +32,7 @@
 
 #include "finite_strain_reference.h"
 #include "operator_variants.h"
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -76,9 +77,7 @@ main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     parallel::distributed::Triangulation<3> tria(env.comm);
-    GridGenerator::subdivided_hyper_rectangle(tria, {3, 2, 2}, Point<3>(0, 0, 0), Point<3>(1.5, 1., 1.), true);
-    tria.refine_global(1);
-    GridTools::distort_random(0.2, tria, true, 5);
+    plastix_test::make_distorted_box(tria, {3, 2, 2}, Point<3>(1.5, 1., 1.), 1, 0.2, 5);
     plastix_test::set_three_material_ids(tria, 1.5);
 
     DoFHandler<3>             dof_handler(tria);

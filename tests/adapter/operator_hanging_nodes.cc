@@ -52,6 +52,7 @@
 
 #include "reference_operators.h"
 #include "operator_variants.h"
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -70,9 +71,7 @@ main(int argc, char **argv)
     for (const double distortion : {0.2, 0.})
       {
         parallel::distributed::Triangulation<3> tria(env.comm);
-        GridGenerator::subdivided_hyper_rectangle(tria, {5, 4, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
-        if (distortion > 0)
-          GridTools::distort_random(distortion, tria, true, 11);
+        plastix_test::make_distorted_box(tria, {5, 4, 3}, Point<3>(2.5, 1.5, 1.), 0, distortion, 11);
         env.pout << (distortion > 0 ? "distorted mesh\n" :
                                       "undistorted mesh (cells of two sizes with congruent shapes)\n");
         // Two nested regions: the first touches the clamped face x = 0 over

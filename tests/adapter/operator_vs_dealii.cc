@@ -26,6 +26,7 @@
 
 #include "reference_operators.h"
 #include "operator_variants.h"
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -82,10 +83,7 @@ namespace
   {
     env.pout << (distorted ? "distorted mesh\n" : "undistorted mesh (a lattice)\n");
     parallel::distributed::Triangulation<3> tria(env.comm);
-    GridGenerator::subdivided_hyper_rectangle(tria, {5, 4, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
-    tria.refine_global(1);
-    if (distorted)
-      GridTools::distort_random(0.25, tria, true, 7);
+    plastix_test::make_distorted_box(tria, {5, 4, 3}, Point<3>(2.5, 1.5, 1.), 1, distorted ? 0.25 : 0., 7);
     for (const auto &cell : tria.active_cell_iterators())
       cell->set_material_id(cell->center()[0] > 1.2 ? 3 : 0);
 

@@ -60,6 +60,7 @@
 #include "loads.h"
 #include "parameters.h"
 
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -88,9 +89,7 @@ main(int argc, char **argv)
 {
   return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
     parallel::distributed::Triangulation<3> tria(env.comm);
-    GridGenerator::subdivided_hyper_rectangle(tria, {5, 3, 3}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
-    tria.refine_global(1);
-    GridTools::distort_random(0.25, tria, true, 11);
+    plastix_test::make_distorted_box(tria, {5, 3, 3}, Point<3>(2.5, 1.5, 1.), 1, 0.25, 11);
     for (const auto &cell : tria.active_cell_iterators())
       cell->set_material_id(cell->center()[0] > 1.2 ? 3 : 0);
 

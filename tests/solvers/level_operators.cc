@@ -32,6 +32,7 @@
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/core/plasticity_state.h>
 
+#include "box_mesh.h"
 #include "q1_dofs.h"
 #include "test_environment.h"
 
@@ -141,10 +142,7 @@ main(int argc, char **argv)
         parallel::distributed::Triangulation<3> tria(
           env.comm, Triangulation<3>::limit_level_difference_at_vertices,
           parallel::distributed::Triangulation<3>::construct_multigrid_hierarchy);
-        GridGenerator::subdivided_hyper_rectangle(tria, {4, 3, 2}, Point<3>(0, 0, 0), Point<3>(2.5, 1.5, 1.), true);
-        tria.refine_global(2);
-        if (distorted)
-          GridTools::distort_random(0.2, tria, true, 7);
+        plastix_test::make_distorted_box(tria, {4, 3, 2}, Point<3>(2.5, 1.5, 1.), 2, distorted ? 0.2 : 0., 7);
         // Material ids on the owned level cells only: the ghost cells' own
         // copies keep 0, their owners' may be 3.
         unsigned int ghosts_differing = 0;
