@@ -1,4 +1,4 @@
-// Checkpoints (mesh, displacement, Gauss-point history, load-stepping state).
+// Checkpoints (mesh, displacement (velocity, acceleration), Gauss-point history, load- or time-stepping state).
 #include <deal.II/base/mpi.h>
 #include <deal.II/distributed/cell_data_transfer.templates.h>
 #include <deal.II/distributed/solution_transfer.h>
@@ -25,6 +25,7 @@
 namespace plastix
 {
   namespace fs = std::filesystem;
+  using HostVector = dealii::LinearAlgebra::distributed::Vector<double>;
 
   namespace
   {
@@ -157,7 +158,7 @@ namespace plastix
           }
         if (found.empty())
           error = "'" + directory +
-                  "' is not a complete plastix checkpoint (an elastoplastic run writes one into "
+                  "' is not a complete plastix checkpoint (an elastoplastic or dynamic run writes one into "
                   "<Output/Directory>/checkpoint after its converged load steps)";
         else if (error.empty() && found != directory && !fs::exists(directory, ec))
           {
@@ -175,14 +176,14 @@ namespace plastix
   }
 
   void
-  write_checkpoint(const std::string                                        &directory,
-                   const std::string                                        &parameter_text,
-                   const dealii::parallel::distributed::Triangulation<3>    &triangulation,
-                   const dealii::DoFHandler<3>                              &dof_handler,
-                   const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                   const std::vector<double>                                &history,
-                   const unsigned int                                        values_per_cell,
-                   const LoadSteppingState                                  &state)
+  write_checkpoint(const std::string                                   &directory,
+                   const std::string                                   &parameter_text,
+                   const dealii::parallel::distributed::Triangulation<3> &triangulation,
+                   const dealii::DoFHandler<3>                         &dof_handler,
+                   const std::vector<const HostVector *>               &vectors,
+                   const std::vector<double>                           &history,
+                   const unsigned int                                   values_per_cell,
+                   const LoadSteppingState                             &state)
   {
     const MPI_Comm    communicator = triangulation.get_communicator();
     const std::string fresh        = directory + ".new";
@@ -192,24 +193,26 @@ namespace plastix
       fs::create_directories(fresh);
     });
 
-    // The mesh with the displacement and the history attached (deal.II/p4est).
-    dealii::parallel::distributed::SolutionTransfer<3, dealii::LinearAlgebra::distributed::Vector<double>>
-      solution_transfer(dof_handler);
-    solution_transfer.prepare_for_serialization(displacement);
-    AssertThrow(values_per_cell == history_size, dealii::ExcMessage("checkpoint: unexpected history size"));
-    CellHistory cell_history(triangulation.n_active_cells());
-    {
-      std::size_t k = 0;
-      for (const auto &cell : triangulation.active_cell_iterators())
-        if (cell->is_locally_owned())
-          {
-            std::copy(history.begin() + k * values_per_cell, history.begin() + (k + 1) * values_per_cell,
-                      cell_history[cell->active_cell_index()].begin());
-            ++k;
-          }
-    }
+    // The mesh with the vectors and the history attached (deal.II/p4est).
+    dealii::parallel::distributed::SolutionTransfer<3, HostVector> solution_transfer(dof_handler);
+    solution_transfer.prepare_for_serialization(vectors);
+    AssertThrow(values_per_cell == history_size || values_per_cell == 0,
+                dealii::ExcMessage("checkpoint: unexpected history size"));
+    CellHistory cell_history(values_per_cell > 0 ? triangulation.n_active_cells() : 0);
+    if (values_per_cell > 0)
+      {
+        std::size_t k = 0;
+        for (const auto &cell : triangulation.active_cell_iterators())
+          if (cell->is_locally_owned())
+            {
+              std::copy(history.begin() + k * values_per_cell, history.begin() + (k + 1) * values_per_cell,
+                        cell_history[cell->active_cell_index()].begin());
+              ++k;
+            }
+      }
     dealii::parallel::distributed::CellDataTransfer<3, 3, CellHistory> history_transfer(triangulation, false);
-    history_transfer.prepare_for_serialization(cell_history);
+    if (values_per_cell > 0)
+      history_transfer.prepare_for_serialization(cell_history);
     triangulation.save(checkpoint_mesh_file(fresh));
 
     on_root(communicator, [&] {
@@ -221,7 +224,7 @@ namespace plastix
       }
       {
         std::ofstream out(fs::path(fresh) / state_file_name);
-        out << "plastix-checkpoint 2\n"
+        out << "plastix-checkpoint 3\n"
             << "step " << state.step << "\ntarget_index " << state.target_index << "\nlambda "
             << hex(state.lambda) << "\nincrement " << hex(state.increment) << "\ncuts_to_target "
             << state.cuts_to_target << "\nlambda_previous " << hex(state.lambda_previous) << "\nforce_scale "
@@ -241,6 +244,14 @@ namespace plastix
         out << "rows " << state.monitor_rows.size() << '\n';
         for (const auto &row : state.monitor_rows)
           out << row << '\n';
+        out << "time_stepping " << (state.time_stepping ? 1 : 0);
+        if (const auto &t = state.time_stepping)
+          out << ' ' << hex(t->dynamics.time) << ' ' << hex(t->dynamics.start_time) << ' '
+              << t->dynamics.steps_taken << ' ' << hex(t->dynamics.time_step) << ' ' << hex(t->dynamics.force_scale)
+              << ' ' << hex(t->dynamics.energy.kinetic) << ' ' << hex(t->dynamics.energy.strain) << ' '
+              << hex(t->dynamics.energy.external_work) << ' ' << hex(t->dynamics.energy.dissipated) << ' '
+              << hex(t->initial_energy);
+        out << '\n';
         if (!out)
           throw std::runtime_error("cannot write the load-stepping state in " + fresh);
       }
@@ -268,19 +279,19 @@ namespace plastix
   }
 
   void
-  write_checkpoint(const std::string                                        &directory,
-                   const std::string                                        &parameter_text,
-                   const MeshParameters                                     &mesh,
-                   const dealii::Triangulation<3>                           &triangulation,
-                   const dealii::DoFHandler<3>                              &dof_handler,
-                   const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                   const std::vector<double>                                &history,
-                   const unsigned int                                        values_per_cell,
-                   const LoadSteppingState                                  &state)
+  write_checkpoint(const std::string                     &directory,
+                   const std::string                     &parameter_text,
+                   const MeshParameters                  &mesh,
+                   const dealii::Triangulation<3>        &triangulation,
+                   const dealii::DoFHandler<3>           &dof_handler,
+                   const std::vector<const HostVector *> &vectors,
+                   const std::vector<double>             &history,
+                   const unsigned int                     values_per_cell,
+                   const LoadSteppingState               &state)
   {
     if (const auto *distributed = dynamic_cast<const dealii::parallel::distributed::Triangulation<3> *>(&triangulation))
       {
-        write_checkpoint(directory, parameter_text, *distributed, dof_handler, displacement, history, values_per_cell,
+        write_checkpoint(directory, parameter_text, *distributed, dof_handler, vectors, history, values_per_cell,
                          state);
         return;
       }
@@ -306,40 +317,48 @@ namespace plastix
 
     dealii::DoFHandler<3> replica_dofs(replica);
     replica_dofs.distribute_dofs(dof_handler.get_fe());
-    dealii::LinearAlgebra::distributed::Vector<double> replica_displacement(replica_dofs.locally_owned_dofs(),
-                                                                            MPI_COMM_SELF);
-    std::vector<double>    replica_history;
-    dealii::Vector<double> values(dof_handler.get_fe().n_dofs_per_cell());
+    std::vector<HostVector> replica_vectors(vectors.size(), HostVector(replica_dofs.locally_owned_dofs(), MPI_COMM_SELF));
+    std::vector<double>     replica_history;
+    dealii::Vector<double>  values(dof_handler.get_fe().n_dofs_per_cell());
     replica_history.reserve(history.size());
     for (const auto &cell : replica_dofs.active_cell_iterators())
       {
         const auto found = cells.find(key(cell->center()));
         AssertThrow(found != cells.end(), dealii::ExcMessage("checkpoint: a cell of the rebuilt mesh has no twin"));
-        found->second.first->get_dof_values(displacement, values);
-        cell->set_dof_values(values, replica_displacement);
+        for (std::size_t i = 0; i < vectors.size(); ++i)
+          {
+            found->second.first->get_dof_values(*vectors[i], values);
+            cell->set_dof_values(values, replica_vectors[i]);
+          }
         const auto first = history.begin() + found->second.second * values_per_cell;
         replica_history.insert(replica_history.end(), first, first + values_per_cell);
       }
-    write_checkpoint(directory, parameter_text, replica, replica_dofs, replica_displacement, replica_history,
+    std::vector<const HostVector *> replica_pointers;
+    for (const HostVector &v : replica_vectors)
+      replica_pointers.push_back(&v);
+    write_checkpoint(directory, parameter_text, replica, replica_dofs, replica_pointers, replica_history,
                      values_per_cell, state);
   }
 
   void
   read_checkpoint_data(const dealii::parallel::distributed::Triangulation<3> &triangulation,
-                       const dealii::DoFHandler<3>                           &dof_handler,
-                       dealii::LinearAlgebra::distributed::Vector<double>    &displacement,
-                       std::vector<double>                                   &history,
-                       const unsigned int                                     values_per_cell)
+                       const dealii::DoFHandler<3>                         &dof_handler,
+                       const std::vector<HostVector *>                     &vectors,
+                       std::vector<double>                                 &history,
+                       const unsigned int                                   values_per_cell)
   {
     // In the order of write_checkpoint().
-    dealii::parallel::distributed::SolutionTransfer<3, dealii::LinearAlgebra::distributed::Vector<double>>
-      solution_transfer(dof_handler);
-    solution_transfer.deserialize(displacement);
-    AssertThrow(values_per_cell == history_size, dealii::ExcMessage("checkpoint: unexpected history size"));
+    dealii::parallel::distributed::SolutionTransfer<3, HostVector> solution_transfer(dof_handler);
+    std::vector<HostVector *> targets = vectors;
+    solution_transfer.deserialize(targets);
+    AssertThrow(values_per_cell == history_size || values_per_cell == 0,
+                dealii::ExcMessage("checkpoint: unexpected history size"));
+    history.clear();
+    if (values_per_cell == 0)
+      return;
     CellHistory cell_history(triangulation.n_active_cells());
     dealii::parallel::distributed::CellDataTransfer<3, 3, CellHistory> history_transfer(triangulation, false);
     history_transfer.deserialize(cell_history);
-    history.clear();
     for (const auto &cell : triangulation.active_cell_iterators())
       if (cell->is_locally_owned())
         {
@@ -356,8 +375,9 @@ namespace plastix
     std::string       word;
     int               version = 0;
     // Version 1 (before the gradual increment growth after cuts) lacks
-    // 'increment' and 'cuts_to_target'.
-    if (!(in >> word >> version) || word != "plastix-checkpoint" || (version != 1 && version != 2))
+    // 'increment' and 'cuts_to_target'; versions 1 and 2 (before the
+    // checkpoints of dynamic runs) lack 'time_stepping'.
+    if (!(in >> word >> version) || word != "plastix-checkpoint" || version < 1 || version > 3)
       throw InputError("--restart", "'" + file + "' is not a plastix checkpoint state");
     auto expect = [&](const char *key) {
       if (!(in >> word) || word != key)
@@ -372,7 +392,7 @@ namespace plastix
         in >> state.target_index;
         expect("lambda");
         state.lambda = read_double(in);
-        if (version == 2)
+        if (version >= 2)
           {
             expect("increment");
             state.increment = read_double(in);
@@ -419,6 +439,27 @@ namespace plastix
             std::string row;
             std::getline(in, row);
             state.monitor_rows.push_back(row);
+          }
+        if (version >= 3)
+          {
+            expect("time_stepping");
+            int present = 0;
+            in >> present;
+            if (present == 1)
+              {
+                TimeSteppingState t;
+                t.dynamics.time       = read_double(in);
+                t.dynamics.start_time = read_double(in);
+                in >> t.dynamics.steps_taken;
+                t.dynamics.time_step             = read_double(in);
+                t.dynamics.force_scale           = read_double(in);
+                t.dynamics.energy.kinetic        = read_double(in);
+                t.dynamics.energy.strain         = read_double(in);
+                t.dynamics.energy.external_work  = read_double(in);
+                t.dynamics.energy.dissipated     = read_double(in);
+                t.initial_energy                 = read_double(in);
+                state.time_stepping              = t;
+              }
           }
         if (!in)
           throw std::runtime_error("truncated");

@@ -1,7 +1,8 @@
-// Checkpoint and restart of an elastoplastic run: the mesh (p4est), the
-// displacement, the Gauss-point history and the load-stepping state, written
-// atomically after converged load steps (clean interruption on SIGINT or
-// SIGTERM: plastix/core/interruption.h).
+// Checkpoint and restart of an elastoplastic or dynamic run: the mesh
+// (p4est), the displacement (and the velocity and acceleration of a dynamic
+// run), the Gauss-point history and the load-stepping or time-stepping
+// state, written atomically after converged steps (clean interruption on
+// SIGINT or SIGTERM: plastix/core/interruption.h).
 #ifndef PLASTIX_APP_CHECKPOINT_H
 #define PLASTIX_APP_CHECKPOINT_H
 
@@ -10,9 +11,11 @@
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include <plastix/core/interruption.h>
+#include <plastix/solvers/time_integration.h>
 
 #include "parameters.h"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -20,13 +23,23 @@
 
 namespace plastix
 {
+  /** What a dynamic run keeps in its checkpoint besides u, v and a. */
+  struct TimeSteppingState
+  {
+    /** The integrator's state (time, time step, energies, force scale). */
+    ElastodynamicsState dynamics;
+    /** The total energy at the start of the run (the printed energy balance is relative to it). */
+    double initial_energy = 0.;
+  };
+
   /**
-   * The state of the load stepping after a converged load step: what, with
-   * the mesh, the displacement and the history, continues a run exactly.
+   * The state of the load stepping after a converged load step, or of the
+   * time stepping after a time step: what, with the mesh, the vectors and
+   * the history, continues a run exactly.
    */
   struct LoadSteppingState
   {
-    /** Converged load steps so far. */
+    /** Converged load steps (time steps) so far. */
     unsigned int step = 0;
     /** Index (in Load stepping/Load factors) of the load factor being approached. */
     unsigned int target_index = 0;
@@ -48,6 +61,8 @@ namespace plastix
     std::vector<std::pair<double, std::vector<double>>> monitor_values;
     /** The CSV rows of the monitor, as written. */
     std::vector<std::string> monitor_rows;
+    /** A dynamic run's state (none for load steps). */
+    std::optional<TimeSteppingState> time_stepping;
   };
 
   /**
@@ -74,19 +89,21 @@ namespace plastix
    * "<directory>.new" first, then moved into place, so that the previous
    * checkpoint stays valid until the new one is complete. Holds the
    * parameter file text @p parameter_text, the mesh (p4est, with the data
-   * attached: @p displacement with ghosts and the per-cell history
-   * @p history, values_per_cell values per locally owned cell in the order
-   * of the locally owned active cells) and @p state.
+   * attached: the DoF vectors @p vectors with ghosts (the displacement;
+   * a dynamic run's velocity and acceleration after it) and the per-cell
+   * history @p history, @p values_per_cell values per locally owned cell in
+   * the order of the locally owned active cells, or none for 0) and
+   * @p state.
    */
   void
-  write_checkpoint(const std::string                                        &directory,
-                   const std::string                                        &parameter_text,
-                   const dealii::parallel::distributed::Triangulation<3>    &triangulation,
-                   const dealii::DoFHandler<3>                              &dof_handler,
-                   const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                   const std::vector<double>                                &history,
-                   unsigned int                                              values_per_cell,
-                   const LoadSteppingState                                  &state);
+  write_checkpoint(const std::string                                                      &directory,
+                   const std::string                                                      &parameter_text,
+                   const dealii::parallel::distributed::Triangulation<3>                  &triangulation,
+                   const dealii::DoFHandler<3>                                            &dof_handler,
+                   const std::vector<const dealii::LinearAlgebra::distributed::Vector<double> *> &vectors,
+                   const std::vector<double>                                              &history,
+                   unsigned int                                                           values_per_cell,
+                   const LoadSteppingState                                                &state);
 
   /**
    * As above for the mesh of any triangulation: a
@@ -98,15 +115,15 @@ namespace plastix
    * number of ranks.
    */
   void
-  write_checkpoint(const std::string                                        &directory,
-                   const std::string                                        &parameter_text,
-                   const MeshParameters                                     &mesh,
-                   const dealii::Triangulation<3>                           &triangulation,
-                   const dealii::DoFHandler<3>                              &dof_handler,
-                   const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                   const std::vector<double>                                &history,
-                   unsigned int                                              values_per_cell,
-                   const LoadSteppingState                                  &state);
+  write_checkpoint(const std::string                                                      &directory,
+                   const std::string                                                      &parameter_text,
+                   const MeshParameters                                                   &mesh,
+                   const dealii::Triangulation<3>                                         &triangulation,
+                   const dealii::DoFHandler<3>                                            &dof_handler,
+                   const std::vector<const dealii::LinearAlgebra::distributed::Vector<double> *> &vectors,
+                   const std::vector<double>                                              &history,
+                   unsigned int                                                           values_per_cell,
+                   const LoadSteppingState                                                &state);
 
   /** Name of the file of the mesh in a checkpoint (for triangulation.load()). */
   std::string
@@ -114,16 +131,17 @@ namespace plastix
 
   /**
    * After triangulation.load(checkpoint_mesh_file(directory)) and the DoF
-   * distribution: the displacement (@p displacement: locally owned layout)
-   * and the history (values_per_cell values per locally owned cell) of the
-   * checkpoint, on any number of ranks (collective).
+   * distribution: the vectors (@p vectors: locally owned layout, as many as
+   * were written) and the history (@p values_per_cell values per locally
+   * owned cell; none for 0, as written) of the checkpoint, on any number of
+   * ranks (collective).
    */
   void
-  read_checkpoint_data(const dealii::parallel::distributed::Triangulation<3> &triangulation,
-                       const dealii::DoFHandler<3>                           &dof_handler,
-                       dealii::LinearAlgebra::distributed::Vector<double>    &displacement,
-                       std::vector<double>                                   &history,
-                       unsigned int                                           values_per_cell);
+  read_checkpoint_data(const dealii::parallel::distributed::Triangulation<3>                  &triangulation,
+                       const dealii::DoFHandler<3>                                            &dof_handler,
+                       const std::vector<dealii::LinearAlgebra::distributed::Vector<double> *> &vectors,
+                       std::vector<double>                                                    &history,
+                       unsigned int                                                           values_per_cell);
 
   /** The load-stepping state of the checkpoint in @p directory. */
   LoadSteppingState

@@ -1,6 +1,6 @@
 // Dynamic problems: small-strain elastodynamics or finite-strain
 // hyperelastodynamics over time steps (Elastodynamics), with VTU series,
-// energies and monitored values per written step.
+// energies and monitored values per written step, checkpoints and restart.
 #include <deal.II/base/data_out_base.h>
 #include <deal.II/numerics/vector_tools.h>
 
@@ -10,6 +10,7 @@
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/time_integration.h>
 
+#include "checkpoint.h"
 #include "discretization.h"
 #include "driver_tools.h"
 #include "elastic_problem.h"
@@ -17,6 +18,7 @@
 #include "monitor.h"
 #include "solution_fields.h"
 
+#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -31,6 +33,12 @@ namespace plastix
     : parameters(parameters)
     , communicator(communicator)
   {}
+
+  void
+  DynamicProblem::set_restart(const std::string &directory)
+  {
+    restart_directory = directory;
+  }
 
   namespace
   {
@@ -57,9 +65,12 @@ namespace plastix
     RunSummary summary = RunSummary::for_run(communicator);
     StageTimer timer(communicator, summary);
 
-    StagedOutput   output(parameters.output.directory, communicator);
-    Discretization d(parameters, communicator);
-    internal::set_up_mesh_dofs_operator(d, timer, summary);
+    StagedOutput      output(parameters.output.directory, communicator);
+    Discretization    d(parameters, communicator);
+    const bool        restart    = !restart_directory.empty();
+    const std::string checkpoint = checkpoint_directory(parameters.output.directory);
+    internal::set_up_mesh_dofs_operator(d, timer, summary,
+                                        restart ? checkpoint_mesh_file(restart_directory) : std::string());
     if (finite_strain)
       d.op.enable_finite_strain();
     timer.stop("operator");
@@ -120,6 +131,38 @@ namespace plastix
         summary.solver = enum_name(time.integrator) + ", " + solver.name();
       }
     dynamics->set_external_force(force, amplitude);
+    // A restart continues from the checkpoint's u, v, a and state; a new run
+    // starts from the initial conditions.
+    LoadSteppingState start;
+    if (restart)
+      {
+        dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner()),
+          v_host(d.op.get_partitioner()), a_host(d.op.get_partitioner());
+        std::vector<double> no_history;
+        read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation),
+                             d.dof_handler, {&u_host, &v_host, &a_host}, no_history, 0);
+        start = read_load_stepping_state(restart_directory);
+        if (!start.time_stepping || start.monitor_rows.size() > start.step + 1)
+          throw InputError("--restart", "the state of '" + restart_directory + "' is not that of a dynamic run");
+        DeviceVector u_now, v_now, a_now;
+        for (auto [vector, host] : {std::pair(&u_now, &u_host), std::pair(&v_now, &v_host), std::pair(&a_now, &a_host)})
+          {
+            d.op.initialize_dof_vector(*vector);
+            vector->copy_from_host(*host);
+          }
+        try
+          {
+            dynamics->resume(u_now, v_now, a_now, start.time_stepping->dynamics);
+          }
+        catch (const std::invalid_argument &error)
+          {
+            throw InputError("--restart", "'" + restart_directory + "': " + error.what());
+          }
+        if (root)
+          std::cout << "continuing from the checkpoint of time step " << start.step << " (t = "
+                    << dynamics->time() << ") in " << restart_directory << std::endl;
+      }
+    else
     {
       DeviceVector u0, v0;
       d.op.initialize_dof_vector(u0);
@@ -160,8 +203,8 @@ namespace plastix
     // The steps, with output every Output interval steps and at the end.
     Monitor monitor(d, parameters.monitor);
     monitor.report_distant_points();
-    std::vector<std::string>                  rows;
-    std::vector<std::pair<double, std::string>> pvd;
+    std::vector<std::string>                    rows = start.monitor_rows;
+    std::vector<std::pair<double, std::string>> pvd  = start.pvd;
     const auto write_output = [&](const unsigned int step, const TimeStepResult &result) {
       const auto u_host = d.to_host(dynamics->displacement());
       const std::vector<double> values = monitor.values(u_host, dynamics->internal_force());
@@ -200,17 +243,46 @@ namespace plastix
         }
       output.commit();
     };
-    write_output(0, TimeStepResult());
-    summary.n_steps             = 0;
-    const double initial_energy = dynamics->energies().total();
-    double       output_seconds = 0.;
+    if (!restart)
+      write_output(0, TimeStepResult());
+    summary.n_steps           = start.step;
+    summary.newton_iterations = start.newton_iterations;
+    summary.linear_iterations = start.linear_iterations;
+    summary.n_cuts            = start.n_cuts;
+    const double initial_energy =
+      restart ? start.time_stepping->initial_energy : dynamics->energies().total();
+    double output_seconds = 0., checkpoint_seconds = 0.;
+    // Checkpoints: every 'Checkpoint interval' steps, when 'Checkpoint wall
+    // time' has passed (the slowest rank's clock decides), and where the
+    // run stops ('Load stepping/Steps per run'); never after the last step.
+    unsigned int  steps_this_run  = 0;
+    unsigned int  checkpoint_step = 0;
+    bool          stopped_early   = false;
+    dealii::Timer since_checkpoint;
+    const auto    write_step_checkpoint = [&](const unsigned int step) {
+      LoadSteppingState now;
+      now.step              = step;
+      now.newton_iterations = summary.newton_iterations;
+      now.linear_iterations = summary.linear_iterations;
+      now.n_cuts            = summary.n_cuts;
+      now.pvd               = pvd;
+      now.monitor_rows      = rows;
+      now.time_stepping     = TimeSteppingState{dynamics->state(), initial_energy};
+      const auto u_host     = d.to_host(dynamics->displacement());
+      const auto v_host     = d.to_host(dynamics->velocity());
+      const auto a_host     = d.to_host(dynamics->acceleration());
+      write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
+                       {&u_host, &v_host, &a_host}, {}, 0, now);
+      checkpoint_step = step;
+      since_checkpoint.restart();
+    };
     timer.start();
     dealii::Timer steps_timer;
     // Implicit steps that fail are retried with half the time step (at
     // most Maximum cuts in a row); each converged step doubles it again, up
     // to the given one.
     unsigned int cuts_in_a_row = 0;
-    for (unsigned int step = 1; dynamics->time() < time.end_time * (1. - 1e-12); ++step)
+    for (unsigned int step = start.step + 1; dynamics->time() < time.end_time * (1. - 1e-12); ++step)
       {
         const TimeStepResult result = dynamics->step();
         if (!result.converged)
@@ -242,10 +314,22 @@ namespace plastix
         summary.n_steps = step;
         summary.newton_iterations += result.iterations;
         summary.linear_iterations += result.linear_iterations;
+        ++steps_this_run;
         if (interrupt_requested(communicator))
-          throw Interrupted("at time step " + std::to_string(step) + "; the output up to the last written step "
-                            "is complete");
-        const bool last = dynamics->time() >= time.end_time * (1. - 1e-12);
+          {
+            const int   signal  = caught_signal();
+            std::string message = std::string("interrupted by ") +
+                                  (signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal") +
+                                  " at time step " + std::to_string(step) +
+                                  "; the output up to the last written step is complete";
+            if (checkpoint_step > 0)
+              message += "; the checkpoint of time step " + std::to_string(checkpoint_step) +
+                         " continues the run: plastix --restart " + checkpoint;
+            throw Interrupted(message);
+          }
+        const bool last      = dynamics->time() >= time.end_time * (1. - 1e-12);
+        const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
+                               steps_this_run >= parameters.load_stepping.steps_per_run && !last;
         if (step % time.output_interval == 0 || last)
           {
             dealii::Timer output_timer;
@@ -256,13 +340,31 @@ namespace plastix
                         << " Newton iterations, " << result.linear_iterations << " linear iterations, energy balance "
                         << dynamics->energies().total() - initial_energy << std::endl;
           }
+        const unsigned int interval = parameters.output.checkpoint_interval;
+        const double       wall     = parameters.output.checkpoint_wall_time;
+        const bool         time_due =
+          wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
+        if (!last && (stop_here || (interval > 0 && step % interval == 0) || time_due))
+          {
+            dealii::Timer checkpoint_timer;
+            write_step_checkpoint(step);
+            checkpoint_seconds += checkpoint_timer.wall_time();
+          }
+        if (stop_here)
+          {
+            stopped_early = true;
+            break;
+          }
       }
     const double step_seconds = steps_timer.wall_time();
     timer.stop("time steps");
     summary.n_time_steps          = summary.n_steps;
     summary.end_time              = dynamics->time();
-    summary.time_steps_per_second = summary.n_steps / std::max(step_seconds - output_seconds, 1e-9);
+    summary.time_steps_per_second =
+      steps_this_run / std::max(step_seconds - output_seconds - checkpoint_seconds, 1e-9);
     summary.add_time("of which output", output_seconds);
+    if (checkpoint_seconds > 0.)
+      summary.add_time("of which checkpoints", checkpoint_seconds);
 
     const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(dynamics->displacement());
     summary.max_displacement                  = maxima.magnitude;
@@ -271,6 +373,21 @@ namespace plastix
     print_warning(thin_direction_warning(*d.triangulation, maxima.components, communicator), communicator);
     internal::append_summary(output, parameters.output, summary.line());
     output.commit();
+    if (stopped_early)
+      {
+        if (root)
+          std::cout << "stopped after " << steps_this_run
+                    << " time steps of this run ('Load stepping/Steps per run'); continue with: plastix --restart "
+                    << checkpoint << std::endl;
+      }
+    else if (root)
+      {
+        // The run is complete: its checkpoint is no longer needed.
+        std::error_code ec;
+        std::filesystem::remove_all(checkpoint, ec);
+        std::filesystem::remove_all(checkpoint + ".old", ec);
+        std::filesystem::remove_all(checkpoint + ".new", ec);
+      }
     return summary;
   }
 } // namespace plastix

@@ -5,6 +5,8 @@
 
 #include <deal.II/base/mpi.h>
 
+#include <string>
+
 #include "parameters.h"
 #include "run_summary.h"
 
@@ -48,13 +50,27 @@ namespace plastix
   public:
     DynamicProblem(const Parameters &parameters, MPI_Comm communicator);
 
-    /** Run all time steps; throws InputError, SolverError, Interrupted or a device error. */
+    /**
+     * Continue from the checkpoint in @p directory (find_checkpoint()): its
+     * mesh, displacement, velocity, acceleration and time-stepping state.
+     */
+    void
+    set_restart(const std::string &directory);
+
+    /**
+     * Run the time steps (from the checkpoint's on a restart), writing
+     * checkpoints as 'Output/Checkpoint interval' and 'Checkpoint wall time'
+     * ask and stopping after 'Load stepping/Steps per run'; throws
+     * InputError, SolverError, Interrupted or a device error.
+     */
     RunSummary
     run();
 
   private:
     const Parameters &parameters;
     MPI_Comm          communicator;
+    /** The checkpoint to continue from (empty: start at t = 0). */
+    std::string restart_directory;
   };
 
   /**

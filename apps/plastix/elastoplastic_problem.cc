@@ -322,7 +322,7 @@ namespace plastix
       dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
       std::vector<double>                                history;
       read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation),
-                           d.dof_handler, u_host, history, backend::GaussPointState::history_values_per_cell);
+                           d.dof_handler, {&u_host}, history, backend::GaussPointState::history_values_per_cell);
       start = read_load_stepping_state(restart_directory);
       if (start.target_index > parameters.load_stepping.load_factors.size() ||
           start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
@@ -459,7 +459,7 @@ namespace plastix
       now.pvd               = pvd;
       monitor->save(now);
       write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
-                       u_host, history_before, backend::GaussPointState::history_values_per_cell, now);
+                       {&u_host}, history_before, backend::GaussPointState::history_values_per_cell, now);
       checkpoint_step = step;
       timer.stop("checkpoint");
       since_checkpoint.restart();

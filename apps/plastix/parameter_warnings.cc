@@ -144,17 +144,22 @@ namespace plastix
     if (parameters.problem.type == ProblemType::elastic)
       {
         // What only an elastoplastic run reads; a finite-strain run reads
-        // the Newton and load-stepping entries too.
+        // the Newton and load-stepping entries too, a dynamic run the
+        // checkpoint entries and Steps per run.
         const bool               finite_strain = parameters.problem.kinematics == Kinematics::finite_strain;
+        const bool               dynamic       = parameters.time_integration.is_dynamic();
         std::vector<std::string> plastic_only  = {
           "Materials/Yield stress", "Materials/Isotropic hardening", "Materials/Kinematic hardening",
           "Materials/Yield criterion", "Materials/Cohesion", "Materials/Friction angle", "Materials/Dilation angle",
-          "Materials/Cohesion hardening", "Materials/Cone matching", "Initial stress/", "Output/Checkpoint wall time",
-          "Mesh/Adaptive refinement/"};
+          "Materials/Cohesion hardening", "Materials/Cone matching", "Initial stress/", "Mesh/Adaptive refinement/"};
+        if (!dynamic)
+          plastic_only.emplace_back("Output/Checkpoint wall time");
         if (!finite_strain)
           for (const char *entry : {"Newton/", "Load stepping/Minimum increment", "Load stepping/Maximum cuts",
-                                    "Load stepping/Steps per run", "Output/Checkpoint interval",
                                     "Materials/Second shear modulus", "Materials/Strain energy"})
+            plastic_only.emplace_back(entry);
+        if (!finite_strain && !dynamic)
+          for (const char *entry : {"Load stepping/Steps per run", "Output/Checkpoint interval"})
             plastic_only.emplace_back(entry);
         std::string unused;
         for (const std::string &entry : set_entries)

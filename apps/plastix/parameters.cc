@@ -468,12 +468,13 @@ namespace plastix
     if (newton.tangent == NewtonTangent::initial_stiffness)
       throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
                                          "consistent tangent");
-    if (output.checkpoint_interval > 0)
-      throw InputError("Output/Checkpoint interval", "finite-strain runs write no checkpoints (restart is for "
-                                                     "elastoplastic runs)");
-    if (load_stepping.steps_per_run > 0)
-      throw InputError("Load stepping/Steps per run", "a finite-strain run is not continued from a checkpoint: it "
-                                                      "runs all its load steps");
+    // Checkpoints of finite-strain runs: dynamic ones only (their state is u, v and a).
+    if (output.checkpoint_interval > 0 && !time_integration.is_dynamic())
+      throw InputError("Output/Checkpoint interval", "quasi-static finite-strain runs write no checkpoints "
+                                                     "(restart is for elastoplastic and dynamic runs)");
+    if (load_stepping.steps_per_run > 0 && !time_integration.is_dynamic())
+      throw InputError("Load stepping/Steps per run", "a quasi-static finite-strain run is not continued from a "
+                                                      "checkpoint: it runs all its load steps");
   }
 
   void

@@ -44,15 +44,17 @@ namespace plastix
                       "separated by commas",
                       dealii::Patterns::MultipleSelection("strain|plastic strain|principal stresses|pressure|nodal stresses"));
     prm.add_parameter("Checkpoint interval", checkpoint_interval,
-                      "Elastoplastic runs: write a checkpoint (mesh, displacement, Gauss-point "
-                      "history, load-stepping state) into 'Directory'/checkpoint after every this "
-                      "many converged load steps, replacing the previous one atomically; "
+                      "Elastoplastic and dynamic runs: write a checkpoint (mesh, displacement, "
+                      "Gauss-point history and load-stepping state; a dynamic run's displacement, "
+                      "velocity, acceleration and time-stepping state) into 'Directory'/checkpoint "
+                      "after every this many converged load steps or time steps, replacing the "
+                      "previous one atomically; "
                       "'plastix --restart <Directory>/checkpoint' continues the run from it, on any "
                       "number of MPI ranks. Removed when the run completes. 0: by 'Checkpoint wall "
                       "time' only",
                       dealii::Patterns::Integer(0));
     prm.add_parameter("Checkpoint wall time", checkpoint_wall_time,
-                      "Elastoplastic runs: also write a checkpoint after a converged load step "
+                      "Elastoplastic and dynamic runs: also write a checkpoint after a converged step "
                       "when this many seconds of wall time have passed since the run started or "
                       "the last checkpoint (a checkpoint costs about as much as a few Newton "
                       "iterations on the GPU, so short runs write none). 0: by 'Checkpoint "

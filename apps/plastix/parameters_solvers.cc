@@ -182,7 +182,8 @@ namespace plastix
                       "factor starts with its whole increment",
                       dealii::Patterns::Double(1.));
     prm.add_parameter("Steps per run", steps_per_run,
-                      "Stop cleanly (exit status 0) after this many converged load steps of this run, "
+                      "Stop cleanly (exit status 0) after this many converged load steps (time steps of "
+                      "a dynamic run) of this run, "
                       "e.g. to fit the time limit of a batch job, and continue with 'plastix --restart' "
                       "from the checkpoint (0: run to the last load factor)",
                       dealii::Patterns::Integer(0));

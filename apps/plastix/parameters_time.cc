@@ -134,10 +134,6 @@ namespace plastix
     if (problem.type == ProblemType::elastoplastic)
       throw InputError("Time integration/Integrator", "dynamics takes elastic or hyperelastic materials "
                                                       "(Problem/Type = elastic)");
-    if (output.checkpoint_interval > 0)
-      throw InputError("Output/Checkpoint interval", "dynamic runs write no checkpoints");
-    if (load_stepping.steps_per_run > 0)
-      throw InputError("Load stepping/Steps per run", "a dynamic run is not continued from a checkpoint");
     if (time_integration.stiffness_damping > 0. && problem.kinematics == Kinematics::finite_strain)
       throw InputError("Time integration/Stiffness damping", "is for small strain only (use Mass damping)");
     const auto check_density = [](const MaterialDescription &m, const std::string &where) {

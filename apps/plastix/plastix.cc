@@ -149,8 +149,9 @@ main(int argc, char **argv)
           if (parameters.output.directory.empty())
             parameters.output.directory = ".";
           parameters.check_output();
-          if (parameters.problem.type != plastix::ProblemType::elastoplastic)
-            throw plastix::InputError("--restart", "only elastoplastic runs write checkpoints");
+          if (parameters.problem.type != plastix::ProblemType::elastoplastic &&
+              !parameters.time_integration.is_dynamic())
+            throw plastix::InputError("--restart", "only elastoplastic and dynamic runs write checkpoints");
         }
       else
         parameters.read(prm, argument);
@@ -168,7 +169,12 @@ main(int argc, char **argv)
       plastix::Runtime    runtime(comm, parameters.op.ghost_exchange);
       plastix::RunSummary summary;
       if (parameters.time_integration.is_dynamic())
-        summary = plastix::DynamicProblem(parameters, comm).run();
+        {
+          plastix::DynamicProblem problem(parameters, comm);
+          if (restart)
+            problem.set_restart(checkpoint);
+          summary = problem.run();
+        }
       else if (parameters.problem.is_incremental())
         {
           plastix::ElastoplasticProblem problem(parameters, comm);

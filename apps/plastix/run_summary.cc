@@ -63,7 +63,9 @@ namespace plastix
     for (const auto &[stage, seconds] : stage_seconds)
       {
         s << " " << stage << " " << seconds;
-        total += seconds;
+        // "of which ...": a part of the stage before it, counted there.
+        if (stage.rfind("of which", 0) != 0)
+          total += seconds;
       }
     s << ", total " << total;
     return s.str();

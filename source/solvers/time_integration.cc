@@ -273,6 +273,48 @@ namespace plastix
     solver_ready = false;
   }
 
+  ElastodynamicsState
+  Elastodynamics::state() const
+  {
+    ElastodynamicsState now;
+    now.time        = current_time;
+    now.start_time  = start_time;
+    now.steps_taken = steps_taken;
+    now.time_step   = data.time_step;
+    now.force_scale = force_scale;
+    now.energy      = energy;
+    return now;
+  }
+
+  void
+  Elastodynamics::resume(const DeviceVector        &u_now,
+                         const DeviceVector        &v_now,
+                         const DeviceVector        &a_now,
+                         const ElastodynamicsState &state)
+  {
+    if (!std::isfinite(state.time) || !std::isfinite(state.start_time) || !std::isfinite(state.force_scale) ||
+        !std::isfinite(state.energy.total()))
+      throw std::invalid_argument("plastix::Elastodynamics::resume(): the state is not finite");
+    set_time_step(state.time_step);
+    current_time = state.time;
+    start_time   = state.start_time;
+    steps_taken  = state.steps_taken;
+    force_scale  = state.force_scale;
+    u.equ(1., u_now);
+    v.equ(1., v_now);
+    a.equ(1., a_now);
+    if (!std::isfinite(u.l2_norm() + v.l2_norm() + a.l2_norm()))
+      throw std::invalid_argument("plastix::Elastodynamics::resume(): u, v or a is not finite");
+    const unsigned long long inverted = internal_force_at(u);
+    if (inverted > 0)
+      throw std::invalid_argument("plastix::Elastodynamics::resume(): the displacement inverts " +
+                                  std::to_string(inverted) + " Gauss points (det F <= 0)");
+    external_force_at(current_time, f_ext_now);
+    damping_force(v, f_damp_now);
+    energy       = state.energy;
+    solver_ready = false;
+  }
+
   double
   Elastodynamics::critical_time_step(const unsigned int iterations)
   {

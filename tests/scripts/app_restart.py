@@ -27,6 +27,14 @@ leaves no checkpoint behind.
   E  a Mohr-Coulomb wellbore with an in-situ stress (Initial stress), stopped
      after step 2 and restarted on 2 ranks: the history carries sigma_0 and
      the restart rebuilds its constant load; E must give E0's CSV.
+  F  dynamic runs (the vibrating bar of tests/app/bar_vibration.prm: Newmark
+     with multigrid, generalised-alpha at finite strain, explicit central
+     differences), uninterrupted (F0) and stopped every 'Steps per run' time
+     steps, restarted on 2 ranks, then on 1 rank to the end (the checkpoint
+     holds u, v, a, the time, the time step and the energies): F must give
+     F0's CSV (displacements, energies, iteration counts) to round-off and
+     leave no checkpoint; a SIGTERM during the time steps exits with status 5
+     naming the checkpoint, from which the run completes.
 
 usage: app_restart.py <plastix binary> <mpiexec>
 """
@@ -116,6 +124,61 @@ subsection Output
   set Checkpoint interval = 1
 end
 """
+
+# The bar of tests/app/bar_vibration.prm (free vibration from an initial
+# velocity), with a traction that varies in time so that the external work
+# and the amplitude at the restart time count too.
+DYNAMIC_PRM = """
+subsection Problem
+  set Type       = elastic
+  set Kinematics = %(kinematics)s
+end
+subsection Time integration
+  set Integrator       = %(integrator)s
+  set Time step        = %(time_step)s
+  set End time         = 0.6
+  set Output interval  = 3
+  set Initial velocity = 0.1 * sin(pi * x / 2); 0; 0
+  set Load amplitude   = sin(5 * t)
+end
+subsection Mesh
+  set Geometry            = box
+  set Lower corner        = 0, 0, 0
+  set Upper corner        = 1, 0.25, 0.25
+  set Subdivisions        = 4, 1, 1
+  set Global refinements  = 2
+end
+subsection Materials
+  set Young's modulus = 1
+  set Poisson's ratio = 0.25
+  set Density         = 1
+end
+subsection Boundary conditions
+  set Dirichlet = 0: xyz = 0, 0, 0
+  set Traction  = 1: 0, 0.001, 0
+end
+subsection Linear solver
+  set Type           = cg
+  set Preconditioner = %(preconditioner)s
+end
+subsection Monitor
+  set Points     = tip: 1, 0.125, 0.125
+  set Write plot = false
+end
+subsection Output
+  set Directory    = out
+  set Summary file = summary.txt
+  set Write VTU    = false
+end
+"""
+
+DYNAMIC_CASES = (
+    ("Newmark", dict(kinematics="small strain", integrator="Newmark", time_step="0.02", preconditioner="multigrid"), 7),
+    ("generalised-alpha, finite strain",
+     dict(kinematics="finite strain", integrator="generalized alpha", time_step="0.02", preconditioner="jacobi"), 11),
+    ("central differences",
+     dict(kinematics="small strain", integrator="central differences", time_step="0.002", preconditioner="jacobi"), 97),
+)
 
 failures = 0
 checks = 0
@@ -368,6 +431,69 @@ def main():
             print(err)
         compare_csv(os.path.join(dirs["E0"], "out", "solution.csv"), os.path.join(dirs["E"], "out", "solution.csv"),
                     "E vs E0", same_ranks=False)
+
+        for label, values, steps_per_run in DYNAMIC_CASES:
+            print(f"== F: dynamics, {label}; uninterrupted vs stopped every {steps_per_run} time steps and "
+                  "restarted on 2 ranks, then 1")
+            dynamic = DYNAMIC_PRM % values
+            tag = label.split(",")[0].replace(" ", "_")
+            for name, extra in (("F0", ""), ("F", f"subsection Load stepping\n  set Steps per run = {steps_per_run}\nend\n"),
+                                ("G", "subsection Output\n  set Checkpoint interval = 1\nend\n")):
+                dirs[name] = os.path.join(work, name + "_" + tag)
+                os.makedirs(dirs[name])
+                with open(os.path.join(dirs[name], "case.prm"), "w") as f:
+                    f.write(dynamic + extra)
+            code, out, err = run([app, "case.prm"], dirs["F0"])
+            check(code == 0, f"F0 (uninterrupted): exit status {code}")
+            if code != 0:
+                print(err)
+                continue
+            checkpoint = os.path.join(dirs["F"], "out", "checkpoint")
+            code, out, err = run([app, "case.prm"], dirs["F"])
+            check(code == 0 and f"stopped after {steps_per_run} time steps" in out and
+                  os.path.isfile(os.path.join(checkpoint, "complete")) and "warning" not in err,
+                  f"F1: exit status {code}, stopped after {steps_per_run} time steps with a checkpoint, no warning")
+            code, out, err = run(mpirun + ["--restart", checkpoint], dirs["F"])
+            check(code == 0 and f"continuing from the checkpoint of time step {steps_per_run} " in out,
+                  f"F2: the restart on 2 ranks continues from time step {steps_per_run}: exit status {code}")
+            if code != 0:
+                print(err)
+            restarts = 0
+            while code == 0 and os.path.isdir(checkpoint) and restarts < 10:
+                code, out, err = run([app, "--restart", checkpoint], dirs["F"])
+                restarts += 1
+            check(code == 0 and not os.path.exists(checkpoint),
+                  f"F3: restarted on 1 rank {restarts} more times to the end; exit status {code}, no checkpoint left")
+            if code != 0:
+                print(err)
+            compare_csv(os.path.join(dirs["F0"], "out", "solution.csv"),
+                        os.path.join(dirs["F"], "out", "solution.csv"), f"F vs F0 ({label})", same_ranks=False)
+
+            # A checkpoint after every step, SIGTERM during the time steps.
+            checkpoint = os.path.join(dirs["G"], "out", "checkpoint")
+            proc = subprocess.Popen([app, "case.prm"], cwd=dirs["G"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, text=True)
+            deadline = time.time() + 120
+            while proc.poll() is None and time.time() < deadline and \
+                    not os.path.isfile(os.path.join(checkpoint, "complete")):
+                time.sleep(0.002)
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=300)
+            if proc.returncode == 0:
+                # The run ended before the signal: nothing to continue.
+                check(not os.path.exists(checkpoint), "G: finished before SIGTERM, no checkpoint left")
+                continue
+            lines = [l for l in err.splitlines() if l.strip()]
+            check(proc.returncode == 5 and len(lines) == 1 and "plastix --restart" in lines[0],
+                  f"G1: SIGTERM: exit status {proc.returncode}, one line naming the checkpoint: "
+                  f"{lines[0][:140] if lines else ''}")
+            code, out, err = run([app, "--restart", checkpoint], dirs["G"])
+            check(code == 0 and not os.path.exists(checkpoint), f"G2: the restart completes: exit status {code}")
+            if code != 0:
+                print(err)
+            compare_csv(os.path.join(dirs["F0"], "out", "solution.csv"),
+                        os.path.join(dirs["G"], "out", "solution.csv"), f"G vs F0 ({label})",
+                        same_ranks=deterministic(os.path.join(dirs["F0"], "out")))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(f"{checks - failures} passed, {failures} failed")

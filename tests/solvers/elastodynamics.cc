@@ -27,6 +27,14 @@
 //     midpoint rule keep the total energy within 1e-3 over half a period.
 //  5. A free body (no supports) with a uniform velocity translates
 //     rigidly at finite strain: u = v0 t to 1e-10.
+//  6. Continuation (what the application's checkpoints use): a second
+//     Elastodynamics on the same operator, given the first one's state(),
+//     u, v and a after 40 of 80 steps (resume()), continues the history
+//     exactly as the first would have (tip and total energy equal to 1e-14)
+//     for Newmark with multigrid, generalised-alpha at finite strain and
+//     central differences, also right after a step of half the time step
+//     (as after a cut: the resumed run takes the smaller step from the state
+//     and grows it back as the first would).
 
 // Test: ranks 1 2
 #include <deal.II/base/function.h>
@@ -44,6 +52,9 @@
 #include "test_environment.h"
 
 #include <cmath>
+#include <memory>
+#include <string>
+#include <utility>
 
 using namespace dealii;
 using HostVector = LinearAlgebra::distributed::Vector<double>;
@@ -94,6 +105,10 @@ namespace
     double       stiffness_damping = 0.;
     bool         finite_strain     = false;
     bool         free_body         = false;
+    /** If > 0: after this many steps a second Elastodynamics resumes from the first one's state. */
+    unsigned int resume_after = 0;
+    /** If > 0: step cut_at (from 1) takes half the time step (as after a cut); the one after it the whole again. */
+    unsigned int cut_at = 0;
   };
 
   struct History
@@ -169,12 +184,15 @@ namespace
         time_data.time_step = run.critical_fraction * probe.critical_time_step();
       }
     history.time_step = time_data.time_step;
-    plastix::Elastodynamics dynamics(op, is_explicit ? nullptr : &solver,
-                                     is_explicit ? std::function<void()>() :
-                                                   std::function<void()>([&] {
-                                                     solver.initialize(op, bar.dof_handler, bar.materials, dirichlet);
-                                                   }),
-                                     time_data);
+    const auto make_dynamics = [&] {
+      return std::make_unique<plastix::Elastodynamics>(
+        op, is_explicit ? nullptr : &solver,
+        is_explicit ? std::function<void()>() : std::function<void()>([&] {
+          solver.initialize(op, bar.dof_handler, bar.materials, dirichlet);
+        }),
+        time_data);
+    };
+    std::unique_ptr<plastix::Elastodynamics> current = make_dynamics();
 
     HostVector host(op.get_partitioner());
     VectorTools::interpolate(bar.dof_handler, InitialVelocity(run.amplitude, run.free_body), host);
@@ -201,17 +219,27 @@ namespace
     host /= count;
     tip_weights.copy_from_host(host);
 
-    dynamics.set_initial_conditions(u0, v0);
+    current->set_initial_conditions(u0, v0);
     const auto record = [&] {
-      history.time.push_back(dynamics.time());
-      history.tip.push_back(tip_weights * dynamics.displacement());
-      history.energy.push_back(dynamics.energies().total());
-      history.mechanical.push_back(dynamics.energies().kinetic + dynamics.energies().strain);
+      history.time.push_back(current->time());
+      history.tip.push_back(tip_weights * current->displacement());
+      history.energy.push_back(current->energies().total());
+      history.mechanical.push_back(current->energies().kinetic + current->energies().strain);
     };
     record();
-    for (unsigned int n = 0; run.end_time > 0. ? dynamics.time() < run.end_time - 1e-12 : n < run.n_steps; ++n)
+    for (unsigned int n = 0; run.end_time > 0. ? current->time() < run.end_time - 1e-12 : n < run.n_steps; ++n)
       {
-        const plastix::TimeStepResult result = dynamics.step();
+        if (run.cut_at > 0 && n + 1 == run.cut_at)
+          current->set_time_step(0.5 * time_data.time_step);
+        if (run.resume_after > 0 && n == run.resume_after)
+          {
+            std::unique_ptr<plastix::Elastodynamics> next = make_dynamics();
+            next->resume(current->displacement(), current->velocity(), current->acceleration(), current->state());
+            current = std::move(next);
+          }
+        if (run.cut_at > 0 && n == run.cut_at + 1)
+          current->set_time_step(time_data.time_step);
+        const plastix::TimeStepResult result = current->step();
         if (!result.converged)
           {
             history.failed  = true;
@@ -433,6 +461,47 @@ main(int argc, char **argv)
       for (std::size_t n = 0; n < h.time.size(); ++n)
         error = std::max(error, std::abs(h.tip[n] - 0.1 * h.time[n]));
       checker.check("free body: u = v0 t (mean x displacement, relative)", error / (0.1 * h.time.back()), 1e-10);
+    }
+
+    // ---- 6. continuation from state() with resume() ----
+    {
+      Run newmark_multigrid            = newmark;
+      newmark_multigrid.preconditioner = plastix::PreconditionerType::multigrid;
+      Run alpha_finite                 = newmark;
+      alpha_finite.integrator          = plastix::TimeIntegrator::generalized_alpha;
+      alpha_finite.spectral_radius     = 0.8;
+      alpha_finite.finite_strain       = true;
+      alpha_finite.amplitude           = 0.3;
+      Run explicit_run                 = newmark;
+      explicit_run.integrator          = plastix::TimeIntegrator::central_differences;
+      explicit_run.mass                = plastix::MassMatrix::lumped;
+      explicit_run.critical_fraction   = 0.5;
+      Run newmark_cut                  = newmark;
+      newmark_cut.cut_at               = 41;
+      for (const auto &[name, run] : {std::pair<std::string, Run>("Newmark with multigrid", newmark_multigrid),
+                                      std::pair<std::string, Run>("generalised-alpha, finite strain", alpha_finite),
+                                      std::pair<std::string, Run>("central differences", explicit_run),
+                                      std::pair<std::string, Run>("Newmark, cut before the resume", newmark_cut)})
+        {
+          Run whole            = run;
+          whole.n_steps        = 80;
+          Run resumed          = whole;
+          resumed.resume_after = run.cut_at > 0 ? run.cut_at : 40;
+          const History a      = simulate(bar, whole);
+          const History b      = simulate(bar, resumed);
+          double tip = 0., energy = 0., scale = 0., energy_scale = 0.;
+          for (std::size_t n = 0; n < std::min(a.tip.size(), b.tip.size()); ++n)
+            {
+              tip          = std::max(tip, std::abs(a.tip[n] - b.tip[n]));
+              energy       = std::max(energy, std::abs(a.energy[n] - b.energy[n]));
+              scale        = std::max(scale, std::abs(a.tip[n]));
+              energy_scale = std::max(energy_scale, std::abs(a.energy[n]));
+            }
+          checker.check_true(name + ": both runs take 80 steps", !a.failed && !b.failed && a.tip.size() == 81 &&
+                                                                   b.tip.size() == 81);
+          checker.check(name + ": resumed = uninterrupted (tip, relative)", tip / scale, 1e-14);
+          checker.check(name + ": resumed = uninterrupted (total energy, relative)", energy / energy_scale, 1e-14);
+        }
     }
   });
 }

@@ -165,6 +165,30 @@ namespace plastix
   };
 
   /**
+   * What an Elastodynamics holds besides u, v and a: with them, it continues
+   * a run exactly (Elastodynamics::state(), Elastodynamics::resume(); the
+   * application's checkpoints).
+   */
+  struct ElastodynamicsState
+  {
+    /** The current time. */
+    double time = 0.;
+    /**
+     * The time of the last change of the time step and the steps since:
+     * time = start_time + steps_taken time_step (so that a continued run
+     * adds the same numbers).
+     */
+    double             start_time  = 0.;
+    unsigned long long steps_taken = 0;
+    /** The time step of the next step (smaller than the given one after cuts). */
+    double time_step = 0.;
+    /** The largest force of the run so far: the scale of Newton's residual tolerance. */
+    double force_scale = 0.;
+    /** The energies at the current time. */
+    EnergyBalance energy;
+  };
+
+  /**
    * Solid dynamics M a + C v + f_int(u) = f_ext(t) on a MechanicsOperator
    * with a mass matrix (AdditionalData::mass_matrix): small-strain
    * elasticity (f_int = K u) or finite-strain hyperelasticity
@@ -223,6 +247,25 @@ namespace plastix
      */
     double
     critical_time_step(unsigned int iterations = 100);
+
+    /** The state besides u, v and a (with them: what continues this run exactly). */
+    ElastodynamicsState
+    state() const;
+
+    /**
+     * Continue from the displacement @p u_now, the velocity @p v_now, the
+     * acceleration @p a_now and @p state of an earlier run of the same
+     * problem (state(), displacement(), velocity(), acceleration(), e.g. from
+     * a checkpoint): in place of set_initial_conditions(). The internal,
+     * external and damping forces are evaluated at the given state. Throws
+     * std::invalid_argument if the state is not finite or inverts Gauss
+     * points.
+     */
+    void
+    resume(const DeviceVector        &u_now,
+           const DeviceVector        &v_now,
+           const DeviceVector        &a_now,
+           const ElastodynamicsState &state);
 
     /** Advance by one time step; a failed step leaves the state as it was. */
     TimeStepResult
