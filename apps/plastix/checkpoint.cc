@@ -250,7 +250,7 @@ namespace plastix
               << t->dynamics.steps_taken << ' ' << hex(t->dynamics.time_step) << ' ' << hex(t->dynamics.force_scale)
               << ' ' << hex(t->dynamics.energy.kinetic) << ' ' << hex(t->dynamics.energy.strain) << ' '
               << hex(t->dynamics.energy.external_work) << ' ' << hex(t->dynamics.energy.dissipated) << ' '
-              << hex(t->initial_energy);
+              << hex(t->initial_energy) << ' ' << hex(t->run_time_step);
         out << '\n';
         if (!out)
           throw std::runtime_error("cannot write the load-stepping state in " + fresh);
@@ -458,6 +458,7 @@ namespace plastix
                 t.dynamics.energy.external_work  = read_double(in);
                 t.dynamics.energy.dissipated     = read_double(in);
                 t.initial_energy                 = read_double(in);
+                t.run_time_step                  = read_double(in);
                 state.time_stepping              = t;
               }
           }

@@ -30,6 +30,12 @@ namespace plastix
     ElastodynamicsState dynamics;
     /** The total energy at the start of the run (the printed energy balance is relative to it). */
     double initial_energy = 0.;
+    /**
+     * The time step of the run, to which the steps grow back after cuts
+     * (central differences: the one chosen from the critical step at the
+     * start, kept so that a restart on another partition takes the same).
+     */
+    double run_time_step = 0.;
   };
 
   /**

@@ -142,8 +142,13 @@ namespace plastix
         read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation),
                              d.dof_handler, {&u_host, &v_host, &a_host}, no_history, 0);
         start = read_load_stepping_state(restart_directory);
-        if (!start.time_stepping || start.monitor_rows.size() > start.step + 1)
+        if (!start.time_stepping || start.monitor_rows.size() > start.step + 1 ||
+            !(start.time_stepping->run_time_step > 0.))
           throw InputError("--restart", "the state of '" + restart_directory + "' is not that of a dynamic run");
+        // The run's time step as the first run chose it (from the critical
+        // step, for central differences: estimated anew here on another
+        // partition, it could differ in its last digits).
+        data.time_step = start.time_stepping->run_time_step;
         DeviceVector u_now, v_now, a_now;
         for (auto [vector, host] : {std::pair(&u_now, &u_host), std::pair(&v_now, &v_host), std::pair(&a_now, &a_host)})
           {
@@ -267,7 +272,7 @@ namespace plastix
       now.n_cuts            = summary.n_cuts;
       now.pvd               = pvd;
       now.monitor_rows      = rows;
-      now.time_stepping     = TimeSteppingState{dynamics->state(), initial_energy};
+      now.time_stepping     = TimeSteppingState{dynamics->state(), initial_energy, data.time_step};
       const auto u_host     = d.to_host(dynamics->displacement());
       const auto v_host     = d.to_host(dynamics->velocity());
       const auto a_host     = d.to_host(dynamics->acceleration());
