@@ -10,6 +10,7 @@
 #include "parameters.h"
 
 #include <cmath>
+#include <csignal>
 #include <limits>
 #include <algorithm>
 #include <array>
@@ -117,6 +118,47 @@ namespace plastix
   checkpoint_parameter_file(const std::string &directory)
   {
     return (fs::path(directory) / "parameters.prm").string();
+  }
+
+  bool
+  checkpoint_due(const OutputParameters &output,
+                 const unsigned int      step,
+                 const bool              last,
+                 const bool              stop_here,
+                 const dealii::Timer    &since_last,
+                 const MPI_Comm          communicator)
+  {
+    const unsigned int interval = output.checkpoint_interval;
+    const double       wall     = output.checkpoint_wall_time;
+    const bool         time_due =
+      wall > 0 && dealii::Utilities::MPI::max(since_last.wall_time(), communicator) >= wall;
+    return !last && (stop_here || (interval > 0 && step % interval == 0) || time_due);
+  }
+
+  std::string
+  interruption_message(const std::string &where,
+                       const std::string &step_kind,
+                       const unsigned int checkpoint_step,
+                       const std::string &checkpoint)
+  {
+    const int         signal = caught_signal();
+    const std::string name   = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
+    std::string       text   = "interrupted by " + name + " " + where + "; ";
+    if (checkpoint_step > 0)
+      text += "the checkpoint of " + step_kind + " step " + std::to_string(checkpoint_step) +
+              " continues the run: plastix --restart " + checkpoint;
+    else
+      text += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
+    return text;
+  }
+
+  void
+  remove_checkpoint(const std::string &directory)
+  {
+    std::error_code ec;
+    fs::remove_all(directory, ec);
+    fs::remove_all(directory + ".old", ec);
+    fs::remove_all(directory + ".new", ec);
   }
 
   std::string

@@ -6,6 +6,7 @@
 #ifndef PLASTIX_APP_CHECKPOINT_H
 #define PLASTIX_APP_CHECKPOINT_H
 
+#include <deal.II/base/timer.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_handler.h>
 #include <deal.II/lac/la_parallel_vector.h>
@@ -156,6 +157,38 @@ namespace plastix
   /** Name of the parameter file of a checkpoint. */
   std::string
   checkpoint_parameter_file(const std::string &directory);
+
+  /**
+   * Whether a run writes a checkpoint after its step @p step: never after
+   * the last step (@p last); where the run stops (@p stop_here, 'Load
+   * stepping/Steps per run'), every 'Checkpoint interval' steps of
+   * @p output, and when 'Checkpoint wall time' has passed on @p since_last
+   * (the slowest rank's clock decides, so that all ranks agree; collective
+   * over @p communicator).
+   */
+  bool
+  checkpoint_due(const OutputParameters &output,
+                 unsigned int            step,
+                 bool                    last,
+                 bool                    stop_here,
+                 const dealii::Timer    &since_last,
+                 MPI_Comm                communicator);
+
+  /**
+   * The message of a run that SIGINT or SIGTERM stopped @p where ("before
+   * load step 3", "at time step 12; ..."): the signal, and the checkpoint of
+   * @p step_kind step @p checkpoint_step in @p checkpoint that continues it,
+   * or that none was written yet (@p checkpoint_step 0).
+   */
+  std::string
+  interruption_message(const std::string &where,
+                       const std::string &step_kind,
+                       unsigned int       checkpoint_step,
+                       const std::string &checkpoint);
+
+  /** Remove the checkpoint @p directory and what a cut-short write left beside it (on the calling rank). */
+  void
+  remove_checkpoint(const std::string &directory);
 } // namespace plastix
 
 #endif

@@ -18,7 +18,6 @@
 #include "monitor.h"
 #include "solution_fields.h"
 
-#include <csignal>
 #include <cmath>
 #include <filesystem>
 #include <iomanip>
@@ -257,9 +256,8 @@ namespace plastix
     const double initial_energy =
       restart ? start.time_stepping->initial_energy : dynamics->energies().total();
     double output_seconds = 0., checkpoint_seconds = 0.;
-    // Checkpoints: every 'Checkpoint interval' steps, when 'Checkpoint wall
-    // time' has passed (the slowest rank's clock decides), and where the
-    // run stops ('Load stepping/Steps per run'); never after the last step.
+    // Checkpoints as checkpoint_due() says; the run stops after 'Load
+    // stepping/Steps per run' steps.
     unsigned int  steps_this_run  = 0;
     unsigned int  checkpoint_step = 0;
     bool          stopped_early   = false;
@@ -321,17 +319,9 @@ namespace plastix
         summary.linear_iterations += result.linear_iterations;
         ++steps_this_run;
         if (interrupt_requested(communicator))
-          {
-            const int   signal  = caught_signal();
-            std::string message = std::string("interrupted by ") +
-                                  (signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal") +
-                                  " at time step " + std::to_string(step) +
-                                  "; the output up to the last written step is complete";
-            if (checkpoint_step > 0)
-              message += "; the checkpoint of time step " + std::to_string(checkpoint_step) +
-                         " continues the run: plastix --restart " + checkpoint;
-            throw Interrupted(message);
-          }
+          throw Interrupted(interruption_message("at time step " + std::to_string(step) +
+                                                   "; the output up to the last written step is complete",
+                                                 "time", checkpoint_step, checkpoint));
         const bool last      = dynamics->time() >= time.end_time * (1. - 1e-12);
         const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
                                steps_this_run >= parameters.load_stepping.steps_per_run && !last;
@@ -345,11 +335,7 @@ namespace plastix
                         << " Newton iterations, " << result.linear_iterations << " linear iterations, energy balance "
                         << dynamics->energies().total() - initial_energy << std::endl;
           }
-        const unsigned int interval = parameters.output.checkpoint_interval;
-        const double       wall     = parameters.output.checkpoint_wall_time;
-        const bool         time_due =
-          wall > 0 && dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
-        if (!last && (stop_here || (interval > 0 && step % interval == 0) || time_due))
+        if (checkpoint_due(parameters.output, step, last, stop_here, since_checkpoint, communicator))
           {
             dealii::Timer checkpoint_timer;
             write_step_checkpoint(step);
@@ -388,10 +374,7 @@ namespace plastix
     else if (root)
       {
         // The run is complete: its checkpoint is no longer needed.
-        std::error_code ec;
-        std::filesystem::remove_all(checkpoint, ec);
-        std::filesystem::remove_all(checkpoint + ".old", ec);
-        std::filesystem::remove_all(checkpoint + ".new", ec);
+        remove_checkpoint(checkpoint);
       }
     return summary;
   }

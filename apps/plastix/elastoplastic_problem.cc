@@ -23,7 +23,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <csignal>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -494,17 +493,11 @@ namespace plastix
               const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
                                      steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
               const unsigned int step = stepping.position().step + 1;
-              // No checkpoint after the last step: the run is complete.
-              // Otherwise one every 'Checkpoint interval' steps, when
-              // 'Checkpoint wall time' has passed (the slowest rank's
-              // clock decides, so all ranks agree), and where the run stops.
-              const unsigned int interval = parameters.output.checkpoint_interval;
-              const double       wall     = parameters.output.checkpoint_wall_time;
-              // Finite-strain runs write no checkpoints (Parameters::check_finite_strain()).
-              const bool time_due = !finite_strain && wall > 0 &&
-                                    dealii::Utilities::MPI::max(since_checkpoint.wall_time(), communicator) >= wall;
+              // Quasi-static finite-strain runs write no checkpoints
+              // (Parameters::check_finite_strain()).
               const bool write_checkpoint_now =
-                !last_step && (stop_here || (interval > 0 && step % interval == 0) || time_due);
+                !finite_strain &&
+                checkpoint_due(parameters.output, step, last_step, stop_here, since_checkpoint, communicator);
               // The mesh adapts after the step's output and checkpoint,
               // unless the run ends or stops here (a restart adapts then).
               const bool adapt_now = !last_step && !stop_here && parameters.mesh.adaptive.due_after(step);
@@ -543,15 +536,7 @@ namespace plastix
         }
       catch (const Interrupted &where)
         {
-          const int         signal  = caught_signal();
-          const std::string name    = signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "a signal";
-          std::string       message = "interrupted by " + name + " " + where.what() + "; ";
-          if (checkpoint_step > 0)
-            message += "the checkpoint of load step " + std::to_string(checkpoint_step) +
-                       " continues the run: plastix --restart " + checkpoint;
-          else
-            message += "no checkpoint was written yet (Output/Checkpoint interval, Output/Checkpoint wall time)";
-          throw Interrupted(message);
+          throw Interrupted(interruption_message(where.what(), "load", checkpoint_step, checkpoint));
         }
       finish(stepping.position().step);
     }
@@ -598,10 +583,7 @@ namespace plastix
       else if (root)
         {
           // The run is complete: its checkpoint is no longer needed.
-          std::error_code ec;
-          std::filesystem::remove_all(checkpoint, ec);
-          std::filesystem::remove_all(checkpoint + ".old", ec);
-          std::filesystem::remove_all(checkpoint + ".new", ec);
+          remove_checkpoint(checkpoint);
         }
     }
 
