@@ -230,7 +230,6 @@ namespace plastix
      */
     DirichletBoundaries level_boundaries;
 
-
     /** Join the level-DoF task of setup_dofs() (if any); rethrows what it threw. */
     void
     wait_for_level_dofs();

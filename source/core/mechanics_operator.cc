@@ -33,14 +33,16 @@ namespace plastix
   {
     /**
      * The largest over the smallest of the stiffness factors of all ranks
-     * from each rank's extremes (a rank without factors passes the largest
-     * double and 0); 1 where no rank has factors.
+     * from each rank's extremes (a rank without cells passes the largest
+     * double and 0), in one reduction.
      */
     double
     stiffness_contrast_over_ranks(const double smallest, const double largest, const MPI_Comm communicator)
     {
-      const double global_largest = dealii::Utilities::MPI::max(largest, communicator);
-      return global_largest > 0. ? global_largest / dealii::Utilities::MPI::min(smallest, communicator) : 1.;
+      const double local[2] = {smallest, -largest};
+      double       extremes[2];
+      dealii::Utilities::MPI::min(local, communicator, extremes);
+      return -extremes[1] > 0. ? -extremes[1] / extremes[0] : 1.;
     }
   } // namespace
   using internal::add_ghost_level_cells;
@@ -187,14 +189,19 @@ namespace plastix
     });
     n_global_constraint_lines =
       dealii::Utilities::MPI::sum<unsigned long long>(rows.n_owned_lines, dof_handler.get_communicator());
-    {
-      // The factors of the owned cells come first (the ghost cells' after them).
-      const auto owned_end = mesh.cell_factors.begin() + std::min<std::size_t>(n_owned_cells, mesh.cell_factors.size());
-      const auto [smallest, largest] = std::minmax_element(mesh.cell_factors.begin(), owned_end);
-      stiffness_contrast             = stiffness_contrast_over_ranks(
-        smallest == owned_end ? std::numeric_limits<double>::max() : *smallest,
-        largest == owned_end ? 0. : *largest, dof_handler.get_communicator());
-    }
+    // Without a stiffness factor (the same on every rank) no reduction.
+    if (additional_data.cell_stiffness_factor)
+      {
+        // The factors of the owned cells come first (the ghost cells' after them).
+        const auto owned_end =
+          mesh.cell_factors.begin() + std::min<std::size_t>(n_owned_cells, mesh.cell_factors.size());
+        const auto [smallest, largest] = std::minmax_element(mesh.cell_factors.begin(), owned_end);
+        stiffness_contrast             = stiffness_contrast_over_ranks(
+          smallest == owned_end ? std::numeric_limits<double>::max() : *smallest,
+          largest == owned_end ? 0. : *largest, dof_handler.get_communicator());
+      }
+    else
+      stiffness_contrast = 1.;
 
     if (cells.factor_error.empty())
       failures.guard([&] {
@@ -741,15 +748,16 @@ namespace plastix
   MechanicsOperator::cell_stiffness_contrast(const dealii::Triangulation<3> &triangulation,
                                              const CellStiffnessFactor      &cell_stiffness_factor)
   {
+    if (!cell_stiffness_factor)
+      return 1.;
     double smallest = std::numeric_limits<double>::max(), largest = 0.;
-    if (cell_stiffness_factor)
-      for (const auto &cell : triangulation.active_cell_iterators())
-        if (cell->is_locally_owned())
-          {
-            const double factor = cell_stiffness_factor(cell);
-            smallest            = std::min(smallest, factor);
-            largest             = std::max(largest, factor);
-          }
+    for (const auto &cell : triangulation.active_cell_iterators())
+      if (cell->is_locally_owned())
+        {
+          const double factor = cell_stiffness_factor(cell);
+          smallest            = std::min(smallest, factor);
+          largest             = std::max(largest, factor);
+        }
     return stiffness_contrast_over_ranks(smallest, largest, triangulation.get_communicator());
   }
 
