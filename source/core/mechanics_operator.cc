@@ -486,7 +486,8 @@ namespace plastix
   void
   MechanicsOperator::distribute_hanging_nodes(DeviceVector &u, const double scale) const
   {
-    if (device_operator->n_constraint_lines() == 0)
+    // The ghost exchange is collective: skipped only where no rank has a line.
+    if (n_global_constraint_lines == 0)
       return;
     u.update_ghost_values();
     device_operator->distribute_constraint_lines(u.device_data(), line_inhomogeneities.data(), scale);
