@@ -73,8 +73,9 @@ namespace plastix
     namespace
     {
       /**
-       * The cells' product, then the boundary springs' (without the rows and
-       * columns of Dirichlet DoFs if @p masked, so the unit rows stay); the
+       * The cells' product, then the boundary springs' and the load
+       * stiffness' (without the rows and columns of Dirichlet DoFs if @p
+       * masked, so the unit rows stay); the
        * operator's product (@p masked) adds the mass matrix times its factor.
        */
       template <typename Number>
@@ -84,6 +85,7 @@ namespace plastix
         internal::with_strategy(d.settings.strategy,
                                 [&](auto strategy) { strategy.apply(d, src, dst, masked); });
         internal::add_sparse_term(d.springs, src, dst, masked);
+        internal::add_sparse_term(d.load_stiffness, src, dst, masked);
         if (masked && d.mass_factor != 0.)
           internal::add_sparse_term(d.mass, src, dst, true, d.mass_factor);
       }
@@ -128,7 +130,7 @@ namespace plastix
       const Impl &d = *impl_;
       return d.settings.strategy == Strategy::dbd_structured && d.structured.n_other_cells == 0 &&
              d.n_constraint_lines == 0 && d.n_owned_nodes == d.n_nodes && d.structured.n_points() > 0 &&
-             d.springs.empty() && (d.mass.empty() || d.mass_factor == 0.);
+             d.springs.empty() && d.load_stiffness.empty() && (d.mass.empty() || d.mass_factor == 0.);
     }
 
     namespace
@@ -239,6 +241,7 @@ namespace plastix
       with_quadrature_operator(d, [&](const auto &op) {
         internal::launch_diagonal(d, op, diagonal);
         internal::add_sparse_term_diagonal(d.springs, diagonal);
+        internal::add_sparse_term_diagonal(d.load_stiffness, diagonal);
         if (d.mass_factor != 0.)
           internal::add_sparse_term_diagonal(d.mass, diagonal, d.mass_factor);
         if (d.n_constraint_lines > 0)
@@ -397,6 +400,7 @@ namespace plastix
           }
       matrix.row_offsets.push_back(static_cast<std::int64_t>(matrix.columns.size()));
       internal::add_sparse_term(d.springs, matrix);
+      internal::add_sparse_term(d.load_stiffness, matrix);
       if (d.mass_factor != 0.)
         internal::add_sparse_term(d.mass, matrix, d.mass_factor);
       return matrix;
@@ -417,7 +421,18 @@ namespace plastix
     bool
     DeviceOperator::has_symmetric_tangent() const
     {
-      return impl_->symmetric_tangent;
+      return impl_->symmetric_tangent && impl_->load_stiffness.empty();
+    }
+
+    void
+    DeviceOperator::set_load_stiffness(const std::vector<LocalIndex> &rows,
+                                       const std::vector<LocalIndex> &columns,
+                                       const std::vector<double>     &values)
+    {
+      Impl &d          = *impl_;
+      d.load_stiffness = internal::SparseTerm();
+      d.load_stiffness =
+        internal::build_sparse_term(d.sparse_term_layout, rows, columns, values, "load stiffness");
     }
 
     const OperatorSettings &

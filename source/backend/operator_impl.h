@@ -143,6 +143,14 @@ namespace plastix
       internal::SparseTerm mass;
       /** The factor c of the mass matrix in the operator A + c M (DeviceOperator::set_mass_factor()). */
       double mass_factor = 0.;
+      /** The load stiffness L of the operator A + L (DeviceOperator::set_load_stiffness()); empty: none. */
+      internal::SparseTerm load_stiffness;
+      /**
+       * What build_sparse_term() reads of the mesh data (the Dirichlet flags
+       * and the hanging-node lines; no cells), kept for the load stiffness,
+       * which is set after the set-up.
+       */
+      MeshData sparse_term_layout;
 
       /** The plasticity state the operator owns, if any. */
       std::unique_ptr<GaussPointState> plasticity_state;

@@ -210,6 +210,13 @@ namespace plastix
                                                "boundary springs");
         d.mass    = internal::build_sparse_term(mesh, mesh.mass_rows, mesh.mass_columns, mesh.mass_values,
                                                "mass matrix");
+        d.sparse_term_layout.n_nodes            = mesh.n_nodes;
+        d.sparse_term_layout.n_owned_nodes      = mesh.n_owned_nodes;
+        d.sparse_term_layout.constrained_dofs   = mesh.constrained_dofs;
+        d.sparse_term_layout.constraint_rows    = mesh.constraint_rows;
+        d.sparse_term_layout.constraint_offsets = mesh.constraint_offsets;
+        d.sparse_term_layout.constraint_columns = mesh.constraint_columns;
+        d.sparse_term_layout.constraint_weights = mesh.constraint_weights;
       }
 
       /**

@@ -637,6 +637,44 @@ namespace plastix
   }
 
   void
+  MechanicsOperator::set_load_stiffness(const std::vector<dealii::types::global_dof_index> &rows,
+                                        const std::vector<dealii::types::global_dof_index> &columns,
+                                        const std::vector<double>                          &values)
+  {
+    if (device_operator == nullptr)
+      throw std::logic_error("plastix::MechanicsOperator::set_load_stiffness: call reinit() first");
+    if (columns.size() != rows.size() || values.size() != rows.size())
+      throw std::invalid_argument("plastix::MechanicsOperator::set_load_stiffness: the rows, columns and values "
+                                  "differ in size");
+    const auto local = [&](const dealii::types::global_dof_index dof) {
+      if (!partitioner->in_local_range(dof) && !partitioner->is_ghost_entry(dof))
+        throw std::invalid_argument("plastix::MechanicsOperator::set_load_stiffness: DoF " + std::to_string(dof) +
+                                    " is not a DoF of this rank's cells");
+      return static_cast<backend::LocalIndex>(partitioner->global_to_local(dof));
+    };
+    // Sorted by (row, column); equal pairs summed.
+    std::vector<std::pair<std::pair<backend::LocalIndex, backend::LocalIndex>, double>> entries;
+    entries.reserve(rows.size());
+    for (std::size_t k = 0; k < rows.size(); ++k)
+      entries.push_back({{local(rows[k]), local(columns[k])}, values[k]});
+    std::sort(entries.begin(), entries.end(),
+              [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<backend::LocalIndex> local_rows, local_columns;
+    std::vector<double>              local_values;
+    for (const auto &[pair, value] : entries)
+      if (!local_rows.empty() && local_rows.back() == pair.first && local_columns.back() == pair.second)
+        local_values.back() += value;
+      else
+        {
+          local_rows.push_back(pair.first);
+          local_columns.push_back(pair.second);
+          local_values.push_back(value);
+        }
+    device_operator->set_load_stiffness(local_rows, local_columns, local_values);
+    cached_diagonal.reset();
+  }
+
+  void
   MechanicsOperator::apply_mass(const DeviceVector &src, DeviceVector &dst) const
   {
     if (!has_mass())

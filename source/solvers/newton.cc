@@ -1,5 +1,6 @@
 // Newton-Raphson for plasticity and finite-strain hyperelasticity on the device (newton.h).
 #include <plastix/core/finite_strain_state.h>
+#include <plastix/core/follower_pressure.h>
 #include <plastix/core/interruption.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
@@ -100,6 +101,34 @@ namespace plastix
   }
 
   void
+  NewtonRaphson::set_follower_pressure(FollowerPressure &pressure, std::function<double(double)> amplitude)
+  {
+    if (!op.has_finite_strain())
+      throw std::invalid_argument("a pressure that follows the deformation needs finite strain "
+                                  "(MechanicsOperator::enable_finite_strain())");
+    if (linear_solver.needs_symmetric_operator())
+      throw std::invalid_argument("the tangent with a follower pressure is not symmetric, which " +
+                                  enum_name(linear_solver.solver_type()) +
+                                  " cannot solve: choose Linear solver/Type = gmres or belos gmres");
+    follower_pressure  = &pressure;
+    follower_amplitude = std::move(amplitude);
+    update_follower_pressure(lambda_previous);
+  }
+
+  double
+  NewtonRaphson::follower_scale(const double load_factor) const
+  {
+    return follower_amplitude ? follower_amplitude(load_factor) : load_factor;
+  }
+
+  void
+  NewtonRaphson::update_follower_pressure(const double load_factor)
+  {
+    if (follower_pressure != nullptr)
+      follower_pressure->update(u, follower_scale(load_factor), follower_force);
+  }
+
+  void
   NewtonRaphson::set_prescribed_amplitude(std::function<double(double)> amplitude)
   {
     prescribed_amplitude = std::move(amplitude);
@@ -113,6 +142,10 @@ namespace plastix
     for (const auto &force : amplified_forces)
       if (force.first->l2_norm() > 0)
         return true;
+    if (follower_pressure != nullptr)
+      for (const auto &pressure : follower_pressure->get_pressures())
+        if (pressure.second != 0.)
+          return true;
     return false;
   }
 
@@ -124,6 +157,8 @@ namespace plastix
       force.add(1., *constant_force);
     for (const auto &[f, amplitude] : amplified_forces)
       force.add(amplitude(load_factor), *f);
+    if (follower_pressure != nullptr)
+      force.add(follower_scale(load_factor), follower_force);
   }
 
   double
@@ -143,6 +178,8 @@ namespace plastix
     for (const auto &force : amplified_forces)
       if (turns(force.second))
         return true;
+    if (follower_pressure != nullptr && follower_amplitude && turns(follower_amplitude))
+      return true;
     return prescribed_amplitude && turns(prescribed_amplitude);
   }
 
@@ -182,6 +219,7 @@ namespace plastix
         result.plastic = op.plasticity().update(u, f_int);
       else
         result.inverted_points = op.finite_strain().update(u, f_int);
+      update_follower_pressure(load_factor);
     }
     const AddElapsed time(result.times.residuals);
     compute_residual(load_factor, residual_norm, reference);
@@ -307,6 +345,8 @@ namespace plastix
     iterate_evaluated = false;
     try
       {
+        // The follower pressure's stiffness at the converged state and load factor.
+        update_follower_pressure(lambda_old);
         // Predictor: tangent at the converged state, prescribed values
         // raised by the increment through the tangent (lifting). When the
         // load reverses, plastic points unload elastically: the elastic
@@ -488,6 +528,7 @@ namespace plastix
     if (!op.has_plasticity())
       {
         op.finite_strain().update(u, f_int);
+        update_follower_pressure(lambda_previous);
         return;
       }
     PlasticityState &state = op.plasticity();

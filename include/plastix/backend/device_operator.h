@@ -347,6 +347,23 @@ namespace plastix
       set_mass_factor(double factor);
 
       /**
+       * The operator becomes A + L with the load stiffness L of the entries
+       * (@p rows[k], @p columns[k], @p values[k]) of local DoFs, sorted by
+       * row, then column, without duplicates (std::invalid_argument
+       * otherwise): the linearisation of a load that depends on the
+       * displacement, such as a pressure that follows the deformation, in
+       * apply(), apply_unconstrained(), compute_diagonal() and
+       * copy_matrix(); not in the internal forces. Rows and columns of
+       * Dirichlet DoFs and hanging-node rows are treated as for the cells.
+       * L replaces the previous one; no entries remove it. L is taken as
+       * not symmetric: has_symmetric_tangent() is false while one is set.
+       */
+      void
+      set_load_stiffness(const std::vector<LocalIndex> &rows,
+                         const std::vector<LocalIndex> &columns,
+                         const std::vector<double>     &values);
+
+      /**
        * dst <- C^T dst for a vector of local cell contributions (before the
        * ghost exchange): the row of each hanging-node constrained DoF is
        * added, weighted, to the DoFs it depends on and then zeroed, as
@@ -441,7 +458,8 @@ namespace plastix
        * Whether the consistent tangent of a plasticity state is symmetric:
        * false if a material has a pressure-dependent yield criterion with a
        * non-associative flow (dilation angle below the friction angle),
-       * which CG cannot solve.
+       * or while a load stiffness is set (set_load_stiffness()), which CG
+       * cannot solve.
        */
       bool
       has_symmetric_tangent() const;

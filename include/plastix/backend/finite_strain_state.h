@@ -24,8 +24,9 @@ namespace plastix
      * MaterialConstants::second_shear_modulus is 0; see
      * plastix/backend/hyperelasticity.h), with A = dP/dF, material and
      * geometric stiffness in one; it is symmetric. The reference
-     * configuration is the operator's mesh. Dead loads only: a follower
-     * load's stiffness is not part of it.
+     * configuration is the operator's mesh. A follower load's stiffness
+     * is not part of it: the operator adds it (DeviceOperator::
+     * set_load_stiffness()).
      */
     class PLASTIX_BACKEND_EXPORT FiniteStrainState
     {

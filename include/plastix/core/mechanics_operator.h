@@ -532,6 +532,26 @@ namespace plastix
     has_mass() const;
 
     /**
+     * The operator becomes A + L, L the load stiffness of the entries
+     * (@p rows[k], @p columns[k], @p values[k]) of global DoF indices: the
+     * linearisation of a load that depends on the displacement (minus the
+     * derivative of the external force), such as a pressure that follows
+     * the deformation (FollowerPressure). Each rank gives the contributions
+     * of its own cells (any order, repeated pairs summed); rows and columns
+     * must be DoFs of those cells (std::invalid_argument otherwise). L
+     * enters vmult(), the diagonal and the assembled matrix, not the
+     * internal force; Dirichlet rows and columns and hanging-node rows are
+     * treated as for the cells. It replaces the previous L; no entries
+     * remove it. While one is set, has_symmetric_tangent() is false. Not
+     * collective. Multigrid level operators do not take it over: their
+     * cycles precondition A + L with A.
+     */
+    void
+    set_load_stiffness(const std::vector<dealii::types::global_dof_index> &rows,
+                       const std::vector<dealii::types::global_dof_index> &columns,
+                       const std::vector<double>                          &values);
+
+    /**
      * With plasticity, whether the operator is the consistent tangent of its
      * state (@p tangent = true, the default after enable_plasticity()) or
      * linear elasticity (false, e.g. the predictor of a load step that
@@ -541,9 +561,10 @@ namespace plastix
     use_tangent(bool tangent);
 
     /**
-     * Whether the tangent of a plasticity state is symmetric: false if a
-     * material is Mohr-Coulomb or Drucker-Prager with a dilation angle below
-     * its friction angle (non-associative flow). CG needs it symmetric.
+     * Whether the tangent is symmetric: false if a material is Mohr-Coulomb
+     * or Drucker-Prager with a dilation angle below its friction angle
+     * (non-associative flow) or while a load stiffness is set
+     * (set_load_stiffness()). CG needs it symmetric.
      */
     bool
     has_symmetric_tangent() const;

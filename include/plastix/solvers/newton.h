@@ -19,6 +19,7 @@
 
 namespace plastix
 {
+  class FollowerPressure;
   class LinearSolver;
 
   /** The operator of the linear solves of NewtonRaphson ('Newton/Tangent'). */
@@ -127,7 +128,8 @@ namespace plastix
   /**
    * Newton-Raphson for the equilibrium f_int(u) = lambda f_ext (+ f_0, a
    * constant force: set_constant_force(); + a_k(lambda) f_k, forces with
-   * their own amplitudes: add_force()) of elastoplasticity or of
+   * their own amplitudes: add_force(); + a(lambda) f_p(u), a pressure that
+   * follows the deformation: set_follower_pressure()) of elastoplasticity or of
    * finite-strain hyperelasticity with the consistent tangent, from one converged load factor to the next. The
    * prescribed displacements of the operator's constraints (at load factor
    * 1) are scaled by the load factor (or set_prescribed_amplitude()) and
@@ -221,6 +223,18 @@ namespace plastix
      */
     void
     add_force(const DeviceVector &force, std::function<double(double)> amplitude);
+
+    /**
+     * A pressure that follows the deformation (finite strain only;
+     * std::invalid_argument otherwise): at every iterate u its force at u
+     * times @p amplitude(lambda) (lambda without one) joins the external
+     * force, and its load stiffness, scaled alike, the tangent
+     * (FollowerPressure::update(), kept by reference). The tangent is then
+     * not symmetric: std::invalid_argument if the linear solver needs a
+     * symmetric operator (CG, MINRES).
+     */
+    void
+    set_follower_pressure(FollowerPressure &pressure, std::function<double(double)> amplitude = {});
 
     /**
      * The amplitude of the prescribed displacements over the load factor:
@@ -330,10 +344,19 @@ namespace plastix
     double
     prescribed_scale(double load_factor) const;
 
+    /** The factor of the follower pressure at @p load_factor (its amplitude, or the load factor). */
+    double
+    follower_scale(double load_factor) const;
+
+    /** The follower pressure's force and load stiffness at u and @p load_factor (if there is one). */
+    void
+    update_follower_pressure(double load_factor);
+
     /**
      * Whether a load reverses at @p lambda_old on the way from
      * @p lambda_previous to @p lambda_new: the load factor itself, an
-     * amplitude of add_force() or the prescribed amplitude turns back.
+     * amplitude of add_force() or of the follower pressure or the
+     * prescribed amplitude turns back.
      */
     bool
     reverses(double lambda_previous, double lambda_old, double lambda_new) const;
@@ -352,6 +375,12 @@ namespace plastix
     std::vector<std::pair<const DeviceVector *, std::function<double(double)>>> amplified_forces;
     /** The amplitude of the prescribed displacements (empty: the load factor). */
     std::function<double(double)> prescribed_amplitude;
+    /** The pressure of set_follower_pressure(), or null. */
+    FollowerPressure             *follower_pressure = nullptr;
+    /** Its amplitude (empty: the load factor). */
+    std::function<double(double)> follower_amplitude;
+    /** Its force at u at scale 1. */
+    DeviceVector                  follower_force;
     DeviceVector              du, residual, work, correction;
     /** The state and residual at u are current (left by line_search()): the next evaluate_iterate() takes them. */
     bool                      iterate_evaluated = false;
