@@ -267,9 +267,23 @@ namespace plastix
     const BoundaryParameters &boundary = parameters.boundary;
     std::vector<std::string>  ramped, held;
     amplified_forces.clear();
+    follower_pressure.reset();
+    follower_pressure_amplitude = {};
+    const bool follows = parameters.problem.kinematics == Kinematics::finite_strain && boundary.follower_pressure &&
+                         boundary.is_given("pressure");
     for (const std::string &kind : BoundaryParameters::force_kinds())
       {
         const LoadAmplitude amplitude = boundary.amplitude(kind);
+        if (follows && kind == "pressure")
+          {
+            // On the deformed surface: evaluated at every Newton iterate, not assembled here.
+            follower_pressure = std::make_unique<FollowerPressure>(dof_handler, op, boundary.pressures());
+            if (amplitude.kind() == LoadAmplitude::Kind::constant)
+              follower_pressure_amplitude = [](double) { return 1.; };
+            else if (!amplitude.follows_load_factor())
+              follower_pressure_amplitude = amplitude;
+            continue;
+          }
         if (amplitude.follows_load_factor())
           ramped.push_back(kind);
         else if (amplitude.kind() == LoadAmplitude::Kind::constant)

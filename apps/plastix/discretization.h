@@ -11,6 +11,7 @@
 #include <deal.II/lac/la_parallel_vector.h>
 
 #include <plastix/core/device_vector.h>
+#include <plastix/core/follower_pressure.h>
 #include <plastix/core/mechanics_operator.h>
 #include <plastix/solvers/linear_solver.h>
 
@@ -19,6 +20,7 @@
 #include "parameters.h"
 #include "vtu_writer.h"
 
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -158,7 +160,8 @@ namespace plastix
      * external_force, the loads that follow the load factor (at factor 1),
      * constant_force, those of 'Boundary conditions/Constant loads', and
      * amplified_forces, one for each kind of load given with an amplitude
-     * ('Boundary conditions/Amplitudes').
+     * ('Boundary conditions/Amplitudes'); the pressures go to
+     * follower_pressure instead when they follow the deformation.
      */
     void
     assemble_external_force();
@@ -221,6 +224,14 @@ namespace plastix
      * iteration keeps references to the forces).
      */
     std::list<AmplifiedForce> amplified_forces;
+    /**
+     * The pressures when they follow the deformation ('Boundary
+     * conditions/Follower pressure'; then not part of the forces above),
+     * else null; made by assemble_external_force().
+     */
+    std::unique_ptr<FollowerPressure> follower_pressure;
+    /** The amplitude of the follower pressure over the load factor (empty: the load factor). */
+    std::function<double(double)> follower_pressure_amplitude;
 
   private:
     /**

@@ -221,6 +221,8 @@ namespace plastix
         newton->set_constant_force(held_force);
       for (const Discretization::AmplifiedForce &amplified : d.amplified_forces)
         newton->add_force(amplified.force, amplified.amplitude);
+      if (d.follower_pressure)
+        newton->set_follower_pressure(*d.follower_pressure, d.follower_pressure_amplitude);
       const LoadAmplitude prescribed = parameters.boundary.amplitude("dirichlet");
       if (!prescribed.follows_load_factor())
         newton->set_prescribed_amplitude(prescribed);

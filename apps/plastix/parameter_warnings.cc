@@ -89,6 +89,8 @@ namespace plastix
           warnings.push_back(old_path + " is the former name of " + entry.subsection + "/" + entry.new_name +
                              "; it still works, but use the new name");
       }
+    if (parameters.boundary.follower_pressure && !parameters.boundary.is_given("pressure"))
+      warnings.push_back("Boundary conditions/Follower pressure has no effect: no pressure load is given");
     for (const auto &[kind, amplitude] : parameters.boundary.amplitudes)
       {
         const std::string entry = BoundaryParameters::amplitude_entry(kind);

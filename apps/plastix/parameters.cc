@@ -369,8 +369,11 @@ namespace plastix
   bool
   Parameters::has_symmetric_tangent() const
   {
+    // The finite-strain tangent is symmetric (hyperelastic), but for a follower pressure's load stiffness.
+    if (problem.kinematics == Kinematics::finite_strain && boundary.follower_pressure && boundary.is_given("pressure"))
+      return false;
     if (problem.type != ProblemType::elastoplastic || newton.tangent != NewtonTangent::consistent)
-      return true;  // the finite-strain tangent is symmetric (hyperelastic)
+      return true;
     bool symmetric = materials.default_material.has_symmetric_tangent();
     for (const auto &[id, m] : materials.per_material_id)
       symmetric = symmetric && m.has_symmetric_tangent();
@@ -413,6 +416,10 @@ namespace plastix
     time_integration.check();
     if (problem.kinematics == Kinematics::finite_strain)
       check_finite_strain();
+    else if (boundary.follower_pressure)
+      throw InputError("Boundary conditions/Follower pressure",
+                       "a pressure on the deformed surface needs Problem/Kinematics = finite strain (small "
+                       "strain has one configuration)");
     if (time_integration.is_dynamic())
       check_dynamics();
     if (problem.type == ProblemType::elastoplastic)
@@ -468,6 +475,15 @@ namespace plastix
     if (newton.tangent == NewtonTangent::initial_stiffness)
       throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
                                          "consistent tangent");
+    if (boundary.follower_pressure && time_integration.is_dynamic())
+      throw InputError("Boundary conditions/Follower pressure",
+                       "dynamic runs take dead pressures only (set it false, or run quasi-static)");
+    const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
+                    solver.type == SolverType::belos_minres;
+    if (!has_symmetric_tangent() && cg)
+      throw InputError("Linear solver/Type",
+                       enum_name(solver.type.value) + " needs a symmetric operator, but the tangent with a "
+                       "follower pressure is not: use gmres, belos gmres or direct (or auto)");
     // Checkpoints of finite-strain runs: dynamic ones only (their state is u, v and a).
     if (output.checkpoint_interval > 0 && !time_integration.is_dynamic())
       throw InputError("Output/Checkpoint interval", "quasi-static finite-strain runs write no checkpoints "

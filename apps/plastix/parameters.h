@@ -408,6 +408,12 @@ namespace plastix
     std::string normal_supports_text;
     /** The entry "Springs" as given ("id: k_n, k_t; ..."). */
     std::string springs_text;
+    /**
+     * The entry "Follower pressure": the pressures act on the deformed
+     * surface (FollowerPressure; finite strain only) instead of the
+     * reference one.
+     */
+    bool follower_pressure = false;
 
     /** The Dirichlet conditions parsed by check(). */
     std::vector<DirichletCondition> dirichlet;
@@ -441,6 +447,9 @@ namespace plastix
     /** Whether the loads of kind @p kind ("body force", "traction", ...) are held constant. */
     bool
     is_constant(const std::string &kind) const;
+    /** The pressures by boundary id (summed where an id is given twice), at load factor 1. */
+    std::map<dealii::types::boundary_id, double>
+    pressures() const;
     /** Whether any load is held constant (Constant loads names a kind that is given). */
     bool
     has_constant_loads() const;

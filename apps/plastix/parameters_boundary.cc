@@ -90,6 +90,11 @@ namespace plastix
     prm.add_parameter("Pressure", pressure_text,
                       "Normal pressure (force per area, positive pushes into the body): 'id: p; ...'",
                       dealii::Patterns::Anything());
+    prm.add_parameter("Follower pressure", follower_pressure,
+                      "With Problem/Kinematics = finite strain: whether the pressures act on the deformed "
+                      "surface, their direction and area following the deformation (true: a follower load, "
+                      "whose load stiffness makes the tangent non-symmetric, so auto takes gmres), or on the "
+                      "reference surface (false: dead loads, like the tractions)");
     prm.add_parameter("Body force", body_force, "Force per volume, 'fx, fy, fz'");
     prm.add_parameter("Point loads", point_loads_text,
                       "Forces at vertices of the mesh: 'x, y, z: fx, fy, fz; ...' (a force, scaled by the "
@@ -188,6 +193,16 @@ namespace plastix
       if (is_constant(kind) && is_given(kind))
         return true;
     return false;
+  }
+
+  std::map<dealii::types::boundary_id, double>
+  BoundaryParameters::pressures() const
+  {
+    std::map<dealii::types::boundary_id, double> result;
+    for (const TractionCondition &t : tractions)
+      if (t.pressure != 0.)
+        result[t.boundary_id] += t.pressure;
+    return result;
   }
 
   DirichletBoundaries
