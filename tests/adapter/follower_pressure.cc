@@ -1,10 +1,12 @@
 // A pressure that follows the deformation (plastix::FollowerPressure,
 // MechanicsOperator::set_load_stiffness(), NewtonRaphson::
 // set_follower_pressure()):
-// 1. The load stiffness of assemble_follower_pressure() against central
-//    differences of its force on a distorted 3 x 2 x 2 box with a
-//    non-homogeneous displacement and pressures of both signs on three
-//    faces: L v = -(f(u + h v) - f(u - h v)) / 2h to 1e-7.
+// 1. The force of assemble_follower_pressure() on a distorted 3 x 2 x 2 box
+//    with a non-homogeneous displacement and pressures of both signs on
+//    three faces against -int p N_i n da on the deformed faces (deal.II's
+//    MappingQEulerian of the displacement) to 1e-12, and its load stiffness
+//    against central differences of the force:
+//    L v = -(f(u + h v) - f(u - h v)) / 2h to 1e-7.
 // 2. The operator with that load stiffness: vmult() gains L v on the rows of
 //    free DoFs and nothing on the clamped ones, the diagonal gains diag(L),
 //    the tangent is no longer symmetric, and no entries remove L again.
@@ -25,7 +27,9 @@
 #include <deal.II/base/function.h>
 #include <deal.II/distributed/tria.h>
 #include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
+#include <deal.II/fe/mapping_q_eulerian.h>
 #include <deal.II/lac/la_parallel_vector.h>
 #include <deal.II/numerics/vector_tools.h>
 
@@ -148,6 +152,44 @@ main(int argc, char **argv)
       env.pout << "load stiffness: |L v|_max " << largest_value << ", central differences differ by "
                << largest_difference << " (" << Utilities::MPI::sum(stiffness.rows.size(), env.comm)
                << " entries)\n";
+      // The force against the deformed faces themselves: deal.II's MappingQEulerian maps the reference
+      // cell to x = X + u, and its face values give the deformed normal n and area da, f_i = -int p N_i n da.
+      {
+        const MappingQEulerian<3, HostVector> deformed(1, dof_handler, u);
+        FEFaceValues<3> face_values(deformed, dof_handler.get_fe(), QGauss<2>(2),
+                                    update_values | update_normal_vectors | update_JxW_values);
+        HostVector eulerian(owned, relevant, env.comm);
+        std::vector<types::global_dof_index> dofs(dof_handler.get_fe().n_dofs_per_cell());
+        for (const auto &cell : dof_handler.active_cell_iterators())
+          if (cell->is_locally_owned())
+            for (const auto f : cell->face_indices())
+              if (cell->face(f)->at_boundary() && pressures.count(cell->face(f)->boundary_id()) > 0)
+                {
+                  face_values.reinit(cell, f);
+                  cell->get_dof_indices(dofs);
+                  const double p = pressures.at(cell->face(f)->boundary_id());
+                  for (unsigned int q = 0; q < face_values.n_quadrature_points; ++q)
+                    for (unsigned int i = 0; i < dofs.size(); ++i)
+                      {
+                        const unsigned int c = dof_handler.get_fe().system_to_component_index(i).first;
+                        eulerian(dofs[i]) -= p * face_values.shape_value(i, q) * face_values.normal_vector(q)[c] *
+                                             face_values.JxW(q);
+                      }
+                }
+        eulerian.compress(VectorOperation::add);
+        double force_difference = 0, force_scale = 0;
+        for (const auto i : owned)
+          {
+            force_difference = std::max(force_difference, std::abs(force(i) - eulerian(i)));
+            force_scale      = std::max(force_scale, std::abs(eulerian(i)));
+          }
+        force_difference = Utilities::MPI::max(force_difference, env.comm);
+        force_scale      = Utilities::MPI::max(force_scale, env.comm);
+        env.pout << "follower force: largest entry " << force_scale << ", differs from the deformed faces' by "
+                 << force_difference << "\n";
+        checker.check("force (Nanson, reference faces) vs -p n da on the deformed faces (MappingQEulerian), relative",
+                      force_difference / force_scale, 1e-12);
+      }
       checker.check_true("the load stiffness has entries", largest_value > 0.01);
       checker.check("load stiffness vs central differences of the force, relative", largest_difference / largest_value,
                     1e-7);
