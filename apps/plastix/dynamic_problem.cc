@@ -233,6 +233,14 @@ namespace plastix
           summary.solver = enum_name(time.integrator) + ", " + solver.name();
         }
       dynamics->set_external_force(force, time.amplitude);
+      if (d.follower_pressure)
+        {
+          // Its Amplitudes/Pressure at load factor 1, as for the other loads, times the amplitude over time.
+          const double        at_one    = d.follower_pressure_amplitude ? d.follower_pressure_amplitude(1.) : 1.;
+          const LoadAmplitude amplitude = time.amplitude;
+          dynamics->set_follower_pressure(*d.follower_pressure,
+                                          [at_one, amplitude](const double t) { return at_one * amplitude(t); });
+        }
       // A restart continues from the checkpoint's u, v, a and state; a new
       // run starts from the initial conditions.
       if (restart)

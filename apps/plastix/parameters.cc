@@ -475,9 +475,6 @@ namespace plastix
     if (newton.tangent == NewtonTangent::initial_stiffness)
       throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
                                          "consistent tangent");
-    if (boundary.follower_pressure && time_integration.is_dynamic())
-      throw InputError("Boundary conditions/Follower pressure",
-                       "dynamic runs take dead pressures only (set it false, or run quasi-static)");
     const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
                     solver.type == SolverType::belos_minres;
     if (!has_symmetric_tangent() && cg)

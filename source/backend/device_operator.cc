@@ -73,10 +73,10 @@ namespace plastix
     namespace
     {
       /**
-       * The cells' product, then the boundary springs' and the load
-       * stiffness' (without the rows and columns of Dirichlet DoFs if @p
-       * masked, so the unit rows stay); the
-       * operator's product (@p masked) adds the mass matrix times its factor.
+       * The cells' product, then the boundary springs' (without the rows and
+       * columns of Dirichlet DoFs if @p masked, so the unit rows stay); the
+       * operator's product (@p masked) adds the load stiffness and the mass
+       * matrix times its factor.
        */
       template <typename Number>
       void
@@ -85,7 +85,8 @@ namespace plastix
         internal::with_strategy(d.settings.strategy,
                                 [&](auto strategy) { strategy.apply(d, src, dst, masked); });
         internal::add_sparse_term(d.springs, src, dst, masked);
-        internal::add_sparse_term(d.load_stiffness, src, dst, masked);
+        if (masked)
+          internal::add_sparse_term(d.load_stiffness, src, dst, true);
         if (masked && d.mass_factor != 0.)
           internal::add_sparse_term(d.mass, src, dst, true, d.mass_factor);
       }

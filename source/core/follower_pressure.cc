@@ -121,7 +121,7 @@ namespace plastix
   {}
 
   void
-  FollowerPressure::update(const DeviceVector &u, const double scale, DeviceVector &force)
+  FollowerPressure::update(const DeviceVector &u, const double scale, DeviceVector &force, const bool with_stiffness)
   {
     if (host_displacement.get_partitioner() != op.get_partitioner())
       {
@@ -130,11 +130,14 @@ namespace plastix
       }
     u.copy_to_host(host_displacement);
     host_displacement.update_ghost_values();
-    assemble_follower_pressure(dof_handler, pressures, host_displacement, host_force, &entries);
+    assemble_follower_pressure(dof_handler, pressures, host_displacement, host_force,
+                               with_stiffness ? &entries : nullptr);
     if (force.get_partitioner() != op.get_partitioner())
       op.initialize_dof_vector(force);
     force.copy_from_host(host_force);
     op.condense(force);
+    if (!with_stiffness)
+      return;
     for (double &value : entries.values)
       value *= scale;
     op.set_load_stiffness(entries.rows, entries.columns, entries.values);

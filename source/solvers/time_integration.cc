@@ -5,6 +5,7 @@
 
 #include <plastix/backend/vector_operations.h>
 #include <plastix/core/finite_strain_state.h>
+#include <plastix/core/follower_pressure.h>
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/time_integration.h>
 
@@ -141,6 +142,33 @@ namespace plastix
     op.set_constrained_zero(force);
   }
 
+  void
+  Elastodynamics::set_follower_pressure(FollowerPressure &pressure, std::function<double(double)> amplitude)
+  {
+    if (!op.has_finite_strain())
+      throw std::invalid_argument("plastix::Elastodynamics: a pressure that follows the deformation needs finite "
+                                  "strain (MechanicsOperator::enable_finite_strain())");
+    if (linear_solver != nullptr && linear_solver->needs_symmetric_operator())
+      throw std::invalid_argument("plastix::Elastodynamics: the Jacobian with a follower pressure is not symmetric, "
+                                  "which " + enum_name(linear_solver->solver_type()) + " cannot solve");
+    follower_pressure  = &pressure;
+    follower_amplitude = std::move(amplitude);
+  }
+
+  void
+  Elastodynamics::add_follower_force(const double        t,
+                                     const DeviceVector &configuration,
+                                     const bool          with_stiffness,
+                                     const double        stiffness_scale,
+                                     DeviceVector       &force)
+  {
+    if (follower_pressure == nullptr)
+      return;
+    follower_pressure->update(configuration, stiffness_scale, follower_force, with_stiffness);
+    force.add(follower_amplitude ? follower_amplitude(t) : 1., follower_force);
+    op.set_constrained_zero(force);
+  }
+
   unsigned long long
   Elastodynamics::internal_force_at(const DeviceVector &x)
   {
@@ -263,6 +291,7 @@ namespace plastix
     energy        = EnergyBalance();
     energy.strain = strain_energy();
     external_force_at(time, f_ext_now);
+    add_follower_force(time, u, false, 0., f_ext_now);
     damping_force(v, f_damp_now);
     // M a0 = f_ext - C v0 - f_int(u0).
     out_of_balance(residual);
@@ -310,6 +339,7 @@ namespace plastix
       throw std::invalid_argument("plastix::Elastodynamics::resume(): the displacement inverts " +
                                   std::to_string(inverted) + " Gauss points (det F <= 0)");
     external_force_at(current_time, f_ext_now);
+    add_follower_force(current_time, u, false, 0., f_ext_now);
     damping_force(v, f_damp_now);
     energy       = state.energy;
     solver_ready = false;
@@ -368,6 +398,7 @@ namespace plastix
     const double external_before = du * f_ext_now;
     const double damping_before  = du * f_damp_now;
     external_force_at(t_new, f_ext_now);
+    add_follower_force(t_new, u, false, 0., f_ext_now);
     damping_force(damping_velocity, f_damp_now);
     energy.external_work += 0.5 * (external_before + du * f_ext_now);
     energy.dissipated += 0.5 * (damping_before + du * f_damp_now);
@@ -454,6 +485,14 @@ namespace plastix
         u_alpha.equ(1. - p.alpha_f, u);
         u_alpha.add(p.alpha_f, u_old);
         result.inverted_points = internal_force_at(u_alpha);
+        if (result.inverted_points == 0 && follower_pressure != nullptr)
+          {
+            // The follower force at u_alpha; its stiffness enters the Jacobian
+            // (K_t + c M) as (1 - alpha_f) a(t) L / scale.
+            external_force_at(t_alpha, f_ext_alpha);
+            const double amplitude = follower_amplitude ? follower_amplitude(t_alpha) : 1.;
+            add_follower_force(t_alpha, u_alpha, true, amplitude * (1. - p.alpha_f) / scale, f_ext_alpha);
+          }
         if (result.inverted_points > 0)
           {
             // Back along the last correction: half of what is left of it, a

@@ -352,8 +352,8 @@ namespace plastix
        * row, then column, without duplicates (std::invalid_argument
        * otherwise): the linearisation of a load that depends on the
        * displacement, such as a pressure that follows the deformation, in
-       * apply(), apply_unconstrained(), compute_diagonal() and
-       * copy_matrix(); not in the internal forces. Rows and columns of
+       * apply(), compute_diagonal() and copy_matrix(); not in
+       * apply_unconstrained() and the internal forces (as the mass term). Rows and columns of
        * Dirichlet DoFs and hanging-node rows are treated as for the cells.
        * L replaces the previous one; no entries remove it. L is taken as
        * not symmetric: has_symmetric_tangent() is false while one is set.

@@ -75,11 +75,13 @@ namespace plastix
     /**
      * At the displacement @p u (the operator's layout, constrained values
      * set): @p force = the force at scale 1 (hanging-node rows condensed, as
-     * the operator's vectors are), and the operator's load stiffness that
-     * of the pressure times @p scale. Collective.
+     * the operator's vectors are), and, if @p with_stiffness, the operator's
+     * load stiffness that of the pressure times @p scale (otherwise the
+     * operator is left as it is: an explicit time step needs the force
+     * only). Collective.
      */
     void
-    update(const DeviceVector &u, double scale, DeviceVector &force);
+    update(const DeviceVector &u, double scale, DeviceVector &force, bool with_stiffness = true);
 
     /** The pressures by boundary id. */
     const std::map<dealii::types::boundary_id, double> &

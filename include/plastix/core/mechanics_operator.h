@@ -540,7 +540,8 @@ namespace plastix
      * of its own cells (any order, repeated pairs summed); rows and columns
      * must be DoFs of those cells (std::invalid_argument otherwise). L
      * enters vmult(), the diagonal and the assembled matrix, not the
-     * internal force; Dirichlet rows and columns and hanging-node rows are
+     * internal force (compute_internal_force()) or the lifting of
+     * prescribed values (lift_inhomogeneities()); Dirichlet rows and columns and hanging-node rows are
      * treated as for the cells. It replaces the previous L; no entries
      * remove it. While one is set, has_symmetric_tangent() is false. Not
      * collective. Multigrid level operators do not take it over: their

@@ -18,6 +18,7 @@
 
 namespace plastix
 {
+  class FollowerPressure;
   class LinearSolver;
 
   /** The time integrator of Elastodynamics ('Time integration/Integrator'). */
@@ -229,6 +230,20 @@ namespace plastix
     set_external_force(const DeviceVector &force, std::function<double(double)> amplitude);
 
     /**
+     * A pressure that follows the deformation (FollowerPressure, kept by
+     * reference; finite strain only, std::invalid_argument otherwise): its
+     * force at the current configuration times @p amplitude(t) (1 without
+     * one) joins the external force, evaluated where the integrator
+     * evaluates f_ext (an implicit step: at u_n+1-alpha_f in every Newton
+     * iteration, with its load stiffness in the Jacobian; central
+     * differences: at u_n+1, the force only). The Jacobian is then not
+     * symmetric: std::invalid_argument if the linear solver needs a
+     * symmetric operator. Call before set_initial_conditions() or resume().
+     */
+    void
+    set_follower_pressure(FollowerPressure &pressure, std::function<double(double)> amplitude = {});
+
+    /**
      * Start at time @p time from the displacement @p u0 and the velocity
      * @p v0 (the constraints are imposed on them: u0 the prescribed
      * values, v0 zero there): the initial acceleration solves M a0 =
@@ -323,6 +338,18 @@ namespace plastix
     void
     external_force_at(double t, DeviceVector &force) const;
 
+    /**
+     * @p force += the follower pressure's force at time @p t and the
+     * displacement @p configuration (if there is one), and if @p
+     * with_stiffness the operator's load stiffness times @p stiffness_scale.
+     */
+    void
+    add_follower_force(double              t,
+                       const DeviceVector &configuration,
+                       bool                with_stiffness,
+                       double              stiffness_scale,
+                       DeviceVector       &force);
+
     /** @p force = f_ext - C v - f_int at the current time, zero on constrained rows. */
     void
     out_of_balance(DeviceVector &force) const;
@@ -369,6 +396,10 @@ namespace plastix
     double                             jacobian_scale = 1.;
     const DeviceVector                *external_force = nullptr;
     std::function<double(double)>      external_amplitude;
+    /** The pressure of set_follower_pressure(), or null; its amplitude and its force at scale 1. */
+    FollowerPressure                  *follower_pressure = nullptr;
+    std::function<double(double)>      follower_amplitude;
+    DeviceVector                       follower_force;
     double                             current_time = 0.;
     /**
      * The time of set_initial_conditions() or of the last set_time_step()
