@@ -475,9 +475,12 @@ namespace plastix
     if (newton.tangent == NewtonTangent::initial_stiffness)
       throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
                                          "consistent tangent");
+    // Central differences solve no linear system.
     const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
                     solver.type == SolverType::belos_minres;
-    if (!has_symmetric_tangent() && cg)
+    const bool solves =
+      !time_integration.is_dynamic() || time_integration.integrator != TimeIntegrator::central_differences;
+    if (!has_symmetric_tangent() && cg && solves)
       throw InputError("Linear solver/Type",
                        enum_name(solver.type.value) + " needs a symmetric operator, but the tangent with a "
                        "follower pressure is not: use gmres, belos gmres or direct (or auto)");
