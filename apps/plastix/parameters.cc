@@ -180,6 +180,13 @@ namespace plastix
 
   namespace
   {
+    /** Whether the Krylov method of @p type needs a symmetric operator (CG, MINRES), as LinearSolver says. */
+    bool
+    needs_symmetric_operator(const AutoOr<SolverType> &type)
+    {
+      return type == SolverType::cg || type == SolverType::belos_cg || type == SolverType::belos_minres;
+    }
+
     /** Generated meshes whose cells are translates of each other (one element matrix per material). */
     bool
     congruent_cells(const MeshParameters &mesh)
@@ -433,9 +440,7 @@ namespace plastix
                            "or Yield criterion = Mohr-Coulomb or Drucker-Prager)");
         // Before any mesh is built: the Newton solves of a non-symmetric
         // consistent tangent need a Krylov method for it.
-        const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
-                        solver.type == SolverType::belos_minres;
-        if (!has_symmetric_tangent() && cg)
+        if (!has_symmetric_tangent() && needs_symmetric_operator(solver.type))
           throw InputError("Linear solver/Type",
                            enum_name(solver.type.value) + " needs a symmetric operator, but the consistent tangent is "
                            "not (a dilation angle below the friction angle): use gmres or belos gmres, or "
@@ -476,11 +481,9 @@ namespace plastix
       throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
                                          "consistent tangent");
     // Central differences solve no linear system.
-    const bool cg = solver.type == SolverType::cg || solver.type == SolverType::belos_cg ||
-                    solver.type == SolverType::belos_minres;
     const bool solves =
       !time_integration.is_dynamic() || time_integration.integrator != TimeIntegrator::central_differences;
-    if (!has_symmetric_tangent() && cg && solves)
+    if (!has_symmetric_tangent() && needs_symmetric_operator(solver.type) && solves)
       throw InputError("Linear solver/Type",
                        enum_name(solver.type.value) + " needs a symmetric operator, but the tangent with a "
                        "follower pressure is not: use gmres, belos gmres or direct (or auto)");

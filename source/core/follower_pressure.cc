@@ -40,27 +40,6 @@ namespace plastix
                       const std::map<dealii::types::boundary_id, double>       &pressures,
                       const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
                       dealii::LinearAlgebra::distributed::Vector<double>       &force,
-                      MatrixEntries                                            *stiffness);
-  } // namespace
-
-  void
-  assemble_follower_pressure(const dealii::DoFHandler<3>                              &dof_handler,
-                             const std::map<dealii::types::boundary_id, double>       &pressures,
-                             const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                             dealii::LinearAlgebra::distributed::Vector<double>       &force,
-                             MatrixEntries                                            *stiffness)
-  {
-    assemble_on_faces(dof_handler, loaded_faces(dof_handler, pressures), pressures, displacement, force, stiffness);
-  }
-
-  namespace
-  {
-    void
-    assemble_on_faces(const dealii::DoFHandler<3>                              &dof_handler,
-                      const LoadedFaces                                        &faces,
-                      const std::map<dealii::types::boundary_id, double>       &pressures,
-                      const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
-                      dealii::LinearAlgebra::distributed::Vector<double>       &force,
                       MatrixEntries                                            *stiffness)
     {
       const dealii::FiniteElement<3> &fe = dof_handler.get_fe();
@@ -147,6 +126,16 @@ namespace plastix
       force.compress(dealii::VectorOperation::add);
     }
   } // namespace
+
+  void
+  assemble_follower_pressure(const dealii::DoFHandler<3>                              &dof_handler,
+                             const std::map<dealii::types::boundary_id, double>       &pressures,
+                             const dealii::LinearAlgebra::distributed::Vector<double> &displacement,
+                             dealii::LinearAlgebra::distributed::Vector<double>       &force,
+                             MatrixEntries                                            *stiffness)
+  {
+    assemble_on_faces(dof_handler, loaded_faces(dof_handler, pressures), pressures, displacement, force, stiffness);
+  }
 
   FollowerPressure::FollowerPressure(const dealii::DoFHandler<3>                        &dof_handler,
                                      MechanicsOperator                                  &op,

@@ -215,7 +215,6 @@ main(int argc, char **argv)
       op.compute_diagonal(diagonal_after);
       // The host's L v_free and diag(L) on the free rows.
       HostVector Lv_free(owned, relevant, env.comm), diagonal_L(owned, relevant, env.comm);
-      v_free.update_ghost_values();
       HostVector v_free_ghosted(owned, relevant, env.comm);
       for (const auto i : owned)
         v_free_ghosted(i) = v_free(i);
