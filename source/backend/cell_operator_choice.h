@@ -43,7 +43,7 @@ namespace plastix
                 d.template on_the_fly_geometry<Number>(), law});
           };
           if (d.finite_strain != nullptr)
-            with_law(d.finite_strain->template tangent_law<Number>());
+            d.finite_strain->template with_tangent_law<Number>(with_law);
           else if (d.plasticity != nullptr)
             with_law(d.plasticity->template tangent_law<Number>());
           else

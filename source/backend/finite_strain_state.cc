@@ -1,10 +1,14 @@
-// Finite-strain hyperelasticity on the device: the deformation gradients at
-// the Gauss points and the internal force.
+// Finite strain on the device: the deformation gradients at the Gauss
+// points, the internal force, the committed history of plasticity in the
+// logarithmic strain space.
 #include <plastix/backend/finite_strain_state.h>
 
 #include "finite_strain_state_impl.h"
 #include "sparse_terms.h"
 #include "strategies/strategy_dispatch.h"
+
+#include <stdexcept>
+#include <vector>
 
 namespace plastix
 {
@@ -40,12 +44,16 @@ namespace plastix
 
       /**
        * sum over cells and Gauss points of W(F) JxW (times the cell's
-       * stiffness factor if @p factors is set).
+       * stiffness factor if @p factors is set); at the points of Hencky
+       * materials the elastic energy of E - E_p with the plastic strain of
+       * @p history (if @p logarithmic_strain).
        */
       template <typename Geometry>
       double
       stored_energy(const Geometry            &geometry,
                     const Strided<double>     &F,
+                    const bool                 logarithmic_strain,
+                    const Strided<double>     &history,
                     const MaterialConstants   *materials,
                     const std::uint16_t       *cell_material,
                     const float               *factors,
@@ -64,12 +72,66 @@ namespace plastix
               for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j)
                   Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
-              cell_sum += hyperelastic_energy(materials[cell_material[cell]], Fq) * JxW;
+              const MaterialConstants &m = materials[cell_material[cell]];
+              if (logarithmic_strain && m.strain_energy == StrainEnergy::hencky)
+                {
+                  LogarithmicStrain E;
+                  if (!E.reinit(Fq))
+                    {
+                      cell_sum += natural_logarithm(-1.); // not finite, as W of an inverted point
+                      continue;
+                    }
+                  double elastic[6];
+                  for (int k = 0; k < 6; ++k)
+                    elastic[k] = E.strain[k] - history(cell, k * 8 + q);
+                  const double tr = elastic[0] + elastic[1] + elastic[2];
+                  cell_sum += (0.5 * m.lambda * tr * tr + m.mu * contract_symmetric(elastic, elastic)) * JxW;
+                }
+              else
+                cell_sum += hyperelastic_energy(m, Fq) * JxW;
             }
           sum += (factors != nullptr ? static_cast<double>(factors[cell]) : 1.) * cell_sum;
         };
         Kokkos::parallel_reduce("plastix::stored_energy", RangePolicy(0, n_cells), cell_energy, energy);
         return energy;
+      }
+
+      /**
+       * The return in the logarithmic strain space at every Gauss point of
+       * the Hencky materials' cells at the stored F from the committed
+       * history, written back as the committed history; returns the number
+       * of points that yield.
+       */
+      inline Index64
+      commit_logarithmic_strain(const Strided<double>   &F,
+                                const Strided<double>   &history,
+                                const MaterialConstants *materials,
+                                const std::uint16_t     *cell_material,
+                                const Index64            n_cells)
+      {
+        Index64    plastic     = 0;
+        const auto commit_cell = KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
+          const MaterialConstants &m = materials[cell_material[cell]];
+          if (m.strain_energy != StrainEnergy::hencky)
+            return;
+          for (int q = 0; q < 8; ++q)
+            {
+              double Fq[3][3];
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              LogarithmicStrainResult r;
+              logarithmic_strain_point(m, history, cell, q, Fq, r);
+              if (!r.valid)
+                continue;
+              for (int k = 0; k < history_fields; ++k)
+                history(cell, k * 8 + q) = r.history[k];
+              sum += r.plastic ? 1 : 0;
+            }
+        };
+        static_assert(launches_light_weight<decltype(commit_cell)>, "the functor must fit a kernel argument");
+        Kokkos::parallel_reduce("plastix::commit_logarithmic_strain", RangePolicy(0, n_cells), commit_cell, plastic);
+        return plastic;
       }
 
       /** F = I at every Gauss point (the undeformed body). */
@@ -94,6 +156,16 @@ namespace plastix
                                 op.settings().thread_mapping != ThreadMapping::node);
       s.deformation_gradient.resize(72 * static_cast<std::size_t>(s.n_cells), "deformation gradients");
       internal::set_identity_deformation(s.deformation_gradient_view(), s.n_cells);
+      for (const MaterialConstants &m : op.impl().materials.to_host())
+        s.logarithmic_strain = s.logarithmic_strain || m.strain_energy == StrainEnergy::hencky;
+      if (s.logarithmic_strain)
+        {
+          constexpr int values = 8 * internal::history_fields;
+          internal::default_strides(s.n_cells, values, s.history_stride_cell, s.history_stride_entry,
+                                    op.settings().thread_mapping != ThreadMapping::node);
+          s.history.resize(values * static_cast<std::size_t>(s.n_cells), "finite-strain history");
+          s.history.set_zero();
+        }
     }
 
     FiniteStrainState::~FiniteStrainState() = default;
@@ -120,9 +192,15 @@ namespace plastix
       const DeviceOperator::Impl &d = s.op->impl();
       internal::with_geometry(d, [&](const auto &geometry) {
         using Geometry = std::decay_t<decltype(geometry)>;
-        internal::launch_apply(
-          d, internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double>>{geometry, s.stress_law()},
-          u, f_int, false);
+        if (s.logarithmic_strain)
+          internal::launch_apply(d,
+                                 internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double, true>>{
+                                   geometry, s.stress_law<true>()},
+                                 u, f_int, false);
+        else
+          internal::launch_apply(
+            d, internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double>>{geometry, s.stress_law()},
+            u, f_int, false);
       });
       // The springs' force S u, then the hanging-node rows onto the DoFs they depend on (C^T f_int).
       internal::add_sparse_term(d.springs, u, f_int, false);
@@ -136,16 +214,60 @@ namespace plastix
       const DeviceOperator::Impl &d      = s.op->impl();
       double                      energy = 0.;
       internal::with_geometry(d, [&](const auto &geometry) {
-        energy = internal::stored_energy(geometry, s.deformation_gradient_view(), d.materials.data(),
-                                         d.cell_material.data(), d.cell_factor_data(), s.n_cells);
+        energy = internal::stored_energy(geometry, s.deformation_gradient_view(), s.logarithmic_strain,
+                                         s.history_view(), d.materials.data(), d.cell_material.data(),
+                                         d.cell_factor_data(), s.n_cells);
       });
       return energy;
+    }
+
+    bool
+    FiniteStrainState::has_history() const
+    {
+      return impl_->logarithmic_strain;
+    }
+
+    std::size_t
+    FiniteStrainState::commit()
+    {
+      Impl &s = *impl_;
+      if (!s.logarithmic_strain)
+        return 0;
+      const DeviceOperator::Impl &d = s.op->impl();
+      return static_cast<std::size_t>(internal::commit_logarithmic_strain(
+        s.deformation_gradient_view(), s.history_view(), d.materials.data(), d.cell_material.data(), s.n_cells));
+    }
+
+    void
+    FiniteStrainState::get_committed_history(double *host_out) const
+    {
+      const Impl &s = *impl_;
+      if (!s.logarithmic_strain)
+        throw std::logic_error("plastix: FiniteStrainState::get_committed_history() without a Hencky material");
+      std::vector<double> raw(s.history.size());
+      copy_to_host(raw.data(), s.history.data(), s.history.memory_consumption());
+      for (Index64 c = 0; c < s.n_cells; ++c)
+        for (Index64 e = 0; e < history_values_per_cell; ++e)
+          host_out[c * history_values_per_cell + e] = raw[c * s.history_stride_cell + e * s.history_stride_entry];
+    }
+
+    void
+    FiniteStrainState::set_committed_history(const double *host_in)
+    {
+      Impl &s = *impl_;
+      if (!s.logarithmic_strain)
+        throw std::logic_error("plastix: FiniteStrainState::set_committed_history() without a Hencky material");
+      std::vector<double> raw(s.history.size());
+      for (Index64 c = 0; c < s.n_cells; ++c)
+        for (Index64 e = 0; e < history_values_per_cell; ++e)
+          raw[c * s.history_stride_cell + e * s.history_stride_entry] = host_in[c * history_values_per_cell + e];
+      copy_to_device(s.history.data(), raw.data(), s.history.memory_consumption());
     }
 
     std::size_t
     FiniteStrainState::memory_consumption() const
     {
-      return impl_->deformation_gradient.memory_consumption();
+      return impl_->deformation_gradient.memory_consumption() + impl_->history.memory_consumption();
     }
 
     const FiniteStrainState::Impl &

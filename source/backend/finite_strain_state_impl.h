@@ -1,6 +1,6 @@
 // Internal data of FiniteStrainState: the deformation gradients at the Gauss
-// points and the finite-strain laws (material/hyperelastic_law.h) that read
-// them (Kokkos).
+// points, the committed history of the Hencky materials and the
+// finite-strain laws (material/hyperelastic_law.h) that read them (Kokkos).
 #ifndef PLASTIX_SOURCE_BACKEND_FINITE_STRAIN_STATE_IMPL_H
 #define PLASTIX_SOURCE_BACKEND_FINITE_STRAIN_STATE_IMPL_H
 
@@ -21,6 +21,19 @@ namespace plastix
       internal::Index64 stride_cell = 0, stride_entry = 0;
       /** F_ij at every Gauss point of the linearisation point. */
       DeviceArray<double> deformation_gradient;
+      /**
+       * Whether a material has StrainEnergy::hencky: then @p history exists
+       * and the laws take the return in the logarithmic strain space.
+       */
+      bool logarithmic_strain = false;
+      /** Strides (cell, entry) of history; entry = k 8 + q (default_strides). */
+      internal::Index64 history_stride_cell = 0, history_stride_entry = 0;
+      /**
+       * The committed history of the Hencky materials' points
+       * (internal::history_fields per point: plastic strain 0-5,
+       * accumulated plastic strain 6, back stress or initial stress 7-12).
+       */
+      DeviceArray<double> history;
 
       internal::Strided<double>
       deformation_gradient_view() const
@@ -28,30 +41,60 @@ namespace plastix
         return {const_cast<double *>(deformation_gradient.data()), stride_cell, stride_entry};
       }
 
-      /** The consistent tangent at the stored F, times the cells' stiffness factors. */
-      template <typename Number = double>
-      internal::HyperelasticTangentLaw<Number>
+      internal::Strided<double>
+      history_view() const
+      {
+        return {const_cast<double *>(history.data()), history_stride_cell, history_stride_entry};
+      }
+
+      /**
+       * The consistent tangent at the stored F, times the cells' stiffness
+       * factors; with @p with_logarithmic_strain (which logarithmic_strain
+       * asks for) that of the Hencky materials too.
+       */
+      template <typename Number = double, bool with_logarithmic_strain = false>
+      internal::HyperelasticTangentLaw<Number, with_logarithmic_strain>
       tangent_law() const
       {
-        const auto                              &d = op->impl();
-        internal::HyperelasticTangentLaw<Number> law;
+        const auto                                                        &d = op->impl();
+        internal::HyperelasticTangentLaw<Number, with_logarithmic_strain> law;
         law.materials            = d.materials.data();
         law.cell_material        = d.cell_material.data();
         law.cell_factors         = d.cell_factor_data();
         law.deformation_gradient = deformation_gradient_view();
+        if constexpr (with_logarithmic_strain)
+          law.history = history_view();
         return law;
       }
 
-      /** The stress of the current displacement, times the cells' stiffness factors: the internal force. */
-      internal::HyperelasticLaw<double>
+      /**
+       * The stress of the current displacement, times the cells' stiffness
+       * factors: the internal force; with @p with_logarithmic_strain (which
+       * logarithmic_strain asks for) that of the Hencky materials too.
+       */
+      template <bool with_logarithmic_strain = false>
+      internal::HyperelasticLaw<double, with_logarithmic_strain>
       stress_law() const
       {
-        const auto                       &d = op->impl();
-        internal::HyperelasticLaw<double> law;
+        const auto                                                 &d = op->impl();
+        internal::HyperelasticLaw<double, with_logarithmic_strain> law;
         law.materials     = d.materials.data();
         law.cell_material = d.cell_material.data();
         law.cell_factors  = d.cell_factor_data();
+        if constexpr (with_logarithmic_strain)
+          law.history = history_view();
         return law;
+      }
+
+      /** Run @p action with the tangent law in @p Number that the materials need. */
+      template <typename Number, typename Action>
+      void
+      with_tangent_law(const Action &action) const
+      {
+        if (logarithmic_strain)
+          action(tangent_law<Number, true>());
+        else
+          action(tangent_law<Number, false>());
       }
     };
   } // namespace backend

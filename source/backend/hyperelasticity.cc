@@ -28,6 +28,10 @@ namespace plastix
       };
 
       const std::uint16_t material_zero[1] = {0};
+
+      /** The history of a point, and of a cell's points, that has not yielded (Hencky materials). */
+      const double virgin_history[internal::history_fields]          = {};
+      const double virgin_cell_history[8 * internal::history_fields] = {};
     } // namespace
 
     double
@@ -36,6 +40,15 @@ namespace plastix
       double F3[3][3], P3[3][3];
       for (int k = 0; k < 9; ++k)
         F3[k / 3][k % 3] = F[k];
+      if (material.strain_energy == StrainEnergy::hencky)
+        {
+          internal::LogarithmicStrainResult r;
+          internal::logarithmic_strain_return(material, F3, virgin_history, r);
+          for (int k = 0; k < 9; ++k)
+            P[k] = r.P[k / 3][k % 3];
+          return F[0] * (F[4] * F[8] - F[5] * F[7]) - F[1] * (F[3] * F[8] - F[5] * F[6]) +
+                 F[2] * (F[3] * F[7] - F[4] * F[6]);
+        }
       const double J = internal::hyperelastic_stress(material, F3, P3);
       for (int k = 0; k < 9; ++k)
         P[k] = P3[k / 3][k % 3];
@@ -63,7 +76,14 @@ namespace plastix
           F3[k / 3][k % 3] = F[k];
           H3[k / 3][k % 3] = H[k];
         }
-      internal::hyperelastic_stress_derivative(material, F3, H3, dP3);
+      if (material.strain_energy == StrainEnergy::hencky)
+        {
+          internal::LogarithmicStrainResult r;
+          internal::logarithmic_strain_return(material, F3, virgin_history, r);
+          r.first_piola_derivative(F3, H3, dP3);
+        }
+      else
+        internal::hyperelastic_stress_derivative(material, F3, H3, dP3);
       for (int k = 0; k < 9; ++k)
         dP[k] = dP3[k / 3][k % 3];
     }
@@ -71,11 +91,12 @@ namespace plastix
     void
     hyperelastic_cell_force(const MaterialConstants &material, const double X[24], const double u[24], double f[24])
     {
-      const SingleCell                       cell;
-      internal::HyperelasticLaw<double> law;
+      const SingleCell                        cell;
+      internal::HyperelasticLaw<double, true> law;
       law.materials     = &material;
       law.cell_material = material_zero;
-      const internal::QuadratureCellOperator<internal::OnTheFlyGeometry<double>, internal::HyperelasticLaw<double>>
+      law.history       = {virgin_cell_history, 0, 1};
+      const internal::QuadratureCellOperator<internal::OnTheFlyGeometry<double>, internal::HyperelasticLaw<double, true>>
         op{cell.geometry(X), law};
       op.apply(0, u, f);
     }
@@ -96,12 +117,13 @@ namespace plastix
       double e[3][3][4];
       internal::vector_edge_differences(u, e);
       internal::store_cell_deformation_gradients(geometry, g, e, 0, internal::Strided<double>{F, 72, 1});
-      internal::HyperelasticTangentLaw<double> law;
+      internal::HyperelasticTangentLaw<double, true> law;
       law.materials            = &material;
       law.cell_material        = material_zero;
       law.deformation_gradient = {F, 72, 1};
+      law.history              = {virgin_cell_history, 0, 1};
       const internal::QuadratureCellOperator<internal::OnTheFlyGeometry<double>,
-                                             internal::HyperelasticTangentLaw<double>>
+                                             internal::HyperelasticTangentLaw<double, true>>
         op{geometry, law};
       op.apply(0, du, df);
     }

@@ -21,6 +21,13 @@ namespace plastix
     return dealii::Utilities::MPI::sum<unsigned long long>(inverted, op.get_partitioner()->get_mpi_communicator());
   }
 
+  unsigned long long
+  FiniteStrainState::commit()
+  {
+    return dealii::Utilities::MPI::sum<unsigned long long>(state.commit(),
+                                                           op.get_partitioner()->get_mpi_communicator());
+  }
+
   double
   FiniteStrainState::stored_energy() const
   {

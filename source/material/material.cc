@@ -111,9 +111,10 @@ namespace plastix
              << std::min(m.mu, 0.5 * m.lambda) << "], got " << mu2;
         throw std::invalid_argument(text.str());
       }
-    if (strain_energy == backend::StrainEnergy::isochoric_neo_hookean && mu2 != 0)
-      throw std::invalid_argument("the isochoric neo-Hookean law has no second shear modulus (mu2 = 0), got " +
-                                  std::to_string(mu2));
+    if (strain_energy != backend::StrainEnergy::mooney_rivlin && mu2 != 0)
+      throw std::invalid_argument(std::string("the ") +
+                                  (strain_energy == backend::StrainEnergy::hencky ? "Hencky" : "isochoric neo-Hookean") +
+                                  " law has no second shear modulus (mu2 = 0), got " + std::to_string(mu2));
     m.second_shear_modulus = mu2;
     m.strain_energy        = strain_energy;
     return m;

@@ -516,6 +516,8 @@ namespace plastix
   {
     if (op.has_plasticity())
       op.plasticity().commit();
+    else
+      op.finite_strain().commit();
     lambda_previous = lambda_old;
     force_scale     = std::max(force_scale, reference);
   }

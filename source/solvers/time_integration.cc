@@ -407,6 +407,9 @@ namespace plastix
   void
   Elastodynamics::finish_step()
   {
+    // The history of Hencky points moves on to u_n+1 (no-op for hyperelastic laws).
+    if (op.has_finite_strain())
+      op.finite_strain().commit();
     energy.strain  = strain_energy();
     energy.kinetic = kinetic_energy(v);
     ++steps_taken;

@@ -23,7 +23,11 @@ namespace plastix
      * (compressible Mooney-Rivlin, neo-Hookean when
      * MaterialConstants::second_shear_modulus is 0; see
      * plastix/backend/hyperelasticity.h), with A = dP/dF, material and
-     * geometric stiffness in one; it is symmetric. The reference
+     * geometric stiffness in one; it is symmetric. Materials with
+     * StrainEnergy::hencky are elastoplastic in the logarithmic strain
+     * space (has_history()): their A is the consistent derivative of the
+     * return, symmetric where the small-strain tangent of the criterion is
+     * (von Mises; Mohr-Coulomb and Drucker-Prager with psi = phi). The reference
      * configuration is the operator's mesh. A follower load's stiffness
      * is not part of it: the operator adds it (DeviceOperator::
      * set_load_stiffness()).
@@ -69,6 +73,41 @@ namespace plastix
        */
       double
       stored_energy() const;
+
+      /**
+       * Whether a material has StrainEnergy::hencky: then the state holds
+       * the committed history of elastoplasticity in the logarithmic strain
+       * space at every Gauss point (plastix/backend/material_constants.h),
+       * the internal force and the tangent take the return from it (the
+       * small-strain return of each Hencky material's criterion at E =
+       * 1/2 ln C), and commit() moves it on.
+       */
+      bool
+      has_history() const;
+
+      /**
+       * Accept the last update()'s displacement as converged (the end of a
+       * load step): the history of every Hencky point becomes that of the
+       * return at the stored F. Returns the number of local points that
+       * yield in it (0 without a Hencky material).
+       */
+      std::size_t
+      commit();
+
+      /** Values of the history of one cell: 13 fields (plastic strain 6, accumulated plastic strain, back or initial stress 6) x 8 Gauss points. */
+      static constexpr unsigned int history_values_per_cell = 13 * 8;
+
+      /**
+       * Copy the committed history to @p host_out (has_history() only):
+       * history_values_per_cell values per cell, field f of point q of cell
+       * c at c * history_values_per_cell + f * 8 + q.
+       */
+      void
+      get_committed_history(double *host_out) const;
+
+      /** Set the committed history from @p host_in (layout of get_committed_history(); has_history() only). */
+      void
+      set_committed_history(const double *host_in);
 
       /** Device memory held (bytes). */
       std::size_t

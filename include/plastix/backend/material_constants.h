@@ -49,7 +49,17 @@ namespace plastix
        * kappa = lambda + 2 mu / 3 (Simo and Miehe; deal.II's step-44 and its
        * code gallery's Cook membrane).
        */
-      isochoric_neo_hookean
+      isochoric_neo_hookean,
+      /**
+       * Hencky's energy in the logarithmic strain E = 1/2 ln C, W = lambda /
+       * 2 (tr E_e)^2 + mu E_e : E_e with E_e = E - E_p: the law in which
+       * plasticity at finite strain is formulated (the small-strain return
+       * of the criterion at E, in the Lagrangian logarithmic strain space
+       * of Miehe, Apel and Lambrecht; plastic strain, accumulated plastic
+       * strain and back stress are its history). Without yield (yield
+       * stress 0, von Mises) it is hyperelastic; second_shear_modulus is 0.
+       */
+      hencky
     };
 
     /** Where the return map of a pressure-dependent material ended at a point. */

@@ -1,5 +1,6 @@
-// deal.II-facing finite-strain hyperelasticity on the device (total
-// Lagrangian; compressible Mooney-Rivlin and neo-Hookean).
+// deal.II-facing finite strain on the device (total Lagrangian; compressible
+// Mooney-Rivlin and neo-Hookean hyperelasticity, elastoplasticity in the
+// logarithmic strain space).
 #ifndef PLASTIX_CORE_FINITE_STRAIN_STATE_H
 #define PLASTIX_CORE_FINITE_STRAIN_STATE_H
 
@@ -22,7 +23,11 @@ namespace plastix
    * make_material(), mu2 = MaterialConstants::second_shear_modulus) is
    *   W = (mu - mu2) / 2 (I1 - 3) + mu2 / 2 (I2 - 3) - (mu + mu2) ln J
    *       + (lambda - 2 mu2) / 2 (ln J)^2,
-   * whose small-strain limit is linear elasticity with lambda and mu.
+   * whose small-strain limit is linear elasticity with lambda and mu. A
+   * material with backend::StrainEnergy::hencky is elastoplastic in the
+   * logarithmic strain space instead (its yield criterion's small-strain
+   * return at E = 1/2 ln C; elastic Hencky without yield): its history
+   * moves on with commit() at the end of each load step.
    * @code
    * plastix::FiniteStrainState &state = op.enable_finite_strain();
    * state.update(u, internal_force); // F at u, f_int(u), the tangent at u
@@ -54,9 +59,20 @@ namespace plastix
     internal_force(const DeviceVector &u, DeviceVector &internal_force) const;
 
     /**
+     * Accept the displacement of the last update() as converged (the end of
+     * a load step): the history of the points of Hencky materials
+     * (elastoplasticity in the logarithmic strain space,
+     * backend::FiniteStrainState::has_history()) moves on to it; nothing to
+     * do for the hyperelastic laws. Returns the number of Gauss points of
+     * all ranks that yield in the step. Collective.
+     */
+    unsigned long long
+    commit();
+
+    /**
      * The strain energy int W(F) dV of all ranks' cells at the displacement
-     * of the last update() (the boundary springs' energy not included).
-     * Collective.
+     * of the last update() (the boundary springs' energy not included; the
+     * elastic energy of E - E_p at Hencky points). Collective.
      */
     double
     stored_energy() const;

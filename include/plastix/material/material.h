@@ -76,11 +76,13 @@ namespace plastix
    * @p second_shear_modulus mu2, the coefficient of (I2 - 3) / 2, and
    * neo-Hookean for mu2 = 0 (the default); or, with @p strain_energy =
    * isochoric_neo_hookean, the neo-Hookean law in the isochoric invariant
-   * with its own volumetric energy (backend::StrainEnergy has both). Throws
-   * std::invalid_argument naming the value unless 0 <= mu2 <= mu and
-   * mu2 <= lambda / 2 (so that neither the coefficient mu - mu2 of
-   * (I1 - 3) / 2 nor that of (ln J)^2 / 2, lambda - 2 mu2, is negative), and
-   * mu2 = 0 for the isochoric neo-Hookean law.
+   * with its own volumetric energy, or with hencky Hencky's energy in the
+   * logarithmic strain, the law of plasticity at finite strain
+   * (backend::StrainEnergy has them). Throws std::invalid_argument naming
+   * the value unless 0 <= mu2 <= mu and mu2 <= lambda / 2 (so that neither
+   * the coefficient mu - mu2 of (I1 - 3) / 2 nor that of (ln J)^2 / 2,
+   * lambda - 2 mu2, is negative), and mu2 = 0 for the isochoric neo-Hookean
+   * and the Hencky law.
    */
   backend::MaterialConstants
   make_hyperelastic_material(double                E,
@@ -161,7 +163,8 @@ namespace plastix
     table()
     {
       return {{backend::StrainEnergy::mooney_rivlin, "Mooney-Rivlin"},
-              {backend::StrainEnergy::isochoric_neo_hookean, "isochoric neo-Hookean"}};
+              {backend::StrainEnergy::isochoric_neo_hookean, "isochoric neo-Hookean"},
+              {backend::StrainEnergy::hencky, "Hencky"}};
     }
   };
 

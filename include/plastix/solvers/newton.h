@@ -192,7 +192,8 @@ namespace plastix
 
     /**
      * Accept a converged step from @p lambda_old: commits the plastic state
-     * (PlasticityState::commit()); its load factor (load reversals are
+     * (PlasticityState::commit(), or FiniteStrainState::commit() at finite
+     * strain); its load factor (load reversals are
      * detected against it) and its force reference (@p reference,
      * NewtonResult::reference) count from now on.
      */

@@ -194,8 +194,12 @@ namespace plastix
    * with a mass matrix (AdditionalData::mass_matrix): small-strain
    * elasticity (f_int = K u) or finite-strain hyperelasticity
    * (MechanicsOperator::enable_finite_strain(); total Lagrangian), without
-   * plasticity. Prescribed displacements are the operator's constraints at
-   * scale 1, constant in time.
+   * a small-strain plasticity state. Materials with
+   * backend::StrainEnergy::hencky have their history committed at u_n+1 at
+   * the end of every step (FiniteStrainState::commit()); the plastix
+   * application runs them elastic only (Problem/Type = elastic).
+   * Prescribed displacements are the operator's constraints at scale 1,
+   * constant in time.
    *
    * The implicit integrators solve the equilibrium at t_n+1-alpha_f,
    * M a_n+1-alpha_m + C v_n+1-alpha_f + f_int(u_n+1-alpha_f) =

@@ -34,6 +34,7 @@
 #include <plastix/backend/material_constants.h>
 
 #include "../kernels/q1_kernels.h"
+#include "logarithmic_strain.h"
 
 #include <cstdint>
 
@@ -132,6 +133,16 @@ namespace plastix
         const double J = F[0][0] * (F[1][1] * F[2][2] - F[1][2] * F[2][1]) -
                          F[0][1] * (F[1][0] * F[2][2] - F[1][2] * F[2][0]) +
                          F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]);
+        if (m.strain_energy == StrainEnergy::hencky)
+          {
+            // lambda / 2 (tr E)^2 + mu E : E of the elastic Hencky law (no plastic strain).
+            LogarithmicStrain E;
+            if (!E.reinit(F))
+              return natural_logarithm(J);
+            const double *e  = E.strain;
+            const double  tr = e[0] + e[1] + e[2];
+            return 0.5 * m.lambda * tr * tr + m.mu * contract_symmetric(e, e);
+          }
         const double I1     = C[0][0] + C[1][1] + C[2][2];
         const double log_J  = natural_logarithm(J);
         if (m.strain_energy == StrainEnergy::isochoric_neo_hookean)
@@ -329,12 +340,35 @@ namespace plastix
       }
 
       /**
+       * The return in the logarithmic strain space (logarithmic_strain.h) at
+       * Gauss point @p q of @p cell for the deformation gradient @p F from
+       * the committed @p history (entry k 8 + q holds value k).
+       */
+      KOKKOS_INLINE_FUNCTION void
+      logarithmic_strain_point(const MaterialConstants     &m,
+                               const Strided<const double> &history,
+                               const Index64                cell,
+                               const int                    q,
+                               const double                 F[3][3],
+                               LogarithmicStrainResult     &r)
+      {
+        double h[history_fields];
+        for (int k = 0; k < history_fields; ++k)
+          h[k] = history(cell, k * 8 + q);
+        logarithmic_strain_return(m, F, h, r);
+      }
+
+      /**
        * The hyperelastic stress of the current displacement, P(I + G), as
        * the finite-strain law of the quadrature cell operator: with it the
        * cell operator's product is the internal force. Times the cell's
-       * stiffness factor if @p cell_factors is set.
+       * stiffness factor if @p cell_factors is set. With
+       * @p logarithmic_strain, materials with StrainEnergy::hencky take the
+       * return in the logarithmic strain space from the committed history
+       * (without, the kernels do not hold that code: it raises their
+       * register use).
        */
-      template <typename Number = double>
+      template <typename Number = double, bool logarithmic_strain = false>
       struct HyperelasticLaw
       {
         using value_type                    = Number;
@@ -343,9 +377,11 @@ namespace plastix
         const MaterialConstants *materials     = nullptr;
         const std::uint16_t     *cell_material = nullptr;
         const float             *cell_factors  = nullptr;
+        /** The committed history (entry k 8 + q), read with @p logarithmic_strain only. */
+        Strided<const double> history;
 
         KOKKOS_INLINE_FUNCTION void
-        first_piola(const Index64 cell, const int, const Number G[3][3], Number P[3][3]) const
+        first_piola(const Index64 cell, const int q, const Number G[3][3], Number P[3][3]) const
         {
           Number F[3][3];
           PLASTIX_UNROLL
@@ -353,7 +389,23 @@ namespace plastix
             PLASTIX_UNROLL
             for (int j = 0; j < 3; ++j)
               F[i][j] = G[i][j] + (i == j ? Number(1) : Number(0));
-          hyperelastic_stress(materials[cell_material[cell]], F, P);
+          const MaterialConstants &m = materials[cell_material[cell]];
+          if constexpr (logarithmic_strain)
+            if (m.strain_energy == StrainEnergy::hencky)
+              {
+                double F_d[3][3];
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j)
+                    F_d[i][j] = static_cast<double>(F[i][j]);
+                LogarithmicStrainResult r;
+                logarithmic_strain_point(m, history, cell, q, F_d, r);
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j)
+                    P[i][j] = static_cast<Number>(r.P[i][j]);
+                scale_by_cell_factor(cell_factors, cell, &P[0][0], 9);
+                return;
+              }
+          hyperelastic_stress(m, F, P);
           scale_by_cell_factor(cell_factors, cell, &P[0][0], 9);
         }
       };
@@ -366,7 +418,7 @@ namespace plastix
        * increment. Times the cell's stiffness factor if @p cell_factors is
        * set.
        */
-      template <typename Number = double>
+      template <typename Number = double, bool logarithmic_strain = false>
       struct HyperelasticTangentLaw
       {
         using value_type                    = Number;
@@ -377,17 +429,45 @@ namespace plastix
         const float             *cell_factors  = nullptr;
         /** The deformation gradients of the linearisation point. */
         Strided<const double> deformation_gradient;
+        /**
+         * The committed history (entry k 8 + q), read with
+         * @p logarithmic_strain only: materials with StrainEnergy::hencky
+         * then take the derivative of the return in the logarithmic strain
+         * space, recomputed from F and the history at every application
+         * (in double whatever @p Number).
+         */
+        Strided<const double> history;
 
         KOKKOS_INLINE_FUNCTION void
         first_piola(const Index64 cell, const int q, const Number H[3][3], Number dP[3][3]) const
         {
+          const MaterialConstants &m = materials[cell_material[cell]];
+          if constexpr (logarithmic_strain)
+            if (m.strain_energy == StrainEnergy::hencky)
+              {
+                double F_d[3][3], H_d[3][3], dP_d[3][3];
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j)
+                    {
+                      F_d[i][j] = deformation_gradient(cell, (3 * i + j) * 8 + q);
+                      H_d[i][j] = static_cast<double>(H[i][j]);
+                    }
+                LogarithmicStrainResult r;
+                logarithmic_strain_point(m, history, cell, q, F_d, r);
+                r.first_piola_derivative(F_d, H_d, dP_d);
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j)
+                    dP[i][j] = static_cast<Number>(dP_d[i][j]);
+                scale_by_cell_factor(cell_factors, cell, &dP[0][0], 9);
+                return;
+              }
           Number F[3][3];
           PLASTIX_UNROLL
           for (int i = 0; i < 3; ++i)
             PLASTIX_UNROLL
             for (int j = 0; j < 3; ++j)
               F[i][j] = static_cast<Number>(deformation_gradient(cell, (3 * i + j) * 8 + q));
-          hyperelastic_stress_derivative(materials[cell_material[cell]], F, H, dP);
+          hyperelastic_stress_derivative(m, F, H, dP);
           scale_by_cell_factor(cell_factors, cell, &dP[0][0], 9);
         }
       };
