@@ -10,7 +10,9 @@
 #include <deal.II/base/tensor.h>
 #include <deal.II/fe/fe_values_extractors.h>
 
+#include <plastix/backend/finite_strain_state.h>
 #include <plastix/backend/hyperelasticity.h>
+#include <plastix/backend/logarithmic_strain_plasticity.h>
 #include <plastix/core/plasticity_state.h>
 
 #include "cell_quantities.h"
@@ -199,8 +201,11 @@ namespace plastix
   std::vector<double>
   finite_strain_cell_averages(const dealii::DoFHandler<3>                              &dof_handler,
                               const MaterialTable                                      &materials,
-                              const dealii::LinearAlgebra::distributed::Vector<double> &u)
+                              const dealii::LinearAlgebra::distributed::Vector<double> &u,
+                              const std::vector<double>                                &history)
   {
+    constexpr unsigned int history_values = backend::FiniteStrainState::history_values_per_cell;
+    std::size_t            owned_cell     = 0;
     constexpr unsigned int     n = finite_strain_values_per_cell;
     const dealii::MappingQ<3>  mapping(1);
     dealii::FEValues<3>        fe_values(mapping, dof_handler.get_fe(), dealii::QGauss<3>(2),
@@ -226,7 +231,22 @@ namespace plastix
             for (unsigned int i = 0; i < 3; ++i)
               for (unsigned int j = 0; j < 3; ++j)
                 F_values[3 * i + j] = F[i][j];
-            const double         J = backend::hyperelastic_stress(material, F_values, P_values);
+            double       J     = 0;
+            double       alpha = 0;
+            if (material.strain_energy == backend::StrainEnergy::hencky && !history.empty())
+              {
+                // The point's committed history (Gauss points in the backend's order, as QGauss).
+                double point_history[backend::logarithmic_strain_history_size];
+                for (unsigned int k = 0; k < backend::logarithmic_strain_history_size; ++k)
+                  point_history[k] = history[owned_cell * history_values + 8 * k + q];
+                const backend::LogarithmicStrainPoint p =
+                  backend::logarithmic_strain_return(material, F_values, point_history);
+                std::copy_n(p.first_piola, 9, P_values);
+                J     = determinant(F);
+                alpha = p.history[6];
+              }
+            else
+              J = backend::hyperelastic_stress(material, F_values, P_values);
             dealii::Tensor<2, 3> P;
             for (unsigned int i = 0; i < 3; ++i)
               for (unsigned int j = 0; j < 3; ++j)
@@ -240,10 +260,12 @@ namespace plastix
                 sums[7 + k] += w * E[rows[k]][columns[k]];
               }
             sums[6] += w * J;
+            sums[13] += w * alpha;
             volume += w;
           }
         for (const double sum : sums)
           averages.push_back(sum / volume);
+        ++owned_cell;
       }
     return averages;
   }

@@ -58,22 +58,27 @@ namespace plastix
                      CellFields                  &fields);
 
   /** Values per cell of finite_strain_cell_averages(). */
-  constexpr unsigned int finite_strain_values_per_cell = 13;
+  constexpr unsigned int finite_strain_values_per_cell = 14;
 
   /**
    * Cell averages at finite strain (weights JxW of the reference
    * configuration, the operator's 2 x 2 x 2 Gauss points) of the
    * displacement @p u (@p dof_handler's layout, ghosted): the Cauchy stress
-   * sigma = P F^T / J of the hyperelastic material of the cell's id in
-   * @p materials (6 values: xx, yy, zz, yz, xz, xy), the volume ratio
-   * J = det F, and the Green-Lagrange strain E = (F^T F - I) / 2 (6 values,
-   * the same order); finite_strain_values_per_cell values per locally owned
-   * cell, in the order of the active cells.
+   * sigma = P F^T / J of the material of the cell's id in @p materials (6
+   * values: xx, yy, zz, yz, xz, xy), the volume ratio J = det F, the
+   * Green-Lagrange strain E = (F^T F - I) / 2 (6 values, the same order)
+   * and the accumulated plastic strain (0 but at Hencky points);
+   * finite_strain_values_per_cell values per locally owned cell, in the
+   * order of the active cells. Hencky materials (elastoplastic in the
+   * logarithmic strain) take P from the return at the committed @p history
+   * (FiniteStrainState::committed_history(), the converged state's own;
+   * empty: none, every point virgin).
    */
   std::vector<double>
   finite_strain_cell_averages(const dealii::DoFHandler<3>                              &dof_handler,
                               const MaterialTable                                      &materials,
-                              const dealii::LinearAlgebra::distributed::Vector<double> &u);
+                              const dealii::LinearAlgebra::distributed::Vector<double> &u,
+                              const std::vector<double>                                &history);
 } // namespace plastix
 
 #endif

@@ -233,6 +233,12 @@ namespace plastix
   Discretization::setup_operator()
   {
     materials = make_material_table(dof_handler, parameters.materials);
+    // The materials of an elastic finite-strain run do not yield (a Hencky
+    // material with a yield stress would: the finite-strain state holds its
+    // plastic history).
+    if (parameters.problem.type == ProblemType::elastic && parameters.problem.kinematics == Kinematics::finite_strain)
+      for (auto &[id, m] : materials)
+        m = without_yield(m);
     try
       {
         op.reinit(dof_handler, constraints, materials, operator_data());

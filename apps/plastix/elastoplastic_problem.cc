@@ -160,12 +160,20 @@ namespace plastix
       void
       update_state_at_u();
 
+      /** The plastic Gauss points of the accepted step @p result (at finite strain: of its commit). */
+      unsigned long long
+      plastic_points_of_step(const LoadStepResult &result) const;
+
       const Parameters  &parameters;
       const MPI_Comm     communicator;
       const std::string  restart_directory;
       const bool         root;
       const bool         restart;
-      /** Finite-strain hyperelasticity (Problem/Kinematics) instead of small-strain plasticity. */
+      /**
+       * Finite strain (Problem/Kinematics: hyperelastic, or elastoplastic in
+       * the logarithmic strain with Hencky materials) instead of
+       * small-strain plasticity.
+       */
       const bool         finite_strain;
       /** The in-situ stress (Initial stress/Stress) in the Gauss-point state. */
       const bool         initial_stress;
@@ -271,6 +279,13 @@ namespace plastix
         d.op.plasticity().update(newton->u, newton->f_int);
     }
 
+    unsigned long long
+    ElastoplasticRun::plastic_points_of_step(const LoadStepResult &result) const
+    {
+      return finite_strain ? d.op.finite_strain().plastic_points_of_last_step() :
+                             result.newton.plastic.n_plastic_points;
+    }
+
     void
     ElastoplasticRun::set_up()
     {
@@ -306,7 +321,8 @@ namespace plastix
       // follows the tangent.
       timer.start();
       internal::set_up_preconditioner(d, linear_solver);
-      tangent_name = finite_strain ? std::string("consistent finite-strain tangent") :
+      tangent_name = finite_strain ? std::string(d.op.has_symmetric_tangent() ? "consistent finite-strain tangent" :
+                                                 "consistent non-symmetric finite-strain tangent") :
                      parameters.newton.tangent == NewtonTangent::initial_stiffness ?
                                      std::string("initial stiffness with Thomas acceleration") :
                      d.op.has_symmetric_tangent() ? std::string("consistent tangent") :
@@ -418,7 +434,7 @@ namespace plastix
     {
       timer.start();
       monitor->record(step, lambda, result.newton.iterations, result.newton.linear_iterations,
-                      result.newton.plastic.n_plastic_points, u_host, newton->f_int);
+                      plastic_points_of_step(result), u_host, newton->f_int);
       if (parameters.output.write_vtu)
         {
           PointFields point_fields;
@@ -523,8 +539,8 @@ namespace plastix
                 {
                   std::cout << "load step " << step << ": load factor " << lambda << ", " << result.newton.iterations
                             << " Newton iterations, " << result.newton.linear_iterations << " linear iterations";
-                  if (!finite_strain)
-                    std::cout << ", " << result.newton.plastic.n_plastic_points << " plastic Gauss points";
+                  if (!finite_strain || d.op.finite_strain().backend_state().has_history())
+                    std::cout << ", " << plastic_points_of_step(result) << " plastic Gauss points";
                   std::cout << std::endl;
                 }
               if (adapt_now)
@@ -549,7 +565,8 @@ namespace plastix
       summary.n_steps = step;
       // The coarse solver may have changed in the Newton steps (automatic's switch to the dense inverse).
       summary.solver         = linear_solver.name() + ", " + tangent_name;
-      summary.yielded_points = finite_strain ? 0 : d.op.plasticity().n_yielded_points();
+      summary.yielded_points =
+        finite_strain ? d.op.finite_strain().n_yielded_points() : d.op.plasticity().n_yielded_points();
       const internal::DisplacementMaxima maxima = internal::max_nodal_displacement(newton->u);
       summary.max_displacement                  = maxima.magnitude;
       if (parameters.output.write_vtu && !pvd.empty())

@@ -257,8 +257,10 @@ namespace plastix
   {
     if (element_formulation.is_resolved())
       return;
-    element_formulation.resolve(problem.type == ProblemType::elastoplastic ? backend::ElementFormulation::bbar :
-                                                                             backend::ElementFormulation::full);
+    // B-bar is a small-strain formulation.
+    element_formulation.resolve(problem.type == ProblemType::elastoplastic && problem.kinematics == Kinematics::small_strain ?
+                                  backend::ElementFormulation::bbar :
+                                  backend::ElementFormulation::full);
   }
 
   MechanicsOperator::AdditionalData
@@ -451,7 +453,8 @@ namespace plastix
                        "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
     check_operator_and_solver();
     check_supports_and_preconditioner();
-    if (mesh.adaptive.enabled() && (problem.type != ProblemType::elastoplastic || time_integration.is_dynamic()))
+    if (mesh.adaptive.enabled() && (problem.type != ProblemType::elastoplastic || time_integration.is_dynamic() ||
+                                    problem.kinematics == Kinematics::finite_strain))
       throw InputError("Mesh/Adaptive refinement/Indicator",
                        "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type); "
                        "finite-strain runs do not adapt either");
@@ -466,8 +469,21 @@ namespace plastix
   Parameters::check_finite_strain() const
   {
     if (problem.type == ProblemType::elastoplastic)
-      throw InputError("Problem/Kinematics", "finite strain takes hyperelastic materials (Problem/Type = elastic); "
-                                             "plasticity is small-strain only");
+      {
+        // Plasticity at finite strain is formulated in the logarithmic strain.
+        const auto check_hencky = [](const MaterialDescription &m, const std::string &where) {
+          if (m.can_yield() && m.strain_energy != backend::StrainEnergy::hencky)
+            throw InputError(where, "an elastoplastic material at finite strain needs Strain energy = Hencky "
+                                    "(plasticity in the logarithmic strain), not " +
+                                      enum_name(m.strain_energy));
+        };
+        check_hencky(materials.default_material, "Materials/Strain energy");
+        for (const auto &[id, m] : materials.per_material_id)
+          check_hencky(m, "Materials/Per material id");
+        if (!initial_stress.is_zero())
+          throw InputError("Initial stress/Stress", "an initial stress is for small-strain runs "
+                                                    "(Problem/Kinematics = small strain)");
+      }
     if (op.strategy == backend::Strategy::dbd_structured)
       throw InputError("Operator/Strategy", "dbd structured computes small-strain lattice matrices; finite strain "
                                             "needs another strategy (or auto)");
@@ -485,8 +501,10 @@ namespace plastix
       !time_integration.is_dynamic() || time_integration.integrator != TimeIntegrator::central_differences;
     if (!has_symmetric_tangent() && needs_symmetric_operator(solver.type) && solves)
       throw InputError("Linear solver/Type",
-                       enum_name(solver.type.value) + " needs a symmetric operator, but the tangent with a "
-                       "follower pressure is not: use gmres, belos gmres or direct (or auto)");
+                       enum_name(solver.type.value) + " needs a symmetric operator, but the tangent " +
+                         (boundary.follower_pressure ? std::string("with a follower pressure") :
+                                                       std::string("of a dilation angle below the friction angle")) +
+                         " is not: use gmres, belos gmres or direct (or auto)");
     // Checkpoints of finite-strain runs: dynamic ones only (their state is u, v and a).
     if (output.checkpoint_interval > 0 && !time_integration.is_dynamic())
       throw InputError("Output/Checkpoint interval", "quasi-static finite-strain runs write no checkpoints "

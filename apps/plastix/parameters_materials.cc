@@ -76,7 +76,10 @@ namespace plastix
                         "Finite strain: Mooney-Rivlin (W = (mu - mu2)/2 (I1 - 3) + mu2/2 (I2 - 3) - (mu + mu2) ln J "
                         "+ (lambda - 2 mu2)/2 (ln J)^2; neo-Hookean for mu2 = 0) or isochoric neo-Hookean (W = mu/2 "
                         "(J^-2/3 I1 - 3) + kappa/4 (J^2 - 1 - 2 ln J), kappa = lambda + 2 mu/3: deal.II's step-44; "
-                        "mu2 = 0). Both have the small-strain limit of Young's modulus and Poisson's ratio");
+                        "mu2 = 0) or Hencky (W = lambda/2 (tr E)^2 + mu E:E in the logarithmic strain E = 1/2 ln C; "
+                        "mu2 = 0), which elastoplastic finite-strain runs need: the yield criterion's small-strain "
+                        "return acts on E, the plastic strain is logarithmic. All have the small-strain limit of "
+                        "Young's modulus and Poisson's ratio");
       prm.add_parameter("Density", m.density,
                         "Mass density per unit (reference) volume, for dynamics (Time integration/Integrator); "
                         "a dynamic run needs it > 0 for every material. Statics do not use it",
@@ -193,7 +196,7 @@ namespace plastix
                       "dependent criteria criterion=Mohr-Coulomb|Drucker-Prager|von Mises, c=..., "
                       "phi=..., psi=...|associative, Hc=... (cohesion hardening), cone=outer|inner|"
                       "plane strain, and at finite strain mu2=... (Second shear modulus), energy=Mooney-"
-                      "Rivlin|isochoric neo-Hookean (Strain energy), and for dynamics rho=... (Density) (omitted keys take "
+                      "Rivlin|isochoric neo-Hookean|Hencky (Strain energy), and for dynamics rho=... (Density) (omitted keys take "
                       "the values above)",
                       dealii::Patterns::Anything());
     prm.leave_subsection();

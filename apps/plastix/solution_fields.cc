@@ -44,7 +44,8 @@ namespace plastix
                             PointFields                                              &point_fields)
   {
     constexpr unsigned int    n        = finite_strain_values_per_cell;
-    const std::vector<double> averages = finite_strain_cell_averages(d.dof_handler, d.materials, u_host);
+    const std::vector<double> history  = d.op.finite_strain().committed_history();
+    const std::vector<double> averages = finite_strain_cell_averages(d.dof_handler, d.materials, u_host, history);
     const std::size_t         n_cells  = averages.size() / n;
     const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
     CellFields  fields;
@@ -65,6 +66,13 @@ namespace plastix
       }
     fields.emplace_back("von_mises", std::move(von_mises));
     fields.emplace_back("volume_ratio", std::move(volume_ratio));
+    if (!history.empty())
+      {
+        std::vector<double> alpha(n_cells);
+        for (std::size_t c = 0; c < n_cells; ++c)
+          alpha[c] = averages[n * c + 13];
+        fields.emplace_back("equivalent_plastic_strain", std::move(alpha));
+      }
     add_additional_quantities(d.parameters.output, d.dof_handler, stress,
                               d.parameters.output.writes("strain") ? strain : std::vector<double>(), fields,
                               point_fields);

@@ -238,6 +238,22 @@ namespace plastix
         s.deformation_gradient_view(), s.history_view(), d.materials.data(), d.cell_material.data(), s.n_cells));
     }
 
+    std::size_t
+    FiniteStrainState::n_yielded_points() const
+    {
+      const Impl &s = *impl_;
+      if (!s.logarithmic_strain)
+        return 0;
+      const internal::Strided<double> committed = s.history_view();
+      Index64                         count     = 0;
+      internal::reduce_range(
+        "plastix::count_yielded_finite_strain",
+        8 * s.n_cells,
+        KOKKOS_LAMBDA(const Index64 i, Index64 &sum) { sum += committed(i / 8, 6 * 8 + i % 8) > 0 ? 1 : 0; },
+        count);
+      return count;
+    }
+
     void
     FiniteStrainState::get_committed_history(double *host_out) const
     {

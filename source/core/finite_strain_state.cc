@@ -24,8 +24,33 @@ namespace plastix
   unsigned long long
   FiniteStrainState::commit()
   {
-    return dealii::Utilities::MPI::sum<unsigned long long>(state.commit(),
-                                                           op.get_partitioner()->get_mpi_communicator());
+    plastic_points_committed =
+      dealii::Utilities::MPI::sum<unsigned long long>(state.commit(), op.get_partitioner()->get_mpi_communicator());
+    return plastic_points_committed;
+  }
+
+  std::vector<double>
+  FiniteStrainState::committed_history() const
+  {
+    if (!state.has_history())
+      return {};
+    std::vector<double> history(backend::FiniteStrainState::history_values_per_cell *
+                                static_cast<std::size_t>(op.n_locally_owned_cells()));
+    state.get_committed_history(history.data());
+    return history;
+  }
+
+  unsigned long long
+  FiniteStrainState::plastic_points_of_last_step() const
+  {
+    return plastic_points_committed;
+  }
+
+  unsigned long long
+  FiniteStrainState::n_yielded_points() const
+  {
+    return dealii::Utilities::MPI::sum<unsigned long long>(state.n_yielded_points(),
+                                                          op.get_partitioner()->get_mpi_communicator());
   }
 
   double

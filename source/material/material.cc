@@ -120,6 +120,18 @@ namespace plastix
     return m;
   }
 
+  backend::MaterialConstants
+  without_yield(const backend::MaterialConstants &m)
+  {
+    backend::MaterialConstants elastic;
+    elastic.lambda               = m.lambda;
+    elastic.mu                   = m.mu;
+    elastic.second_shear_modulus = m.second_shear_modulus;
+    elastic.strain_energy        = m.strain_energy;
+    elastic.density              = m.density;
+    return elastic;
+  }
+
   namespace
   {
     /** The checks of make_mohr_coulomb() and make_drucker_prager(). */

@@ -94,6 +94,10 @@ namespace plastix
       std::size_t
       commit();
 
+      /** Local Gauss points whose committed accumulated plastic strain is positive (0 without a history). */
+      std::size_t
+      n_yielded_points() const;
+
       /** Values of the history of one cell: 13 fields (plastic strain 6, accumulated plastic strain, back or initial stress 6) x 8 Gauss points. */
       static constexpr unsigned int history_values_per_cell = 13 * 8;
 

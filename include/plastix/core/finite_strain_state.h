@@ -8,6 +8,8 @@
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include <vector>
+
 namespace plastix
 {
   /**
@@ -70,6 +72,26 @@ namespace plastix
     commit();
 
     /**
+     * The committed history of this rank's cells
+     * (backend::FiniteStrainState::get_committed_history()'s layout, the
+     * locally owned cells in the order of the active cells); empty without
+     * a Hencky material.
+     */
+    std::vector<double>
+    committed_history() const;
+
+    /** The number of Gauss points of all ranks that yielded in the step of the last commit() (0 before one). */
+    unsigned long long
+    plastic_points_of_last_step() const;
+
+    /**
+     * The number of Gauss points of all ranks whose committed accumulated
+     * plastic strain is positive (0 without a Hencky material). Collective.
+     */
+    unsigned long long
+    n_yielded_points() const;
+
+    /**
      * The strain energy int W(F) dV of all ranks' cells at the displacement
      * of the last update() (the boundary springs' energy not included; the
      * elastic energy of E - E_p at Hencky points). Collective.
@@ -89,6 +111,8 @@ namespace plastix
 
     MechanicsOperator          &op;
     backend::FiniteStrainState &state;
+    /** What the last commit() returned. */
+    unsigned long long plastic_points_committed = 0;
   };
 } // namespace plastix
 

@@ -90,6 +90,15 @@ namespace plastix
                              double                second_shear_modulus = 0,
                              backend::StrainEnergy strain_energy        = backend::StrainEnergy::mooney_rivlin);
 
+  /**
+   * The elastic part of @p m: its elastic constants, finite-strain law
+   * (strain energy, mu2) and density, with no yield criterion (von Mises
+   * with yield stress 0). A Hencky material (backend::StrainEnergy::hencky)
+   * without yield is hyperelastic.
+   */
+  backend::MaterialConstants
+  without_yield(const backend::MaterialConstants &m);
+
   /** How a Drucker-Prager cone is matched to the Mohr-Coulomb pyramid of the same c and phi. */
   enum class ConeMatching
   {
