@@ -28,7 +28,10 @@
 // with the mesh's lambda and mu): the update (F at the Gauss points and the
 // internal force), the internal force alone, and the tangent apply (checked
 // against the first configuration), with its speed as a percentage of the
-// same configuration's elastic apply measured before it.
+// same configuration's elastic apply measured before it; with
+// --plastic-fractions also elastoplasticity in the logarithmic strain
+// (Hencky, the J2 material of the plasticity kernels, from a virgin history)
+// at those fractions of plastic points.
 //
 // With --csr-max-dofs N (default 0: off) the assembled CSR matrix of the same
 // operator is timed for meshes up to N DoFs: a portable Kokkos SpMV and, in
@@ -660,69 +663,112 @@ main(int argc, char **argv)
                     }
             }
 
-          // Finite-strain hyperelasticity (neo-Hookean with the mesh's lambda and mu) linearised at a
-          // displacement with strains of a few per cent: F at the points and f_int, then the tangent.
+          // Finite strain linearised at a displacement with strains of a few per cent: neo-Hookean with the
+          // mesh's lambda and mu (F at the points and f_int, then the tangent), then with plastic fractions
+          // elastoplasticity in the logarithmic strain (Hencky, J2 of the plasticity kernels above, from a
+          // virgin history, so that the return at every application is plastic where it yields).
           if (finite_strain)
             {
-              std::vector<double> host_u(n_dofs, 0.);
-              for (LocalIndex node = 0; node < mesh.n_nodes; ++node)
+              struct FiniteStrainCase
+              {
+                std::string         label;
+                MeshData            mesh;
+                std::vector<double> u;
+              };
+              std::vector<FiniteStrainCase> cases;
+              {
+                FiniteStrainCase neo_hookean{"finite strain", mesh, std::vector<double>(n_dofs, 0.)};
+                for (LocalIndex node = 0; node < mesh.n_nodes; ++node)
+                  {
+                    const double *x              = &mesh.node_coordinates[3 * node];
+                    neo_hookean.u[3 * node]     = 0.05 * x[2] * x[2];
+                    neo_hookean.u[3 * node + 1] = 0.02 * x[0] * x[2];
+                    neo_hookean.u[3 * node + 2] = -0.03 * x[0] * x[1];
+                  }
+                cases.push_back(std::move(neo_hookean));
+              }
+              for (const double fraction : plastic_fractions)
                 {
-                  const double *x      = &mesh.node_coordinates[3 * node];
-                  host_u[3 * node]     = 0.05 * x[2] * x[2];
-                  host_u[3 * node + 1] = 0.02 * x[0] * x[2];
-                  host_u[3 * node + 2] = -0.03 * x[0] * x[1];
+                  FiniteStrainCase   hencky{"", mesh, std::vector<double>(n_dofs, 0.)};
+                  MaterialConstants &m  = hencky.mesh.materials[0];
+                  m.strain_energy       = StrainEnergy::hencky;
+                  m.yield_stress        = 450e6;
+                  m.isotropic_hardening = 66e9;
+                  // u_z = a z^2 / 2 as for the small-strain J2 kernels.
+                  const double yield_strain = m.yield_stress / (2. * m.mu);
+                  const double a = yield_strain / (1. - std::min(fraction, 0.95)) * (fraction > 0 ? 1. : 0.5);
+                  for (LocalIndex node = 0; node < mesh.n_nodes; ++node)
+                    {
+                      const double z         = mesh.node_coordinates[3 * node + 2];
+                      hencky.u[3 * node + 2] = 0.5 * a * z * z;
+                    }
+                  char label[64];
+                  std::snprintf(label, sizeof(label), "Hencky J2 %.0f%%", 100. * fraction);
+                  hencky.label = label;
+                  cases.push_back(std::move(hencky));
                 }
-              const DeviceArray<double>                         u(host_u, "u");
-              DeviceArray<double>                               f_int(n_dofs, "f_int");
-              std::map<ElementFormulation, std::vector<double>> tangent_references;
-              for (const auto &[strategy, kernel, settings] : configurations(strategies, kernels, mappings, tile_sizes, formulations))
+              for (const FiniteStrainCase &fs : cases)
                 {
-                  std::unique_ptr<DeviceOperator> op_pointer;
-                  FiniteStrainState              *state = nullptr;
-                  try
+                  const DeviceArray<double>                         u(fs.u, "u");
+                  DeviceArray<double>                               f_int(n_dofs, "f_int");
+                  std::map<ElementFormulation, std::vector<double>> tangent_references;
+                  for (const auto &[strategy, kernel, settings] :
+                       configurations(strategies, kernels, mappings, tile_sizes, formulations))
                     {
-                      op_pointer = std::make_unique<DeviceOperator>(mesh, settings);
-                      state      = &op_pointer->create_finite_strain_state();
+                      std::unique_ptr<DeviceOperator> op_pointer;
+                      FiniteStrainState              *state = nullptr;
+                      try
+                        {
+                          op_pointer = std::make_unique<DeviceOperator>(fs.mesh, settings);
+                          state      = &op_pointer->create_finite_strain_state();
+                        }
+                      catch (const std::invalid_argument &)
+                        {
+                          continue;
+                        }
+                      DeviceOperator &op       = *op_pointer;
+                      std::size_t     inverted = 0;
+                      const double    update_s =
+                        median_seconds(repeats, [&] { inverted = state->update(u.data(), f_int.data()); });
+                      const double force_s = median_seconds(repeats, [&] { state->internal_force(u.data(), f_int.data()); });
+                      const double tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
+                      if (inverted != 0)
+                        {
+                          std::cerr << "plastix-kernel-bench: " << inverted << " inverted points in the finite-strain run\n";
+                          status = 1;
+                        }
+                      std::vector<double> &reference = tangent_references[settings.element_formulation];
+                      const auto           tangent   = time_checked_double(op, src, dst, reference, repeats, status);
+                      const auto elastic = elastic_seconds.find(strategy + ", " + kernel + ", " + threads_column(settings, op));
+                      char       ratio[64] = "";
+                      if (elastic != elastic_seconds.end())
+                        std::snprintf(ratio, sizeof(ratio), "%.0f %% of the elastic apply",
+                                      100. * elastic->second / tangent.seconds);
+                      std::string single_column;
+                      if (single_precision)
+                        {
+                          const auto single = time_checked_single(op, src_float, dst_float, reference, repeats, status);
+                          char       column[128];
+                          std::snprintf(column, sizeof(column), " single %.4g ms (%.3g GDoF/s, rel. diff %.1e) |",
+                                        single.seconds * 1e3, n_dofs / single.seconds / 1e9, single.relative_difference);
+                          single_column = column;
+                        }
+                      // The points that yield: those the commit finds plastic (after the timings).
+                      char plastic[48] = "";
+                      if (state->has_history())
+                        std::snprintf(plastic, sizeof(plastic), " plastic %.1f%%",
+                                      100. * state->commit() / (8. * fs.mesh.n_cells()));
+                      char line[640];
+                      std::snprintf(line, sizeof(line),
+                                    "| %d | %zu | %s | %s | %s | %s%s | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
+                                    "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s, rel. diff "
+                                    "%.1e) | %s |",
+                                    n, n_dofs, strategy.c_str(), kernel.c_str(), threads_column(settings, op).c_str(),
+                                    fs.label.c_str(), plastic, update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3,
+                                    n_dofs / force_s / 1e9, tangent_setup_s * 1e3, tangent.seconds * 1e3,
+                                    n_dofs / tangent.seconds / 1e9, tangent.relative_difference, ratio);
+                      std::cout << line << single_column << std::endl;
                     }
-                  catch (const std::invalid_argument &)
-                    {
-                      continue;
-                    }
-                  DeviceOperator &op       = *op_pointer;
-                  std::size_t     inverted = 0;
-                  const double    update_s = median_seconds(repeats, [&] { inverted = state->update(u.data(), f_int.data()); });
-                  const double    force_s  = median_seconds(repeats, [&] { state->internal_force(u.data(), f_int.data()); });
-                  const double    tangent_setup_s = median_seconds(repeats, [&] { op.update_tangent(); });
-                  if (inverted != 0)
-                    {
-                      std::cerr << "plastix-kernel-bench: " << inverted << " inverted points in the finite-strain run\n";
-                      status = 1;
-                    }
-                  std::vector<double> &reference = tangent_references[settings.element_formulation];
-                  const auto           tangent   = time_checked_double(op, src, dst, reference, repeats, status);
-                  const auto elastic = elastic_seconds.find(strategy + ", " + kernel + ", " + threads_column(settings, op));
-                  char       ratio[64] = "";
-                  if (elastic != elastic_seconds.end())
-                    std::snprintf(ratio, sizeof(ratio), "%.0f %% of the elastic apply", 100. * elastic->second / tangent.seconds);
-                  std::string single_column;
-                  if (single_precision)
-                    {
-                      const auto single = time_checked_single(op, src_float, dst_float, reference, repeats, status);
-                      char       column[128];
-                      std::snprintf(column, sizeof(column), " single %.4g ms (%.3g GDoF/s, rel. diff %.1e) |",
-                                    single.seconds * 1e3, n_dofs / single.seconds / 1e9, single.relative_difference);
-                      single_column = column;
-                    }
-                  char line[640];
-                  std::snprintf(line, sizeof(line),
-                                "| %d | %zu | %s | %s | %s | finite strain | update %.4g ms (%.3g GDoF/s) | f_int %.4g ms "
-                                "(%.3g GDoF/s) | tangent setup %.4g ms | tangent apply %.4g ms (%.3g GDoF/s, rel. diff "
-                                "%.1e) | %s |",
-                                n, n_dofs, strategy.c_str(), kernel.c_str(), threads_column(settings, op).c_str(),
-                                update_s * 1e3, n_dofs / update_s / 1e9, force_s * 1e3, n_dofs / force_s / 1e9,
-                                tangent_setup_s * 1e3, tangent.seconds * 1e3, n_dofs / tangent.seconds / 1e9,
-                                tangent.relative_difference, ratio);
-                  std::cout << line << single_column << std::endl;
                 }
             }
 

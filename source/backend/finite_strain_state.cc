@@ -109,8 +109,9 @@ namespace plastix
                                 const std::uint16_t     *cell_material,
                                 const Index64            n_cells)
       {
-        Index64    plastic     = 0;
-        const auto commit_cell = KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
+        Index64                     plastic     = 0;
+        const Strided<const double> committed = history;
+        const auto                  commit_cell = KOKKOS_LAMBDA(const Index64 cell, Index64 &sum) {
           const MaterialConstants &m = materials[cell_material[cell]];
           if (m.strain_energy != StrainEnergy::hencky)
             return;
@@ -121,7 +122,7 @@ namespace plastix
                 for (int j = 0; j < 3; ++j)
                   Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
               LogarithmicStrainResult r;
-              logarithmic_strain_point(m, history, cell, q, Fq, r);
+              logarithmic_strain_point(m, committed, cell, q, Fq, r);
               if (!r.valid)
                 continue;
               for (int k = 0; k < history_fields; ++k)
