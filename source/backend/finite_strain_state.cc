@@ -135,6 +135,35 @@ namespace plastix
         return plastic;
       }
 
+      /**
+       * The tangent data (store_logarithmic_strain_tangent()) of every Gauss
+       * point of the Hencky materials' cells at the stored F from the
+       * committed history.
+       */
+      inline void
+      store_logarithmic_strain_tangents(const Strided<double>   &F,
+                                        const Strided<double>   &history,
+                                        const Strided<double>   &data,
+                                        const MaterialConstants *materials,
+                                        const std::uint16_t     *cell_material,
+                                        const Index64            n_cells)
+      {
+        const Strided<const double> committed = history;
+        for_range("plastix::logarithmic_strain_tangents", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+          const MaterialConstants &m = materials[cell_material[cell]];
+          if (m.strain_energy != StrainEnergy::hencky)
+            return;
+          for (int q = 0; q < 8; ++q)
+            {
+              double Fq[3][3];
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              store_logarithmic_strain_tangent(m, committed, cell, q, Fq, data);
+            }
+        });
+      }
+
       /** F = I at every Gauss point (the undeformed body). */
       inline void
       set_identity_deformation(const Strided<double> &F, const Index64 n_cells)
@@ -166,6 +195,12 @@ namespace plastix
                                     op.settings().thread_mapping != ThreadMapping::node);
           s.history.resize(values * static_cast<std::size_t>(s.n_cells), "finite-strain history");
           s.history.set_zero();
+          constexpr int tangent_values = 8 * internal::logarithmic_strain_tangent_fields;
+          internal::default_strides(s.n_cells, tangent_values, s.tangent_stride_cell, s.tangent_stride_entry,
+                                    op.settings().thread_mapping != ThreadMapping::node);
+          s.tangent_data.resize(tangent_values * static_cast<std::size_t>(s.n_cells), "finite-strain tangent");
+          s.tangent_data.set_zero();
+          s.store_tangents();
         }
     }
 
@@ -181,6 +216,7 @@ namespace plastix
         inverted = internal::store_deformation_gradients(geometry, d.cell_node_table(), u,
                                                          s.deformation_gradient_view(), s.n_cells);
       });
+      s.store_tangents();
       if (internal_force != nullptr)
         this->internal_force(u, internal_force);
       return static_cast<std::size_t>(inverted);
@@ -226,6 +262,16 @@ namespace plastix
     FiniteStrainState::has_history() const
     {
       return impl_->logarithmic_strain;
+    }
+
+    void
+    FiniteStrainState::Impl::store_tangents()
+    {
+      if (!logarithmic_strain)
+        return;
+      const DeviceOperator::Impl &d = op->impl();
+      internal::store_logarithmic_strain_tangents(deformation_gradient_view(), history_view(), tangent_data_view(),
+                                                  d.materials.data(), d.cell_material.data(), n_cells);
     }
 
     std::size_t
@@ -279,12 +325,14 @@ namespace plastix
         for (Index64 e = 0; e < history_values_per_cell; ++e)
           raw[c * s.history_stride_cell + e * s.history_stride_entry] = host_in[c * history_values_per_cell + e];
       copy_to_device(s.history.data(), raw.data(), s.history.memory_consumption());
+      s.store_tangents();
     }
 
     std::size_t
     FiniteStrainState::memory_consumption() const
     {
-      return impl_->deformation_gradient.memory_consumption() + impl_->history.memory_consumption();
+      return impl_->deformation_gradient.memory_consumption() + impl_->history.memory_consumption() +
+             impl_->tangent_data.memory_consumption();
     }
 
     const FiniteStrainState::Impl &

@@ -28,6 +28,14 @@ namespace plastix
       bool logarithmic_strain = false;
       /** Strides (cell, entry) of history; entry = k 8 + q (default_strides). */
       internal::Index64 history_stride_cell = 0, history_stride_entry = 0;
+      /** Strides (cell, entry) of tangent_data; entry = k 8 + q (default_strides). */
+      internal::Index64 tangent_stride_cell = 0, tangent_stride_entry = 0;
+      /**
+       * The tangent of the Hencky materials' points at the stored F
+       * (internal::logarithmic_strain_tangent_fields per point: S and
+       * dS/dC), written by update().
+       */
+      DeviceArray<double> tangent_data;
       /**
        * The committed history of the Hencky materials' points
        * (internal::history_fields per point: plastic strain 0-5,
@@ -47,6 +55,12 @@ namespace plastix
         return {const_cast<double *>(history.data()), history_stride_cell, history_stride_entry};
       }
 
+      internal::Strided<double>
+      tangent_data_view() const
+      {
+        return {const_cast<double *>(tangent_data.data()), tangent_stride_cell, tangent_stride_entry};
+      }
+
       /**
        * The consistent tangent at the stored F, times the cells' stiffness
        * factors; with @p with_logarithmic_strain (which logarithmic_strain
@@ -63,7 +77,7 @@ namespace plastix
         law.cell_factors         = d.cell_factor_data();
         law.deformation_gradient = deformation_gradient_view();
         if constexpr (with_logarithmic_strain)
-          law.history = history_view();
+          law.tangent_data = tangent_data_view();
         return law;
       }
 
@@ -85,6 +99,14 @@ namespace plastix
           law.history = history_view();
         return law;
       }
+
+      /**
+       * Compute tangent_data at the stored F from the committed history
+       * (nothing without a Hencky material): after each new F, and after a
+       * change of the history (set_committed_history()).
+       */
+      void
+      store_tangents();
 
       /** Run @p action with the tangent law in @p Number that the materials need. */
       template <typename Number, typename Action>

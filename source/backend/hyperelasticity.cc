@@ -121,7 +121,19 @@ namespace plastix
       law.materials            = &material;
       law.cell_material        = material_zero;
       law.deformation_gradient = {F, 72, 1};
-      law.history              = {virgin_cell_history, 0, 1};
+      // The tangent data of the points of a Hencky material, from a virgin history.
+      double tangent_data[8 * internal::logarithmic_strain_tangent_fields] = {};
+      if (material.strain_energy == StrainEnergy::hencky)
+        for (int q = 0; q < 8; ++q)
+          {
+            double Fq[3][3];
+            for (int i = 0; i < 3; ++i)
+              for (int j = 0; j < 3; ++j)
+                Fq[i][j] = F[(3 * i + j) * 8 + q];
+            internal::store_logarithmic_strain_tangent(material, {virgin_cell_history, 0, 1}, 0, q, Fq,
+                                                       {tangent_data, 0, 1});
+          }
+      law.tangent_data = {tangent_data, 0, 1};
       const internal::QuadratureCellOperator<internal::OnTheFlyGeometry<double>,
                                              internal::HyperelasticTangentLaw<double, true>>
         op{geometry, law};

@@ -80,7 +80,9 @@ namespace plastix
        * space at every Gauss point (plastix/backend/material_constants.h),
        * the internal force and the tangent take the return from it (the
        * small-strain return of each Hencky material's criterion at E =
-       * 1/2 ln C), and commit() moves it on.
+       * 1/2 ln C), and commit() moves it on. update() stores, beside F, the
+       * second Piola-Kirchhoff stress and dS/dC of those points (42 values
+       * per point), which the tangent applications read.
        */
       bool
       has_history() const;
@@ -89,7 +91,9 @@ namespace plastix
        * Accept the last update()'s displacement as converged (the end of a
        * load step): the history of every Hencky point becomes that of the
        * return at the stored F. Returns the number of local points that
-       * yield in it (0 without a Hencky material).
+       * yield in it (0 without a Hencky material). The tangent stays that of
+       * the last update() (the consistent tangent of the step, as a
+       * predictor for the next one), until the next update().
        */
       std::size_t
       commit();

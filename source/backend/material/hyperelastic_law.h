@@ -359,6 +359,44 @@ namespace plastix
       }
 
       /**
+       * Values per Gauss point of the stored tangent of a point in the
+       * logarithmic strain space: S (6, the 6-entry storage) and M = dS/dC
+       * (36, row-major: dS_k = sum_c M_kc dC_c with dC_c the tensor
+       * component c, c >= 3 with its symmetric partner).
+       */
+      constexpr int logarithmic_strain_tangent_fields = 42;
+
+      /**
+       * The return at Gauss point @p q of @p cell at @p F from the committed
+       * @p history, stored as S and dS/dC in @p data (entry k 8 + q,
+       * logarithmic_strain_tangent_fields values): what the tangent law
+       * reads, so that a tangent application does not repeat the return.
+       * NaN where det F <= 0.
+       */
+      KOKKOS_INLINE_FUNCTION void
+      store_logarithmic_strain_tangent(const MaterialConstants     &m,
+                                       const Strided<const double> &history,
+                                       const Index64                cell,
+                                       const int                    q,
+                                       const double                 F[3][3],
+                                       const Strided<double>       &data)
+      {
+        LogarithmicStrainResult r;
+        logarithmic_strain_point(m, history, cell, q, F, r);
+        for (int k = 0; k < 6; ++k)
+          data(cell, k * 8 + q) = r.S[k];
+        for (int c = 0; c < 6; ++c)
+          {
+            double dC[6] = {0, 0, 0, 0, 0, 0}, dS[6];
+            dC[c]        = 1.;
+            if (r.valid)
+              r.second_piola_derivative(dC, dS);
+            for (int k = 0; k < 6; ++k)
+              data(cell, (6 + 6 * k + c) * 8 + q) = r.valid ? dS[k] : r.S[0];
+          }
+      }
+
+      /**
        * The hyperelastic stress of the current displacement, P(I + G), as
        * the finite-strain law of the quadrature cell operator: with it the
        * cell operator's product is the internal force. Times the cell's
@@ -430,13 +468,12 @@ namespace plastix
         /** The deformation gradients of the linearisation point. */
         Strided<const double> deformation_gradient;
         /**
-         * The committed history (entry k 8 + q), read with
-         * @p logarithmic_strain only: materials with StrainEnergy::hencky
-         * then take the derivative of the return in the logarithmic strain
-         * space, recomputed from F and the history at every application
-         * (in double whatever @p Number).
+         * The stored tangent of the return in the logarithmic strain space
+         * (store_logarithmic_strain_tangent(): S and dS/dC per point), read
+         * with @p logarithmic_strain only, by materials with
+         * StrainEnergy::hencky (in double whatever @p Number).
          */
-        Strided<const double> history;
+        Strided<const double> tangent_data;
 
         KOKKOS_INLINE_FUNCTION void
         first_piola(const Index64 cell, const int q, const Number H[3][3], Number dP[3][3]) const
@@ -452,9 +489,18 @@ namespace plastix
                       F_d[i][j] = deformation_gradient(cell, (3 * i + j) * 8 + q);
                       H_d[i][j] = static_cast<double>(H[i][j]);
                     }
-                LogarithmicStrainResult r;
-                logarithmic_strain_point(m, history, cell, q, F_d, r);
-                r.first_piola_derivative(F_d, H_d, dP_d);
+                // dP = H S + F (dS/dC : dC), dC = H^T F + F^T H.
+                double dC[6], S[6], dS[6];
+                cauchy_green_increment(F_d, H_d, dC);
+                for (int k = 0; k < 6; ++k)
+                  {
+                    S[k]       = tangent_data(cell, k * 8 + q);
+                    double sum = 0;
+                    for (int c = 0; c < 6; ++c)
+                      sum += tangent_data(cell, (6 + 6 * k + c) * 8 + q) * dC[c];
+                    dS[k] = sum;
+                  }
+                first_piola_increment(F_d, H_d, S, dS, dP_d);
                 for (int i = 0; i < 3; ++i)
                   for (int j = 0; j < 3; ++j)
                     dP[i][j] = static_cast<Number>(dP_d[i][j]);

@@ -256,6 +256,44 @@ namespace plastix
         }
       };
 
+      /** dC = H^T F + F^T H, the increment of C = F^T F in the direction @p H (6-entry storage). */
+      KOKKOS_INLINE_FUNCTION void
+      cauchy_green_increment(const double F[3][3], const double H[3][3], double dC[6])
+      {
+        dC[0] = 2. * (H[0][0] * F[0][0] + H[1][0] * F[1][0] + H[2][0] * F[2][0]);
+        dC[1] = 2. * (H[0][1] * F[0][1] + H[1][1] * F[1][1] + H[2][1] * F[2][1]);
+        dC[2] = 2. * (H[0][2] * F[0][2] + H[1][2] * F[1][2] + H[2][2] * F[2][2]);
+        // (H^T F + F^T H)_ij = sum_k H_ki F_kj + F_ki H_kj.
+        constexpr int row[3] = {1, 0, 0}, col[3] = {2, 2, 1};
+        for (int s = 0; s < 3; ++s)
+          {
+            const int i = row[s], j = col[s];
+            dC[3 + s]   = H[0][i] * F[0][j] + H[1][i] * F[1][j] + H[2][i] * F[2][j] + F[0][i] * H[0][j] +
+                        F[1][i] * H[1][j] + F[2][i] * H[2][j];
+          }
+      }
+
+      /** dP = H S + F dS of P = F S (S, dS in the 6-entry storage). */
+      KOKKOS_INLINE_FUNCTION void
+      first_piola_increment(const double F[3][3],
+                            const double H[3][3],
+                            const double S[6],
+                            const double dS[6],
+                            double       dP[3][3])
+      {
+        double S3[3][3], dS3[3][3];
+        symmetric_to_matrix(S, S3);
+        symmetric_to_matrix(dS, dS3);
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            {
+              double sum = 0;
+              for (int k = 0; k < 3; ++k)
+                sum += H[i][k] * S3[k][j] + F[i][k] * dS3[k][j];
+              dP[i][j] = sum;
+            }
+      }
+
       /** A small-strain tangent as a 6x6 matrix on tensor components (pressure-dependent returns). */
       struct MatrixTangent
       {
@@ -310,38 +348,24 @@ namespace plastix
         MatrixTangent matrix_tangent;
         LogarithmicStrain kinematics;
 
-        /** dP for the direction @p H at the deformation gradient @p F of the return. */
+        /** dS for the direction @p dC of C (6-entry storage). */
         KOKKOS_INLINE_FUNCTION void
-        first_piola_derivative(const double F[3][3], const double H[3][3], double dP[3][3]) const
+        second_piola_derivative(const double dC[6], double dS[6]) const
         {
-          double dC[6];
-          dC[0] = 2. * (H[0][0] * F[0][0] + H[1][0] * F[1][0] + H[2][0] * F[2][0]);
-          dC[1] = 2. * (H[0][1] * F[0][1] + H[1][1] * F[1][1] + H[2][1] * F[2][1]);
-          dC[2] = 2. * (H[0][2] * F[0][2] + H[1][2] * F[1][2] + H[2][2] * F[2][2]);
-          // (H^T F + F^T H)_ij = sum_k H_ki F_kj + F_ki H_kj.
-          constexpr int row[3] = {1, 0, 0}, col[3] = {2, 2, 1};
-          for (int s = 0; s < 3; ++s)
-            {
-              const int i = row[s], j = col[s];
-              dC[3 + s] = H[0][i] * F[0][j] + H[1][i] * F[1][j] + H[2][i] * F[2][j] + F[0][i] * H[0][j] +
-                          F[1][i] * H[1][j] + F[2][i] * H[2][j];
-            }
-          double dS[6];
           if (j2)
             kinematics.second_piola_derivative(T, j2_tangent, dC, dS);
           else
             kinematics.second_piola_derivative(T, matrix_tangent, dC, dS);
-          double S3[3][3], dS3[3][3];
-          symmetric_to_matrix(S, S3);
-          symmetric_to_matrix(dS, dS3);
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j)
-              {
-                double s = 0;
-                for (int k = 0; k < 3; ++k)
-                  s += H[i][k] * S3[k][j] + F[i][k] * dS3[k][j];
-                dP[i][j] = s;
-              }
+        }
+
+        /** dP for the direction @p H at the deformation gradient @p F of the return. */
+        KOKKOS_INLINE_FUNCTION void
+        first_piola_derivative(const double F[3][3], const double H[3][3], double dP[3][3]) const
+        {
+          double dC[6], dS[6];
+          cauchy_green_increment(F, H, dC);
+          second_piola_derivative(dC, dS);
+          first_piola_increment(F, H, S, dS, dP);
         }
       };
 
