@@ -385,15 +385,12 @@ namespace plastix
         logarithmic_strain_point(m, history, cell, q, F, r);
         for (int k = 0; k < 6; ++k)
           data(cell, k * 8 + q) = r.S[k];
-        for (int c = 0; c < 6; ++c)
-          {
-            double dC[6] = {0, 0, 0, 0, 0, 0}, dS[6];
-            dC[c]        = 1.;
-            if (r.valid)
-              r.second_piola_derivative(dC, dS);
-            for (int k = 0; k < 6; ++k)
-              data(cell, (6 + 6 * k + c) * 8 + q) = r.valid ? dS[k] : r.S[0];
-          }
+        double M[6][6];
+        if (r.valid)
+          r.second_piola_derivatives(M);
+        for (int k = 0; k < 6; ++k)
+          for (int c = 0; c < 6; ++c)
+            data(cell, (6 + 6 * k + c) * 8 + q) = r.valid ? M[k][c] : r.S[0];
       }
 
       /**

@@ -64,33 +64,30 @@ namespace plastix
       }
 
       /**
-       * The second divided difference f[a, b, c] of f(c) = 1/2 ln c
-       * (symmetric in its arguments; f''(a) / 2 = -1 / (4 a^2) where all
-       * three are equal). Where the three lie within a relative spread of
-       * 1e-3 it is the Taylor series about their mean m, sum_p f^(p)(m) /
-       * p! h_(p-2)(a - m, b - m, c - m) with the complete homogeneous
+       * The second divided difference f[x, y, z] of f(c) = 1/2 ln c for
+       * x >= y >= z > 0 with the first ones @p f_xy = f[x, y] and @p f_yz =
+       * f[y, z] (symmetric in its arguments; f''(x) / 2 = -1 / (4 x^2) where
+       * all three are equal). Where the three lie within a relative spread
+       * of 1e-3 it is the Taylor series about their mean m, sum_p f^(p)(m) /
+       * p! h_(p-2)(x - m, y - m, z - m) with the complete homogeneous
        * symmetric polynomials h (to p = 6: below 1e-15 relative);
-       * otherwise (f[x, y] - f[y, z]) / (x - z) with x and z the largest
-       * and smallest (at most 1e-10 relative error).
+       * otherwise (f[x, y] - f[y, z]) / (x - z) (at most 1e-10 relative
+       * error).
        */
       KOKKOS_INLINE_FUNCTION double
-      half_log_second_difference(const double a, const double b, const double c)
+      half_log_second_difference(const double x, const double y, const double z, const double f_xy, const double f_yz)
       {
-        const double largest  = a > b ? (a > c ? a : c) : (b > c ? b : c);
-        const double smallest = a < b ? (a < c ? a : c) : (b < c ? b : c);
-        const double middle   = a + b + c - largest - smallest;
-        if (largest - smallest > 1e-3 * largest)
-          return (half_log_first_difference(largest, middle) - half_log_first_difference(middle, smallest)) /
-                 (largest - smallest);
-        const double mean         = (a + b + c) / 3.;
-        const double deviation[3] = {a - mean, b - mean, c - mean};
+        if (x - z > 1e-3 * x)
+          return (f_xy - f_yz) / (x - z);
+        const double mean         = (x + y + z) / 3.;
+        const double deviation[3] = {x - mean, y - mean, z - mean};
         // h[k] = h_k(deviation), by h_k(x_1..x_j) = h_k(x_1..x_j-1) + x_j h_k-1(x_1..x_j).
         double h[5] = {1., 0., 0., 0., 0.};
         for (int j = 0; j < 3; ++j)
           for (int k = 1; k < 5; ++k)
             h[k] += deviation[j] * h[k - 1];
         // f^(p)(m) / p! = (-1)^(p-1) / (2 p m^p).
-        double       sum = 0., power = mean * mean, sign = -1.;
+        double sum = 0., power = mean * mean, sign = -1.;
         for (int p = 2; p <= 6; ++p)
           {
             sum += sign / (2. * p * power) * h[p - 2];
@@ -162,6 +159,8 @@ namespace plastix
         double strain[6];
         /** theta_ij = f[c_i, c_j] of f = 1/2 ln (dE_ij = theta_ij dC_ij in the eigenbasis). */
         double theta[3][3];
+        /** zeta_ikj = f[c_i, c_k, c_j] (symmetric in i, k, j): the second derivative of E(C). */
+        double zeta[3][3][3];
 
         /**
          * The Hencky strain of @p F; false (and nothing else set) if
@@ -199,7 +198,24 @@ namespace plastix
           for (int i = 0; i < 3; ++i)
             for (int j = i; j < 3; ++j)
               theta[i][j] = theta[j][i] = half_log_first_difference(c[i], c[j]);
+          // c is descending: for indices a <= b <= d, c_a >= c_b >= c_d.
+          for (int a = 0; a < 3; ++a)
+            for (int b = a; b < 3; ++b)
+              for (int d = b; d < 3; ++d)
+                {
+                  const double z = half_log_second_difference(c[a], c[b], c[d], theta[a][b], theta[b][d]);
+                  zeta[a][b][d] = zeta[a][d][b] = zeta[b][a][d] = zeta[b][d][a] = zeta[d][a][b] = zeta[d][b][a] = z;
+                }
           return true;
+        }
+
+        /** Q^T s Q: the symmetric tensor @p s (6-entry storage) in the eigenbasis. */
+        KOKKOS_INLINE_FUNCTION void
+        to_eigenbasis(const double s[6], double A_e[3][3]) const
+        {
+          double A[3][3];
+          symmetric_to_matrix(s, A);
+          rotate(Q, A, true, A_e);
         }
 
         /** S = T : 2 dE/dC for the stress @p T conjugate to E (6-entry storage both). */
@@ -226,11 +242,21 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION void
         second_piola_derivative(const double T[6], const Tangent &D, const double dC[6], double dS[6]) const
         {
-          double A[3][3], dC_e[3][3], T_e[3][3], dE_e[3][3];
-          symmetric_to_matrix(dC, A);
-          rotate(Q, A, true, dC_e);
-          symmetric_to_matrix(T, A);
-          rotate(Q, A, true, T_e);
+          double T_e[3][3];
+          to_eigenbasis(T, T_e);
+          second_piola_derivative_from_eigenbasis(T_e, D, dC, dS);
+        }
+
+        /** second_piola_derivative() with T given in the eigenbasis (to_eigenbasis()). */
+        template <typename Tangent>
+        KOKKOS_INLINE_FUNCTION void
+        second_piola_derivative_from_eigenbasis(const double    T_e[3][3],
+                                                const Tangent  &D,
+                                                const double    dC[6],
+                                                double          dS[6]) const
+        {
+          double A[3][3], dC_e[3][3], dE_e[3][3];
+          to_eigenbasis(dC, dC_e);
           for (int i = 0; i < 3; ++i)
             for (int j = 0; j < 3; ++j)
               dE_e[i][j] = theta[i][j] * dC_e[i][j];
@@ -247,8 +273,7 @@ namespace plastix
               {
                 double s = 2. * theta[i][j] * dT_e[i][j];
                 for (int k = 0; k < 3; ++k)
-                  s += 2. * half_log_second_difference(c[i], c[k], c[j]) *
-                       (T_e[i][k] * dC_e[k][j] + dC_e[i][k] * T_e[k][j]);
+                  s += 2. * zeta[i][k][j] * (T_e[i][k] * dC_e[k][j] + dC_e[i][k] * T_e[k][j]);
                 dS_e[i][j] = dS_e[j][i] = s;
               }
           rotate(Q, dS_e, false, A);
@@ -356,6 +381,25 @@ namespace plastix
             kinematics.second_piola_derivative(T, j2_tangent, dC, dS);
           else
             kinematics.second_piola_derivative(T, matrix_tangent, dC, dS);
+        }
+
+        /** M = dS/dC by columns: dS_k = sum_c M[k][c] dC_c (6-entry storage, c >= 3 with its partner). */
+        KOKKOS_INLINE_FUNCTION void
+        second_piola_derivatives(double M[6][6]) const
+        {
+          double T_e[3][3];
+          kinematics.to_eigenbasis(T, T_e);
+          for (int c = 0; c < 6; ++c)
+            {
+              double dC[6] = {0, 0, 0, 0, 0, 0}, dS[6];
+              dC[c]        = 1.;
+              if (j2)
+                kinematics.second_piola_derivative_from_eigenbasis(T_e, j2_tangent, dC, dS);
+              else
+                kinematics.second_piola_derivative_from_eigenbasis(T_e, matrix_tangent, dC, dS);
+              for (int k = 0; k < 6; ++k)
+                M[k][c] = dS[k];
+            }
         }
 
         /** dP for the direction @p H at the deformation gradient @p F of the return. */
