@@ -17,7 +17,11 @@
 //      nearly repeated stretches, with histories whose stress is not
 //      coaxial with C;
 //  (f) the derivative is major-symmetric for elasticity and associative J2;
-//  (g) an inverted F gives a non-finite stress.
+//  (g) an inverted F gives a non-finite stress;
+//  (h) simple shear to gamma = 2 in 40 committed steps (rotating principal
+//      axes, kinematic hardening) against an independent integration of the
+//      same model (doc/validation/hencky_simple_shear.py: the matrix
+//      logarithm by inverse scaling and squaring, S by complex steps).
 #include <plastix/backend/gauss_point_state.h>
 #include <plastix/backend/logarithmic_strain_plasticity.h>
 
@@ -380,6 +384,51 @@ namespace
       }
   }
 
+  /**
+   * (h) simple shear F = I + gamma e_x (x) e_y to gamma = 2 in 40 steps of J2
+   * with mixed hardening, each step's history committed, against the
+   * independent integration of doc/validation/hencky_simple_shear.py (matrix
+   * logarithm by inverse scaling and squaring, S by complex steps): P and
+   * the accumulated plastic strain at gamma = 0.5, 1, 1.5, 2. The principal
+   * axes of C rotate, and the back stress is not coaxial with C.
+   */
+  void
+  check_simple_shear()
+  {
+    const MaterialConstants m = von_mises(200e3, 0.3, 250, 1000, 5000);
+    // python3 doc/validation/hencky_simple_shear.py: alpha, then P row-major (P_xz = P_yz = P_zx = P_zy = 0).
+    const double reference[4][10] = {
+      {2.801253806636617e-01, -3.322833010817403e+02, 1.082079252444140e+03, 0, 1.186457415014326e+03,
+       -2.087563251403711e+02, 0, 0, 0, 0},
+      {5.582248164133715e-01, -1.089746619331965e+03, 1.848919645770227e+03, 0, 2.608092672208682e+03,
+       -7.591730264384551e+02, 0, 0, 0, 0},
+      {8.246230430933821e-01, -2.037835229616541e+03, 2.364638025848486e+03, 0, 4.628320739583101e+03,
+       -1.509121809156411e+03, 0, 0, 0, 0},
+      {1.070812250011793e+00, -2.996489132846902e+03, 2.655209367536404e+03, 0, 7.283068571988597e+03,
+       -2.313929602226096e+03, 0, 0, 0, 0}};
+    History h{};
+    double  worst_stress = 0, worst_alpha = 0;
+    for (int step = 1; step <= 40; ++step)
+      {
+        M3 F  = diagonal(1, 1, 1);
+        F[1]  = 2. * step / 40;
+        const auto p = plastix::backend::logarithmic_strain_return(m, F.data(), h.data());
+        std::copy(p.history, p.history + h.size(), h.begin());
+        if (step % 10 != 0)
+          continue;
+        const double *r = reference[step / 10 - 1];
+        M3            expected;
+        std::copy(r + 1, r + 10, expected.begin());
+        M3 P;
+        std::copy(p.first_piola, p.first_piola + 9, P.begin());
+        worst_stress = std::max(worst_stress, difference(P, expected) / norm(expected));
+        worst_alpha  = std::max(worst_alpha, std::abs(p.history[6] - r[0]) / r[0]);
+      }
+    checker.check("simple shear to gamma = 2, J2 mixed hardening: |P - independent integration| / |P|",
+                  worst_stress, 1e-10);
+    checker.check("simple shear to gamma = 2: |alpha - independent integration| / alpha", worst_alpha, 1e-10);
+  }
+
   /** (g) an inverted deformation gradient. */
   void
   check_inverted()
@@ -402,6 +451,7 @@ main()
   check_uniaxial_stretch();
   check_derivative();
   check_inverted();
+  check_simple_shear();
   std::printf("%s\n", checker.failures == 0 ? "PASSED" : "FAILED");
   return checker.failures == 0 ? 0 : 1;
 }
