@@ -58,7 +58,7 @@ namespace plastix
                      CellFields                  &fields);
 
   /** Values per cell of finite_strain_cell_averages(). */
-  constexpr unsigned int finite_strain_values_per_cell = 14;
+  constexpr unsigned int finite_strain_values_per_cell = 20;
 
   /**
    * Cell averages at finite strain (weights JxW of the reference
@@ -66,8 +66,9 @@ namespace plastix
    * displacement @p u (@p dof_handler's layout, ghosted): the Cauchy stress
    * sigma = P F^T / J of the material of the cell's id in @p materials (6
    * values: xx, yy, zz, yz, xz, xy), the volume ratio J = det F, the
-   * Green-Lagrange strain E = (F^T F - I) / 2 (6 values, the same order)
-   * and the accumulated plastic strain (0 but at Hencky points);
+   * Green-Lagrange strain E = (F^T F - I) / 2 (6 values, the same order),
+   * the accumulated plastic strain (0 but at Hencky points) and the
+   * logarithmic (Hencky) strain 1/2 ln(F^T F) (6 values);
    * finite_strain_values_per_cell values per locally owned cell, in the
    * order of the active cells. Hencky materials (elastoplastic in the
    * logarithmic strain) take P from the return at the committed @p history

@@ -68,10 +68,25 @@ namespace plastix
     fields.emplace_back("volume_ratio", std::move(volume_ratio));
     if (!history.empty())
       {
+        // Elastoplasticity in the logarithmic strain: its strain measures.
         std::vector<double> alpha(n_cells);
         for (std::size_t c = 0; c < n_cells; ++c)
           alpha[c] = averages[n * c + 13];
         fields.emplace_back("equivalent_plastic_strain", std::move(alpha));
+        if (d.parameters.output.writes("strain"))
+          {
+            const char *log_names[6] = {"logarithmic_strain_xx", "logarithmic_strain_yy", "logarithmic_strain_zz",
+                                        "logarithmic_strain_yz", "logarithmic_strain_xz", "logarithmic_strain_xy"};
+            for (unsigned int f = 0; f < 6; ++f)
+              {
+                std::vector<double> values(n_cells);
+                for (std::size_t c = 0; c < n_cells; ++c)
+                  values[c] = averages[n * c + 14 + f];
+                fields.emplace_back(log_names[f], std::move(values));
+              }
+          }
+        if (d.parameters.output.writes("plastic strain"))
+          add_plastic_strain(d.dof_handler, history, fields);
       }
     add_additional_quantities(d.parameters.output, d.dof_handler, stress,
                               d.parameters.output.writes("strain") ? strain : std::vector<double>(), fields,
