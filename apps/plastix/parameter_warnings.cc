@@ -143,6 +143,19 @@ namespace plastix
         for (const auto &[id, m] : parameters.materials.per_material_id)
           check_strength(m, "Materials/Per material id, id " + std::to_string(id));
       }
+    // The finite-strain laws: an elastoplastic run that sets them but not
+    // the kinematics is a small-strain run (a Hencky material forgotten).
+    if (parameters.problem.type == ProblemType::elastoplastic &&
+        parameters.problem.kinematics == Kinematics::small_strain)
+      {
+        std::string unused;
+        for (const std::string &entry : set_entries)
+          if (entry == "Materials/Second shear modulus" || entry == "Materials/Strain energy")
+            unused += (unused.empty() ? "" : ", ") + entry;
+        if (!unused.empty())
+          warnings.push_back("entries without effect in a small-strain run (Problem/Kinematics = small strain): " +
+                             unused);
+      }
     if (parameters.problem.type == ProblemType::elastic)
       {
         // What only an elastoplastic run reads; a finite-strain run reads

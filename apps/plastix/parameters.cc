@@ -180,11 +180,11 @@ namespace plastix
 
   namespace
   {
-    /** Whether the Krylov method of @p type needs a symmetric operator (CG, MINRES), as LinearSolver says. */
+    /** Whether the chosen Krylov method needs a symmetric operator (not yet known for auto). */
     bool
-    needs_symmetric_operator(const AutoOr<SolverType> &type)
+    chosen_solver_needs_symmetric_operator(const AutoOr<SolverType> &type)
     {
-      return type == SolverType::cg || type == SolverType::belos_cg || type == SolverType::belos_minres;
+      return type.is_resolved() && plastix::needs_symmetric_operator(type.value);
     }
 
     /** Generated meshes whose cells are translates of each other (one element matrix per material). */
@@ -442,7 +442,7 @@ namespace plastix
                            "or Yield criterion = Mohr-Coulomb or Drucker-Prager)");
         // Before any mesh is built: the Newton solves of a non-symmetric
         // consistent tangent need a Krylov method for it.
-        if (!has_symmetric_tangent() && needs_symmetric_operator(solver.type))
+        if (!has_symmetric_tangent() && chosen_solver_needs_symmetric_operator(solver.type))
           throw InputError("Linear solver/Type",
                            enum_name(solver.type.value) + " needs a symmetric operator, but the consistent tangent is "
                            "not (a dilation angle below the friction angle): use gmres or belos gmres, or "
@@ -499,7 +499,7 @@ namespace plastix
     // Central differences solve no linear system.
     const bool solves =
       !time_integration.is_dynamic() || time_integration.integrator != TimeIntegrator::central_differences;
-    if (!has_symmetric_tangent() && needs_symmetric_operator(solver.type) && solves)
+    if (!has_symmetric_tangent() && chosen_solver_needs_symmetric_operator(solver.type) && solves)
       throw InputError("Linear solver/Type",
                        enum_name(solver.type.value) + " needs a symmetric operator, but the tangent " +
                          (boundary.follower_pressure ? std::string("with a follower pressure") :

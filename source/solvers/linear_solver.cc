@@ -489,8 +489,7 @@ namespace plastix
   bool
   LinearSolver::needs_symmetric_operator() const
   {
-    return parameters.type == SolverType::cg || parameters.type == SolverType::belos_cg ||
-           parameters.type == SolverType::belos_minres;
+    return parameters.type.is_resolved() && plastix::needs_symmetric_operator(parameters.type.value);
   }
 
   std::string

@@ -46,6 +46,17 @@ namespace plastix
     direct
   };
 
+  /**
+   * Whether the Krylov method @p type needs a symmetric operator (CG and
+   * MINRES): the one rule by which the solvers (LinearSolver) and the
+   * application's input checks refuse a non-symmetric tangent.
+   */
+  inline bool
+  needs_symmetric_operator(const SolverType type)
+  {
+    return type == SolverType::cg || type == SolverType::belos_cg || type == SolverType::belos_minres;
+  }
+
   /** Krylov method of a Belos solve (solve_with_belos()). */
   enum class BelosSolverType
   {
