@@ -24,6 +24,11 @@ namespace plastix
   unsigned long long
   FiniteStrainState::commit()
   {
+    // Every rank has the operator's whole material table, so all or none
+    // hold a history: the hyperelastic laws (a commit per time step of
+    // dynamics) skip the collective sum.
+    if (!state.has_history())
+      return plastic_points_committed = 0;
     plastic_points_committed =
       dealii::Utilities::MPI::sum<unsigned long long>(state.commit(), op.get_partitioner()->get_mpi_communicator());
     return plastic_points_committed;
