@@ -8,7 +8,6 @@
 #include "strategies/strategy_dispatch.h"
 
 #include <stdexcept>
-#include <vector>
 
 namespace plastix
 {
@@ -69,9 +68,7 @@ namespace plastix
               typename Geometry::value_type inv[3][3];
               const double                  JxW = geometry.at(g, q, inv);
               double                        Fq[3][3];
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              load_deformation_gradient(F, cell, q, Fq);
               const MaterialConstants &m = materials[cell_material[cell]];
               if (logarithmic_strain && m.strain_energy == StrainEnergy::hencky)
                 {
@@ -84,8 +81,7 @@ namespace plastix
                   double elastic[6];
                   for (int k = 0; k < 6; ++k)
                     elastic[k] = E.strain[k] - history(cell, k * 8 + q);
-                  const double tr = elastic[0] + elastic[1] + elastic[2];
-                  cell_sum += (0.5 * m.lambda * tr * tr + m.mu * contract_symmetric(elastic, elastic)) * JxW;
+                  cell_sum += hencky_energy(m, elastic) * JxW;
                 }
               else
                 cell_sum += hyperelastic_energy(m, Fq) * JxW;
@@ -118,9 +114,7 @@ namespace plastix
           for (int q = 0; q < 8; ++q)
             {
               double Fq[3][3];
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              load_deformation_gradient(F, cell, q, Fq);
               LogarithmicStrainResult r;
               logarithmic_strain_point(m, committed, cell, q, Fq, r);
               if (!r.valid)
@@ -156,9 +150,7 @@ namespace plastix
           for (int q = 0; q < 8; ++q)
             {
               double Fq[3][3];
-              for (int i = 0; i < 3; ++i)
-                for (int j = 0; j < 3; ++j)
-                  Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+              load_deformation_gradient(F, cell, q, Fq);
               store_logarithmic_strain_tangent(m, committed, cell, q, Fq, data);
             }
         });
@@ -307,11 +299,8 @@ namespace plastix
       const Impl &s = *impl_;
       if (!s.logarithmic_strain)
         throw std::logic_error("plastix: FiniteStrainState::get_committed_history() without a Hencky material");
-      std::vector<double> raw(s.history.size());
-      copy_to_host(raw.data(), s.history.data(), s.history.memory_consumption());
-      for (Index64 c = 0; c < s.n_cells; ++c)
-        for (Index64 e = 0; e < history_values_per_cell; ++e)
-          host_out[c * history_values_per_cell + e] = raw[c * s.history_stride_cell + e * s.history_stride_entry];
+      internal::strided_to_host(s.history, s.n_cells, history_values_per_cell, s.history_stride_cell,
+                                s.history_stride_entry, host_out);
     }
 
     void
@@ -320,11 +309,8 @@ namespace plastix
       Impl &s = *impl_;
       if (!s.logarithmic_strain)
         throw std::logic_error("plastix: FiniteStrainState::set_committed_history() without a Hencky material");
-      std::vector<double> raw(s.history.size());
-      for (Index64 c = 0; c < s.n_cells; ++c)
-        for (Index64 e = 0; e < history_values_per_cell; ++e)
-          raw[c * s.history_stride_cell + e * s.history_stride_entry] = host_in[c * history_values_per_cell + e];
-      copy_to_device(s.history.data(), raw.data(), s.history.memory_consumption());
+      internal::strided_from_host(host_in, s.n_cells, history_values_per_cell, s.history_stride_cell,
+                                  s.history_stride_entry, s.history);
       s.store_tangents();
     }
 

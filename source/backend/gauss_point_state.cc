@@ -396,23 +396,17 @@ namespace plastix
     GaussPointState::get_committed_history(double *host_out) const
     {
       static_assert(history_values_per_cell == 8 * internal::history_fields, "history layout");
-      const Impl         &s = *impl_;
-      std::vector<double> raw(s.history_committed.size());
-      copy_to_host(raw.data(), s.history_committed.data(), s.history_committed.memory_consumption());
-      for (Index64 c = 0; c < s.n_cells; ++c)
-        for (Index64 e = 0; e < history_values_per_cell; ++e)
-          host_out[c * history_values_per_cell + e] = raw[c * s.history_stride_cell + e * s.history_stride_entry];
+      const Impl &s = *impl_;
+      internal::strided_to_host(s.history_committed, s.n_cells, history_values_per_cell, s.history_stride_cell,
+                                s.history_stride_entry, host_out);
     }
 
     void
     GaussPointState::set_committed_history(const double *host_in)
     {
-      Impl               &s = *impl_;
-      std::vector<double> raw(s.history_committed.size());
-      for (Index64 c = 0; c < s.n_cells; ++c)
-        for (Index64 e = 0; e < history_values_per_cell; ++e)
-          raw[c * s.history_stride_cell + e * s.history_stride_entry] = host_in[c * history_values_per_cell + e];
-      copy_to_device(s.history_committed.data(), raw.data(), s.history_committed.memory_consumption());
+      Impl &s = *impl_;
+      internal::strided_from_host(host_in, s.n_cells, history_values_per_cell, s.history_stride_cell,
+                                  s.history_stride_entry, s.history_committed);
       s.history_trial.copy_from(s.history_committed);
     }
 

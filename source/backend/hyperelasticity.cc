@@ -127,9 +127,7 @@ namespace plastix
         for (int q = 0; q < 8; ++q)
           {
             double Fq[3][3];
-            for (int i = 0; i < 3; ++i)
-              for (int j = 0; j < 3; ++j)
-                Fq[i][j] = F[(3 * i + j) * 8 + q];
+            internal::load_deformation_gradient(law.deformation_gradient, 0, q, Fq);
             internal::store_logarithmic_strain_tangent(material, {virgin_cell_history, 0, 1}, 0, q, Fq,
                                                        {tangent_data, 0, 1});
           }

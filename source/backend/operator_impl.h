@@ -226,6 +226,43 @@ namespace plastix
       automatic_thread_mapping(Strategy strategy, CellKernel kernel);
 
       /**
+       * Copy the per-cell array @p a (strides @p stride_cell, @p stride_entry
+       * between cells and entries, default_strides()) to @p host_out, packed:
+       * entry e of cell c at c * @p values_per_cell + e (the layout of the
+       * states' get_committed_history()).
+       */
+      inline void
+      strided_to_host(const DeviceArray<double> &a,
+                      const Index64              n_cells,
+                      const Index64              values_per_cell,
+                      const Index64              stride_cell,
+                      const Index64              stride_entry,
+                      double                    *host_out)
+      {
+        std::vector<double> raw(a.size());
+        copy_to_host(raw.data(), a.data(), a.memory_consumption());
+        for (Index64 c = 0; c < n_cells; ++c)
+          for (Index64 e = 0; e < values_per_cell; ++e)
+            host_out[c * values_per_cell + e] = raw[c * stride_cell + e * stride_entry];
+      }
+
+      /** The inverse of strided_to_host(): the packed @p host_in into the strided @p a. */
+      inline void
+      strided_from_host(const double        *host_in,
+                        const Index64        n_cells,
+                        const Index64        values_per_cell,
+                        const Index64        stride_cell,
+                        const Index64        stride_entry,
+                        DeviceArray<double> &a)
+      {
+        std::vector<double> raw(a.size());
+        for (Index64 c = 0; c < n_cells; ++c)
+          for (Index64 e = 0; e < values_per_cell; ++e)
+            raw[c * stride_cell + e * stride_entry] = host_in[c * values_per_cell + e];
+        copy_to_device(a.data(), raw.data(), a.memory_consumption());
+      }
+
+      /**
        * Call @p action with std::true_type for B-bar (mean dilatation) and
        * std::false_type for full integration: the compile-time flag of
        * QuadratureCellOperator.

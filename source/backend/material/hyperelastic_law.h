@@ -118,6 +118,17 @@ namespace plastix
       };
 
       /**
+       * Hencky's elastic energy lambda / 2 (tr e)^2 + mu e : e of the
+       * elastic logarithmic strain @p e (6-entry storage, tensor components).
+       */
+      KOKKOS_INLINE_FUNCTION double
+      hencky_energy(const MaterialConstants &m, const double e[6])
+      {
+        const double tr = e[0] + e[1] + e[2];
+        return 0.5 * m.lambda * tr * tr + m.mu * contract_symmetric(e, e);
+      }
+
+      /**
        * The strain energy W(F) per reference volume of the material @p m
        * (StrainEnergy); not finite for det F <= 0.
        */
@@ -135,13 +146,11 @@ namespace plastix
                          F[0][2] * (F[1][0] * F[2][1] - F[1][1] * F[2][0]);
         if (m.strain_energy == StrainEnergy::hencky)
           {
-            // lambda / 2 (tr E)^2 + mu E : E of the elastic Hencky law (no plastic strain).
+            // The elastic Hencky law (no plastic strain).
             LogarithmicStrain E;
             if (!E.reinit(F))
               return natural_logarithm(J);
-            const double *e  = E.strain;
-            const double  tr = e[0] + e[1] + e[2];
-            return 0.5 * m.lambda * tr * tr + m.mu * contract_symmetric(e, e);
+            return hencky_energy(m, E.strain);
           }
         const double I1     = C[0][0] + C[1][1] + C[2][2];
         const double log_J  = natural_logarithm(J);
@@ -339,6 +348,16 @@ namespace plastix
         return inverted;
       }
 
+      /** The deformation gradient @p Fq of Gauss point @p q of @p cell as stored (entry (3 i + j) 8 + q). */
+      template <typename Value>
+      KOKKOS_INLINE_FUNCTION void
+      load_deformation_gradient(const Strided<Value> &F, const Index64 cell, const int q, double Fq[3][3])
+      {
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            Fq[i][j] = F(cell, (3 * i + j) * 8 + q);
+      }
+
       /**
        * The return in the logarithmic strain space (logarithmic_strain.h) at
        * Gauss point @p q of @p cell for the deformation gradient @p F from
@@ -480,12 +499,10 @@ namespace plastix
             if (m.strain_energy == StrainEnergy::hencky)
               {
                 double F_d[3][3], H_d[3][3], dP_d[3][3];
+                load_deformation_gradient(deformation_gradient, cell, q, F_d);
                 for (int i = 0; i < 3; ++i)
                   for (int j = 0; j < 3; ++j)
-                    {
-                      F_d[i][j] = deformation_gradient(cell, (3 * i + j) * 8 + q);
-                      H_d[i][j] = static_cast<double>(H[i][j]);
-                    }
+                    H_d[i][j] = static_cast<double>(H[i][j]);
                 // dP = H S + F (dS/dC : dC), dC = H^T F + F^T H.
                 double dC[6], S[6], dS[6];
                 cauchy_green_increment(F_d, H_d, dC);
