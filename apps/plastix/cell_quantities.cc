@@ -261,11 +261,11 @@ namespace plastix
               }
             sums[6] += w * J;
             sums[13] += w * alpha;
-            // The logarithmic strain 1/2 ln C from C's eigensystem.
-            const auto C = dealii::symmetrize(transpose(F) * F);
-            for (const auto &[value, vector] : dealii::eigenvectors(C))
-              for (unsigned int k = 0; k < 6; ++k)
-                sums[14 + k] += w * 0.5 * std::log(value) * vector[rows[k]] * vector[columns[k]];
+            // The logarithmic strain 1/2 ln C from C's eigensystem (written with a history only).
+            if (!history.empty())
+              for (const auto &[value, vector] : dealii::eigenvectors(dealii::symmetrize(transpose(F) * F)))
+                for (unsigned int k = 0; k < 6; ++k)
+                  sums[14 + k] += w * 0.5 * std::log(value) * vector[rows[k]] * vector[columns[k]];
             volume += w;
           }
         for (const double sum : sums)

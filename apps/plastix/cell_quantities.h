@@ -68,7 +68,8 @@ namespace plastix
    * values: xx, yy, zz, yz, xz, xy), the volume ratio J = det F, the
    * Green-Lagrange strain E = (F^T F - I) / 2 (6 values, the same order),
    * the accumulated plastic strain (0 but at Hencky points) and the
-   * logarithmic (Hencky) strain 1/2 ln(F^T F) (6 values);
+   * logarithmic (Hencky) strain 1/2 ln(F^T F) (6 values, 0 without a
+   * @p history);
    * finite_strain_values_per_cell values per locally owned cell, in the
    * order of the active cells. Hencky materials (elastoplastic in the
    * logarithmic strain) take P from the return at the committed @p history
