@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "../checker.h"
+#include "finite_strain_device.h"
 #include "hyperelastic_materials.h"
 #include "box_mesh.h"
 
@@ -32,37 +33,11 @@ namespace
 {
   plastix_test::Checker checker;
 
-  double
-  norm(const std::vector<double> &v)
-  {
-    double s = 0;
-    for (const double x : v)
-      s += x * x;
-    return std::sqrt(s);
-  }
-
-  double
-  dot(const std::vector<double> &a, const std::vector<double> &b)
-  {
-    double s = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      s += a[i] * b[i];
-    return s;
-  }
-
-  /** |a - b| / |b| over the rows that @p free selects (all if empty). */
-  double
-  relative_difference(const std::vector<double> &a, const std::vector<double> &b, const std::vector<bool> &free = {})
-  {
-    double d = 0, n = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (free.empty() || free[i])
-        {
-          d += (a[i] - b[i]) * (a[i] - b[i]);
-          n += b[i] * b[i];
-        }
-    return std::sqrt(d / n);
-  }
+  using plastix_test::device_apply;
+  using plastix_test::device_internal_force;
+  using plastix_test::dot;
+  using plastix_test::norm;
+  using plastix_test::relative_difference;
 
   /** The host reference: sum over the cells of the host cell kernels; @p du null gives the internal force. */
   std::vector<double>
@@ -90,26 +65,6 @@ namespace
             f[3 * mesh.cell_nodes[8 * c + a] + i] += fc[3 * a + i];
       }
     return f;
-  }
-
-  std::vector<double>
-  device_internal_force(const FiniteStrainState &state, const std::vector<double> &u)
-  {
-    DeviceArray<double> src(u, "test u"), dst(u.size(), "test f");
-    state.internal_force(src.data(), dst.data());
-    fence();
-    return dst.to_host();
-  }
-
-  template <typename Number = double>
-  std::vector<double>
-  device_apply(const DeviceOperator &op, const std::vector<double> &x)
-  {
-    DeviceArray<Number> src(std::vector<Number>(x.begin(), x.end()), "test src"), dst(x.size(), "test dst");
-    op.apply(src.data(), dst.data());
-    fence();
-    const std::vector<Number> r = dst.to_host();
-    return std::vector<double>(r.begin(), r.end());
   }
 
   bool

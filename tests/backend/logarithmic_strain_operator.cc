@@ -27,7 +27,9 @@
 
 #include "../checker.h"
 #include "box_mesh.h"
+#include "finite_strain_device.h"
 #include "hyperelastic_materials.h"
+#include "yield_materials.h"
 
 using namespace plastix::backend;
 
@@ -35,48 +37,10 @@ namespace
 {
   plastix_test::Checker checker;
 
-  double
-  norm(const std::vector<double> &v)
-  {
-    double s = 0;
-    for (const double x : v)
-      s += x * x;
-    return std::sqrt(s);
-  }
-
-  /** |a - b| / |b| over the rows that @p free selects (all if empty). */
-  double
-  relative_difference(const std::vector<double> &a, const std::vector<double> &b, const std::vector<bool> &free = {})
-  {
-    double d = 0, n = 0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (free.empty() || free[i])
-        {
-          d += (a[i] - b[i]) * (a[i] - b[i]);
-          n += b[i] * b[i];
-        }
-    return std::sqrt(d / n);
-  }
-
-  std::vector<double>
-  device_internal_force(const FiniteStrainState &state, const std::vector<double> &u)
-  {
-    DeviceArray<double> src(u, "test u"), dst(u.size(), "test f");
-    state.internal_force(src.data(), dst.data());
-    fence();
-    return dst.to_host();
-  }
-
-  template <typename Number = double>
-  std::vector<double>
-  device_apply(const DeviceOperator &op, const std::vector<double> &x)
-  {
-    DeviceArray<Number> src(std::vector<Number>(x.begin(), x.end()), "test src"), dst(x.size(), "test dst");
-    op.apply(src.data(), dst.data());
-    fence();
-    const std::vector<Number> r = dst.to_host();
-    return std::vector<double>(r.begin(), r.end());
-  }
+  using plastix_test::device_apply;
+  using plastix_test::device_internal_force;
+  using plastix_test::norm;
+  using plastix_test::relative_difference;
 
   /** update() at @p u; returns the internal force. */
   std::vector<double>
@@ -103,14 +67,8 @@ namespace
   MaterialConstants
   hencky_mohr_coulomb()
   {
-    const double      pi = 3.14159265358979323846;
-    MaterialConstants m  = plastix_test::hyperelastic_material(100., 0.25, 0., StrainEnergy::hencky);
-    m.criterion          = YieldCriterion::mohr_coulomb;
-    m.cohesion           = 0.2;
-    m.cohesion_hardening = 1.;
-    m.sin_friction       = std::sin(30 * pi / 180);
-    m.cos_friction       = std::cos(30 * pi / 180);
-    m.sin_dilation       = std::sin(10 * pi / 180);
+    MaterialConstants m = plastix_test::mohr_coulomb(100., 0.25, 0.2, 30, 10, 1.);
+    m.strain_energy     = StrainEnergy::hencky;
     return m;
   }
 

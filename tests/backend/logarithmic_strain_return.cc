@@ -34,6 +34,8 @@
 #include <vector>
 
 #include "../checker.h"
+#include "tensors3.h"
+#include "yield_materials.h"
 
 using plastix::backend::LogarithmicStrainPoint;
 using plastix::backend::MaterialConstants;
@@ -43,49 +45,16 @@ namespace
 {
   plastix_test::Checker checker;
 
-  constexpr double pi = 3.14159265358979323846;
-
-  using M3      = std::array<double, 9>;
+  using plastix_test::M3;
+  using plastix_test::difference;
+  using plastix_test::drucker_prager_outer;
+  using plastix_test::elastic;
+  using plastix_test::mohr_coulomb;
+  using plastix_test::norm;
+  using plastix_test::product;
+  using plastix_test::transpose;
+  using plastix_test::von_mises;
   using History = std::array<double, plastix::backend::logarithmic_strain_history_size>;
-
-  M3
-  product(const M3 &A, const M3 &B)
-  {
-    M3 C{};
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        for (int k = 0; k < 3; ++k)
-          C[3 * i + j] += A[3 * i + k] * B[3 * k + j];
-    return C;
-  }
-
-  M3
-  transpose(const M3 &A)
-  {
-    M3 T;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        T[3 * i + j] = A[3 * j + i];
-    return T;
-  }
-
-  double
-  norm(const M3 &A)
-  {
-    double s = 0;
-    for (const double a : A)
-      s += a * a;
-    return std::sqrt(s);
-  }
-
-  double
-  difference(const M3 &A, const M3 &B)
-  {
-    M3 D;
-    for (int k = 0; k < 9; ++k)
-      D[k] = A[k] - B[k];
-    return norm(D);
-  }
 
   M3
   diagonal(const double a, const double b, const double c)
@@ -100,17 +69,7 @@ namespace
     const double n = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
     for (double &a : axis)
       a /= n;
-    const double c = std::cos(angle), s = std::sin(angle);
-    M3           R;
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < 3; ++j)
-        {
-          R[3 * i + j] = (i == j ? c : 0.) + (1 - c) * axis[i] * axis[j];
-          const int k  = 3 - i - j;
-          if (i != j)
-            R[3 * i + j] += ((j == (i + 1) % 3) ? -1. : 1.) * s * axis[k];
-        }
-    return R;
+    return plastix_test::rotation(angle, axis);
   }
 
   M3
@@ -128,52 +87,6 @@ namespace
     M3 dP;
     plastix::backend::logarithmic_strain_stress_derivative(m, F.data(), h.data(), H.data(), dP.data());
     return dP;
-  }
-
-  MaterialConstants
-  elastic(const double E, const double nu)
-  {
-    MaterialConstants m;
-    m.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
-    m.mu     = E / (2 * (1 + nu));
-    return m;
-  }
-
-  MaterialConstants
-  von_mises(const double E, const double nu, const double sigma_y, const double H_iso, const double H_kin)
-  {
-    MaterialConstants m   = elastic(E, nu);
-    m.yield_stress        = sigma_y;
-    m.isotropic_hardening = H_iso;
-    m.kinematic_hardening = H_kin;
-    return m;
-  }
-
-  MaterialConstants
-  mohr_coulomb(const double E, const double nu, const double c, const double phi_deg, const double psi_deg)
-  {
-    MaterialConstants m  = elastic(E, nu);
-    m.criterion          = YieldCriterion::mohr_coulomb;
-    m.cohesion           = c;
-    m.cohesion_hardening = 0.1 * E;
-    m.sin_friction       = std::sin(phi_deg * pi / 180);
-    m.cos_friction       = std::cos(phi_deg * pi / 180);
-    m.sin_dilation       = std::sin(psi_deg * pi / 180);
-    return m;
-  }
-
-  MaterialConstants
-  drucker_prager(const double E, const double nu, const double c, const double phi_deg, const double psi_deg)
-  {
-    MaterialConstants m  = elastic(E, nu);
-    const double      sf = std::sin(phi_deg * pi / 180), sp = std::sin(psi_deg * pi / 180);
-    m.criterion          = YieldCriterion::drucker_prager;
-    m.cohesion           = c;
-    m.cohesion_hardening = 0.1 * E;
-    m.cone_eta           = 6 * sf / (std::sqrt(3.) * (3 - sf));
-    m.cone_xi            = 6 * std::cos(phi_deg * pi / 180) / (std::sqrt(3.) * (3 - sf));
-    m.cone_eta_bar       = 6 * sp / (std::sqrt(3.) * (3 - sp));
-    return m;
   }
 
   /** (a) Hencky elasticity at a diagonal stretch against the closed form. */
@@ -320,8 +233,8 @@ namespace
     MaterialConstants       j2_mixed = von_mises(200e3, 0.3, 250, 1000, 20000);
     j2_mixed.voce_saturation         = 200;
     j2_mixed.voce_rate               = 20;
-    const MaterialConstants mc       = mohr_coulomb(2000, 0.25, 5, 30, 10);
-    const MaterialConstants dp       = drucker_prager(2000, 0.25, 5, 30, 10);
+    const MaterialConstants mc       = mohr_coulomb(2000, 0.25, 5, 30, 10, 200);
+    const MaterialConstants dp       = drucker_prager_outer(2000, 0.25, 5, 30, 10, 200);
     const std::array<double, 6> in_situ = {-20, -25, -30, 2, -1, 3};
 
     std::vector<Case> cases = {

@@ -39,11 +39,15 @@
 
 #include "../checker.h"
 #include "symmetric_tensors.h"
+#include "yield_materials.h"
 
 using plastix::backend::MaterialConstants;
 using plastix::backend::ReturnRegion;
 using plastix::backend::YieldCriterion;
 using plastix_test::V6;
+using plastix_test::drucker_prager_outer;
+using plastix_test::elastic;
+using plastix_test::mohr_coulomb;
 using plastix_test::ddot;
 using plastix_test::elastic_stress;
 using plastix_test::norm;
@@ -53,45 +57,6 @@ namespace
   plastix_test::Checker checker;
 
   const double pi = 3.14159265358979323846;
-
-  MaterialConstants
-  elastic(const double E, const double nu)
-  {
-    MaterialConstants m;
-    m.lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
-    m.mu     = E / (2 * (1 + nu));
-    return m;
-  }
-
-  MaterialConstants
-  mohr_coulomb(const double E, const double nu, const double c, const double phi_deg, const double psi_deg,
-               const double H = 0)
-  {
-    MaterialConstants m  = elastic(E, nu);
-    m.criterion          = YieldCriterion::mohr_coulomb;
-    m.cohesion           = c;
-    m.cohesion_hardening = H;
-    m.sin_friction       = std::sin(phi_deg * pi / 180);
-    m.cos_friction       = std::cos(phi_deg * pi / 180);
-    m.sin_dilation       = std::sin(psi_deg * pi / 180);
-    return m;
-  }
-
-  /** Drucker-Prager through the compression meridians of Mohr-Coulomb (the outer cone). */
-  MaterialConstants
-  drucker_prager_outer(const double E, const double nu, const double c, const double phi_deg,
-                       const double psi_deg, const double H = 0)
-  {
-    MaterialConstants m  = elastic(E, nu);
-    const double      sf = std::sin(phi_deg * pi / 180), sp = std::sin(psi_deg * pi / 180);
-    m.criterion          = YieldCriterion::drucker_prager;
-    m.cohesion           = c;
-    m.cohesion_hardening = H;
-    m.cone_eta           = 6 * sf / (std::sqrt(3.) * (3 - sf));
-    m.cone_xi            = 6 * std::cos(phi_deg * pi / 180) / (std::sqrt(3.) * (3 - sf));
-    m.cone_eta_bar       = 6 * sp / (std::sqrt(3.) * (3 - sp));
-    return m;
-  }
 
   double
   bulk(const MaterialConstants &m)
