@@ -30,16 +30,14 @@ namespace plastix
       {
         const bool stored = d.settings.cell_kernel == CellKernel::stored_geometry;
         internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
-          constexpr bool bbar     = decltype(mean_dilatation)::value;
+          constexpr bool averaged = decltype(mean_dilatation)::value;
           auto           with_law = [&](const auto &law) {
             using Law = std::decay_t<decltype(law)>;
-            if constexpr (bbar && internal::is_finite_strain_law<Law>::value)
-              throw std::logic_error("plastix: a finite-strain law with mean dilatation");
-            else if (stored)
-              action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law, bbar>{
+            if (stored)
+              action(internal::QuadratureCellOperator<internal::StoredGeometry<Number>, Law, averaged>{
                 d.template stored_geometry<Number>(), law});
             else
-              action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law, bbar>{
+              action(internal::QuadratureCellOperator<internal::OnTheFlyGeometry<Number>, Law, averaged>{
                 d.template on_the_fly_geometry<Number>(), law});
           };
           if (d.finite_strain != nullptr)

@@ -293,8 +293,8 @@ namespace plastix
         throw std::invalid_argument("plastix: finite strain needs a quadrature cell kernel and a strategy other than "
                                     "dbd structured (the operator's settings: " +
                                     to_string(s.strategy) + ", " + to_string(s.cell_kernel) + ")");
-      if (s.element_formulation != ElementFormulation::full)
-        throw std::invalid_argument("plastix: mean dilatation (B-bar) is a small-strain element formulation");
+      if (s.element_formulation == ElementFormulation::bbar)
+        throw std::invalid_argument("plastix: B-bar is a small-strain element formulation (finite strain takes F-bar)");
       if (impl_->plasticity_state != nullptr)
         throw std::invalid_argument("plastix: an operator with a plasticity state cannot be finite strain too");
       release_finite_strain_state();

@@ -18,8 +18,9 @@ namespace plastix
     namespace internal
     {
       /**
-       * F = I + Grad u at every Gauss point of every cell into @p F; returns
-       * the number of points with det F <= 0.
+       * F = I + Grad u at every Gauss point of every cell into @p F (F-bar,
+       * if @p dilatation_ratio has data: F_bar and the ratios); returns the
+       * number of points with det F <= 0.
        */
       template <typename Geometry>
       Index64
@@ -27,6 +28,7 @@ namespace plastix
                                   const Strided<const LocalIndex> &cell_nodes,
                                   const double                    *u,
                                   const Strided<double>           &F,
+                                  const Strided<double>           &dilatation_ratio,
                                   const Index64                    n_cells)
       {
         Index64    inverted    = 0;
@@ -34,7 +36,7 @@ namespace plastix
           double                      e[3][3][4];
           typename Geometry::CellData g;
           load_cell_displacement(geometry, cell_nodes, cell, u, e, g);
-          sum += store_cell_deformation_gradients(geometry, g, e, cell, F);
+          sum += store_cell_deformation_gradients(geometry, g, e, cell, F, dilatation_ratio);
         };
         static_assert(launches_light_weight<decltype(update_cell)>, "the functor must fit a kernel argument");
         Kokkos::parallel_reduce("plastix::deformation_gradients", RangePolicy(0, n_cells), update_cell, inverted);
@@ -178,6 +180,14 @@ namespace plastix
                                 op.settings().thread_mapping != ThreadMapping::node);
       s.deformation_gradient.resize(72 * static_cast<std::size_t>(s.n_cells), "deformation gradients");
       internal::set_identity_deformation(s.deformation_gradient_view(), s.n_cells);
+      s.f_bar = op.settings().element_formulation == ElementFormulation::fbar;
+      if (s.f_bar)
+        {
+          s.dilatation_ratio.resize(8 * static_cast<std::size_t>(s.n_cells), "dilatation ratios");
+          internal::default_strides(s.n_cells, 8, s.ratio_stride_cell, s.ratio_stride_entry,
+                                    op.settings().thread_mapping != ThreadMapping::node);
+          s.dilatation_ratio.copy_from_host(std::vector<double>(8 * static_cast<std::size_t>(s.n_cells), 1.));
+        }
       for (const MaterialConstants &m : op.impl().materials.to_host())
         s.logarithmic_strain = s.logarithmic_strain || m.strain_energy == StrainEnergy::hencky;
       if (s.logarithmic_strain)
@@ -206,7 +216,8 @@ namespace plastix
       Index64                     inverted = 0;
       internal::with_geometry(d, [&](const auto &geometry) {
         inverted = internal::store_deformation_gradients(geometry, d.cell_node_table(), u,
-                                                         s.deformation_gradient_view(), s.n_cells);
+                                                         s.deformation_gradient_view(), s.dilatation_ratio_view(),
+                                                         s.n_cells);
       });
       s.store_tangents();
       if (internal_force != nullptr)
@@ -221,15 +232,21 @@ namespace plastix
       const DeviceOperator::Impl &d = s.op->impl();
       internal::with_geometry(d, [&](const auto &geometry) {
         using Geometry = std::decay_t<decltype(geometry)>;
-        if (s.logarithmic_strain)
-          internal::launch_apply(d,
-                                 internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double, true>>{
-                                   geometry, s.stress_law<true>()},
-                                 u, f_int, false);
-        else
-          internal::launch_apply(
-            d, internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double>>{geometry, s.stress_law()},
-            u, f_int, false);
+        internal::with_element_formulation(d.settings.element_formulation, [&](auto mean_dilatation) {
+          constexpr bool f_bar = decltype(mean_dilatation)::value;
+          if (s.logarithmic_strain)
+            internal::launch_apply(
+              d,
+              internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double, true>, f_bar>{
+                geometry, s.stress_law<true>()},
+              u, f_int, false);
+          else
+            internal::launch_apply(
+              d,
+              internal::QuadratureCellOperator<Geometry, internal::HyperelasticLaw<double>, f_bar>{geometry,
+                                                                                                  s.stress_law()},
+              u, f_int, false);
+        });
       });
       // The springs' force S u, then the hanging-node rows onto the DoFs they depend on (C^T f_int).
       internal::add_sparse_term(d.springs, u, f_int, false);
@@ -318,7 +335,7 @@ namespace plastix
     FiniteStrainState::memory_consumption() const
     {
       return impl_->deformation_gradient.memory_consumption() + impl_->history.memory_consumption() +
-             impl_->tangent_data.memory_consumption();
+             impl_->tangent_data.memory_consumption() + impl_->dilatation_ratio.memory_consumption();
     }
 
     const FiniteStrainState::Impl &

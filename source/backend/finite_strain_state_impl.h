@@ -19,8 +19,17 @@ namespace plastix
       internal::Index64     n_cells = 0;
       /** Strides (cell, entry) of deformation_gradient; entry = (3 i + j) 8 + q (default_strides). */
       internal::Index64 stride_cell = 0, stride_entry = 0;
-      /** F_ij at every Gauss point of the linearisation point. */
+      /**
+       * F_ij at every Gauss point of the linearisation point (F-bar: F_bar,
+       * what the materials see).
+       */
       DeviceArray<double> deformation_gradient;
+      /** Whether the operator's element formulation is F-bar (ElementFormulation::fbar). */
+      bool f_bar = false;
+      /** Strides (cell, entry) of dilatation_ratio; entry = q. */
+      internal::Index64 ratio_stride_cell = 0, ratio_stride_entry = 0;
+      /** F-bar only: (J / J_bar)^(1/3) at every Gauss point, F = ratio F_bar. */
+      DeviceArray<double> dilatation_ratio;
       /**
        * Whether a material has StrainEnergy::hencky: then @p history exists
        * and the laws take the return in the logarithmic strain space.
@@ -47,6 +56,15 @@ namespace plastix
       deformation_gradient_view() const
       {
         return {const_cast<double *>(deformation_gradient.data()), stride_cell, stride_entry};
+      }
+
+      /** The dilatation ratios, or a view without data (not F-bar). */
+      internal::Strided<double>
+      dilatation_ratio_view() const
+      {
+        if (!f_bar)
+          return {};
+        return {const_cast<double *>(dilatation_ratio.data()), ratio_stride_cell, ratio_stride_entry};
       }
 
       internal::Strided<double>
@@ -76,6 +94,7 @@ namespace plastix
         law.cell_material        = d.cell_material.data();
         law.cell_factors         = d.cell_factor_data();
         law.deformation_gradient = deformation_gradient_view();
+        law.dilatation_ratio     = dilatation_ratio_view();
         if constexpr (with_logarithmic_strain)
           law.tangent_data = tangent_data_view();
         return law;

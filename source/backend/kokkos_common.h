@@ -93,6 +93,17 @@ namespace plastix
 #endif
       }
 
+      /** Cube root on host and device with Kokkos 3.4 and 4.x alike. */
+      KOKKOS_INLINE_FUNCTION double
+      cube_root(const double x)
+      {
+#if KOKKOS_VERSION >= 30700
+        return Kokkos::cbrt(x);
+#else
+        return ::cbrt(x);
+#endif
+      }
+
       /** The exponential function on host and device with Kokkos 3.4 and 4.x alike. */
       KOKKOS_INLINE_FUNCTION double
       exponential(const double x)

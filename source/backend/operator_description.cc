@@ -115,12 +115,16 @@ namespace plastix
                  "thread per node") :
             d.settings.strategy == Strategy::assembled ? "rows of the CSR matrix" :
                                                    d.settings.thread_mapping == ThreadMapping::node ? "8 threads per cell" :
-            cells_on_shuffle_lanes(d.settings.thread_mapping, d.settings.cell_kernel) ? "8 shuffle lanes per cell" :
-                                                                                                      "thread per cell")
+            cells_on_shuffle_lanes(d.settings.thread_mapping, d.settings.cell_kernel) &&
+                !(d.settings.element_formulation == ElementFormulation::fbar && d.finite_strain != nullptr) ?
+              "8 shuffle lanes per cell" :
+              "thread per cell")
         << ", "
         << d.n_cells << " cells, " << 3 * d.n_nodes << " local DoFs";
       if (d.settings.element_formulation == ElementFormulation::bbar)
         s << ", B-bar";
+      else if (d.settings.element_formulation == ElementFormulation::fbar)
+        s << ", F-bar";
       if (d.settings.strategy == Strategy::ebe_colored)
         s << ", " << n_colors() << " colours";
       if (d.settings.strategy == Strategy::ebe_tiled)

@@ -263,15 +263,16 @@ namespace plastix
       }
 
       /**
-       * Call @p action with std::true_type for B-bar (mean dilatation) and
-       * std::false_type for full integration: the compile-time flag of
-       * QuadratureCellOperator.
+       * Call @p action with std::true_type for B-bar and F-bar (mean
+       * dilatation: B-bar under a small-strain law, F-bar under a
+       * finite-strain one) and std::false_type for full integration: the
+       * compile-time flag of QuadratureCellOperator.
        */
       template <typename Action>
       void
       with_element_formulation(const ElementFormulation formulation, const Action &action)
       {
-        if (formulation == ElementFormulation::bbar)
+        if (formulation == ElementFormulation::bbar || formulation == ElementFormulation::fbar)
           action(std::true_type{});
         else
           action(std::false_type{});

@@ -30,8 +30,8 @@ namespace plastix
                                                            {CellKernel::geometry_on_the_fly, "geometry on the fly"},
                                                            {CellKernel::element_matrix, "element matrix"}}};
 
-      constexpr NameTable<ElementFormulation, 2> element_formulation_names{
-        {{ElementFormulation::full, "full"}, {ElementFormulation::bbar, "bbar"}}};
+      constexpr NameTable<ElementFormulation, 3> element_formulation_names{
+        {{ElementFormulation::full, "full"}, {ElementFormulation::bbar, "bbar"}, {ElementFormulation::fbar, "fbar"}}};
 
       constexpr NameTable<ThreadMapping, 4> thread_mapping_names{{{ThreadMapping::automatic, "auto"},
                                                                  {ThreadMapping::cell, "cell"},

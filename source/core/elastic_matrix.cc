@@ -20,7 +20,7 @@ namespace plastix
     const dealii::FEValuesExtractors::Vector   displacement(0);
     const unsigned int                         n       = fe_values.get_fe().n_dofs_per_cell();
     const unsigned int                         n_points = fe_values.n_quadrature_points;
-    const bool                                 bbar    = formulation == backend::ElementFormulation::bbar;
+    const bool                                 bbar    = formulation != backend::ElementFormulation::full;
     std::vector<double>                        mean_divergence(n, 0.);
     std::vector<dealii::SymmetricTensor<2, 3>> eps(n);
     if (bbar)

@@ -96,8 +96,20 @@ namespace plastix
        * as its volumetric strain, in the operator, the tangent, the stress
        * update and the internal force. Cures the volumetric locking of Q1
        * hexahedra under isochoric plastic flow and near incompressibility.
+       * Small strain only.
        */
-      bbar
+      bbar,
+      /**
+       * F-bar, its finite-strain counterpart: each point sees F_bar =
+       * (J_bar / J)^(1/3) F, its own isochoric part with the cell's volume
+       * change J_bar (the current over the reference volume of the cell),
+       * in the internal force, the consistent tangent and the return in the
+       * logarithmic strain (de Souza Neto, Peric, Dutko and Owen 1996, with
+       * the volume-averaged J). Finite strain only (a FiniteStrainState);
+       * an operator without one, such as a multigrid level's, applies its
+       * linearisation at F = I, which is B-bar.
+       */
+      fbar
     };
 
     /**

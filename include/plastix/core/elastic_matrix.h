@@ -25,7 +25,8 @@ namespace plastix
    * gradient of shape function i (full integration) or, for
    * backend::ElementFormulation::bbar, its deviatoric part plus a third of
    * the cell-averaged divergence times the identity (B-bar, mean
-   * dilatation). @p cell_matrix is resized.
+   * dilatation; also for ElementFormulation::fbar, whose linearisation at
+   * F = I it is). @p cell_matrix is resized.
    */
   void
   elastic_cell_matrix(const dealii::FEValues<3>        &fe_values,

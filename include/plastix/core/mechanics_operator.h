@@ -731,7 +731,7 @@ namespace plastix
     table()
     {
       using backend::ElementFormulation;
-      return internal::backend_enum_table({ElementFormulation::full, ElementFormulation::bbar});
+      return internal::backend_enum_table({ElementFormulation::full, ElementFormulation::bbar, ElementFormulation::fbar});
     }
   };
 

@@ -390,6 +390,7 @@ namespace plastix
                       const typename Lanes::template value<typename Geometry::value_type>  u[3],
                       typename Lanes::template value<typename Geometry::value_type>        f[3])
       {
+        static_assert(!(mean_dilatation && is_finite_strain_law<Law>::value), "the lanes do not evaluate F-bar");
         using Number = typename Geometry::value_type;
         using Value  = typename Lanes::template value<Number>;
         const LaneSumFactorization<Lanes, Number> sf(lanes);
@@ -597,13 +598,19 @@ namespace plastix
 #endif
       }
 
-      /** Whether @p CellOperator is a QuadratureCellOperator (the cell operators the lanes evaluate). */
+      /**
+       * Whether @p CellOperator is a QuadratureCellOperator that the lanes
+       * evaluate: all but the F-bar element, whose cell part needs a pass
+       * over the cell's points before and after the point phase (the
+       * thread-per-cell kernel runs it under ThreadMapping::shuffle).
+       */
       template <typename CellOperator>
       struct is_quadrature_operator : std::false_type
       {};
 
       template <typename Geometry, typename Law, bool mean_dilatation>
-      struct is_quadrature_operator<QuadratureCellOperator<Geometry, Law, mean_dilatation>> : std::true_type
+      struct is_quadrature_operator<QuadratureCellOperator<Geometry, Law, mean_dilatation>>
+        : std::bool_constant<!QuadratureCellOperator<Geometry, Law, mean_dilatation>::f_bar>
       {};
 
       /** Cells per team of LaneElementByElementApply on GPUs (eight threads each: four warps). */

@@ -8,6 +8,7 @@
 #include <plastix/backend/mesh_data.h>
 
 #include "../kokkos_common.h"
+#include "f_bar.h"
 
 #include <type_traits>
 
@@ -464,6 +465,19 @@ namespace plastix
         : std::bool_constant<Law::finite_strain>
       {};
 
+      /**
+       * Whether @p Law is a linearised finite-strain law: its first_piola()
+       * maps an increment of the displacement gradient to that of P at a
+       * stored linearisation point (linearisation_point()).
+       */
+      template <typename Law, typename = void>
+      struct is_linearised_law : std::false_type
+      {};
+
+      template <typename Law>
+      struct is_linearised_law<Law, std::void_t<decltype(Law::linearised)>> : std::bool_constant<Law::linearised>
+      {};
+
       /** The symmetric stress sig[6] as a 3x3 tensor. */
       template <typename Number>
       KOKKOS_INLINE_FUNCTION void
@@ -574,6 +588,11 @@ namespace plastix
        * sum_q B^T (dev sigma_q + p_bar I) JxW with p_bar the cell average of
        * the mean stress. The law sees eps_bar and may be any law (elastic,
        * tangent, stored stress), so the tangent stays B_bar^T D B_bar.
+       * With a finite-strain law, @p mean_dilatation makes it the F-bar
+       * element (f_bar.h): every point sees F_bar = (J_bar / J)^(1/3) F with
+       * J_bar the cell's volume-averaged J; the stress law gives the
+       * internal force, the linearised law (which stores F_bar) the
+       * consistent tangent.
        */
       template <typename Geometry, typename Law, bool mean_dilatation = false>
       struct QuadratureCellOperator
@@ -584,8 +603,10 @@ namespace plastix
         using Number = value_type;
         /** Whether the law is a finite-strain one (stress tensor from the displacement gradient). */
         static constexpr bool finite_strain = is_finite_strain_law<Law>::value;
-        static_assert(!(finite_strain && mean_dilatation),
-                      "mean dilatation (B-bar) is a small-strain element formulation");
+        /** F-bar: mean dilatation with a finite-strain law. */
+        static constexpr bool f_bar = finite_strain && mean_dilatation;
+        /** The F-bar tangent (a linearised law), whose volume pass has three entries per point. */
+        static constexpr bool f_bar_tangent = f_bar && is_linearised_law<Law>::value;
 
         Geometry geometry;
         Law      law;
@@ -636,8 +657,108 @@ namespace plastix
               }
         }
 
+        /** Volume pass of an F-bar point (internal force or tangent) with displacement gradient @p G. */
+        KOKKOS_INLINE_FUNCTION void
+        f_bar_volume(const Index64 cell, const int q, const Number G[3][3], const Number JxW, Number *V) const
+        {
+          if constexpr (f_bar_tangent)
+            f_bar_tangent_volume(law, cell, q, G, JxW, V);
+          else
+            f_bar_stress_volume(G, JxW, V);
+        }
+
+        /** The 20 entries of an F-bar point (internal force or tangent), f_bar.h. */
+        KOKKOS_INLINE_FUNCTION void
+        f_bar_point(const Index64 cell,
+                    const int     q,
+                    const Number  G[3][3],
+                    const Number  inv[3][3],
+                    const Number  JxW,
+                    const Number *V,
+                    Number       *T) const
+        {
+          if constexpr (f_bar_tangent)
+            f_bar_tangent_point(law, cell, q, G, inv, JxW, V, T);
+          else
+            f_bar_stress_point(law, cell, q, G, inv, JxW, V, T);
+        }
+
+        /** apply() of the F-bar element: volume pass, point parts and the cell part. */
+        KOKKOS_INLINE_FUNCTION void
+        apply_f_bar(const Index64 cell, const Number u[24], Number f[24]) const
+        {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          Number e[3][3][4];
+          vector_edge_differences(u, e);
+          Number V[8 * volume_entries_per_point];
+          for (int q = 0; q < 8; ++q)
+            {
+              Number w[3][4], inv[3][3], G[3][3];
+              gradient_weights(q, w);
+              const Number JxW = geometry.at(g, q, inv);
+              displacement_gradient(e, w, inv, G);
+              f_bar_volume(cell, q, G, JxW, V + volume_entries_per_point * q);
+            }
+          // acc: the points' own parts; cell_part: the fluxes of J F^-T, times the cell scalar at the end.
+          Number acc[3][3][4], cell_part[3][3][4];
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              PLASTIX_UNROLL
+              for (int m = 0; m < 4; ++m)
+                acc[c][d][m] = cell_part[c][d][m] = 0;
+          Number integral = 0, volume = 0;
+          for (int q = 0; q < 8; ++q)
+            {
+              Number w[3][4], inv[3][3], G[3][3], T[20];
+              gradient_weights(q, w);
+              const Number JxW = geometry.at(g, q, inv);
+              displacement_gradient(e, w, inv, G);
+              f_bar_point(cell, q, G, inv, JxW, V, T);
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                PLASTIX_UNROLL
+                for (int d = 0; d < 3; ++d)
+                  PLASTIX_UNROLL
+                  for (int m = 0; m < 4; ++m)
+                    {
+                      acc[c][d][m] += w[d][m] * T[3 * c + d];
+                      cell_part[c][d][m] += w[d][m] * T[10 + 3 * c + d];
+                    }
+              integral += T[9];
+              volume += T[19];
+            }
+          const Number scalar = integral / volume;
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            {
+              Number sum[3][4], r[8];
+              PLASTIX_UNROLL
+              for (int d = 0; d < 3; ++d)
+                PLASTIX_UNROLL
+                for (int m = 0; m < 4; ++m)
+                  sum[d][m] = acc[c][d][m] + scalar * cell_part[c][d][m];
+              edge_differences_transpose(sum, r);
+              PLASTIX_UNROLL
+              for (int a = 0; a < 8; ++a)
+                f[3 * a + c] = r[a];
+            }
+        }
+
         KOKKOS_INLINE_FUNCTION void
         apply(const Index64 cell, const Number u[24], Number f[24]) const
+        {
+          if constexpr (f_bar)
+            apply_f_bar(cell, u, f);
+          else
+            apply_full_or_b_bar(cell, u, f);
+        }
+
+        /** apply() with full integration or B-bar. */
+        KOKKOS_INLINE_FUNCTION void
+        apply_full_or_b_bar(const Index64 cell, const Number u[24], Number f[24]) const
         {
           typename Geometry::CellData g;
           geometry.load(cell, g);
@@ -719,19 +840,37 @@ namespace plastix
          */
         static constexpr bool has_volume_pass = mean_dilatation;
         /**
+         * Entries per point of the volume pass: B-bar JxW and JxW div u;
+         * F-bar f_bar_stress_volume_entries, or for the tangent
+         * f_bar_tangent_volume_entries.
+         */
+        static constexpr int volume_entries_per_point =
+          f_bar_tangent ? f_bar_tangent_volume_entries : f_bar ? f_bar_stress_volume_entries : 2;
+        /**
          * Entries per point of the point phase's output: the 9 fluxes, and
          * for B-bar also JxW times the mean stress, the 9 fluxes of a unit
          * mean stress and JxW.
          */
         static constexpr int point_entries = mean_dilatation ? 20 : 9;
 
-        /** Volume pass of the team kernels: V[0] = JxW, V[1] = JxW div u at point q. */
+        /**
+         * Volume pass of the team kernels at point q (volume_entries_per_point
+         * values): B-bar V[0] = JxW, V[1] = JxW div u; F-bar those of f_bar.h.
+         */
         KOKKOS_INLINE_FUNCTION void
-        volume_pass(const Index64 cell, const int q, const Number *u, const Number *x, Number V[2]) const
+        volume_pass(const Index64 cell, const int q, const Number *u, const Number *x, Number *V) const
         {
           Number e[3][3][4];
           vector_edge_differences(u, e);
-          point_volume(geometry, cell, x, q, e, V);
+          if constexpr (f_bar)
+            {
+              Number       inv[3][3], G[3][3];
+              const Number JxW = geometry.at_point(cell, x, q, inv);
+              gradient_at_point(e, q, inv, G);
+              f_bar_volume(cell, q, G, JxW, V);
+            }
+          else
+            point_volume(geometry, cell, x, q, e, V);
         }
 
         /**
@@ -752,8 +891,13 @@ namespace plastix
           const Number JxW = geometry.at_point(cell, x, q, inv);
           Number       G[3][3], S[3][3];
           gradient_at_point(e, q, inv, G);
+          if constexpr (f_bar)
+            {
+              f_bar_point(cell, q, G, inv, JxW, V, T);
+              return;
+            }
           Number p = 0;
-          if constexpr (mean_dilatation)
+          if constexpr (mean_dilatation && !f_bar)
             {
               Number eps[6], sig[6];
               symmetric_part(G, eps);
@@ -833,6 +977,18 @@ namespace plastix
         KOKKOS_INLINE_FUNCTION void
         diagonal(const Index64 cell, Number diag[24]) const
         {
+          if constexpr (f_bar)
+            {
+              // The cell part couples all points: the diagonal from the products with unit vectors.
+              for (int k = 0; k < 24; ++k)
+                {
+                  Number unit[24] = {}, f[24];
+                  unit[k] = Number(1);
+                  apply_f_bar(cell, unit, f);
+                  diag[k] = f[k];
+                }
+              return;
+            }
           typename Geometry::CellData g;
           geometry.load(cell, g);
           PLASTIX_UNROLL
@@ -1025,6 +1181,7 @@ namespace plastix
         static constexpr bool has_point_phase   = false;
         static constexpr bool needs_coordinates = false;
         static constexpr bool has_volume_pass   = false;
+        static constexpr int  volume_entries_per_point = 0;
         static constexpr int  point_entries     = 0;
 
         KOKKOS_INLINE_FUNCTION void

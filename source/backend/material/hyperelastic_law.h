@@ -69,28 +69,6 @@ namespace plastix
         }
       };
 
-      /** J = det F and F^-T = cof F / J. */
-      template <typename Number>
-      KOKKOS_INLINE_FUNCTION Number
-      determinant_and_inverse_transpose(const Number F[3][3], Number F_inv_T[3][3])
-      {
-        PLASTIX_UNROLL
-        for (int i = 0; i < 3; ++i)
-          PLASTIX_UNROLL
-          for (int j = 0; j < 3; ++j)
-            {
-              const int i1 = (i + 1) % 3, i2 = (i + 2) % 3, j1 = (j + 1) % 3, j2 = (j + 2) % 3;
-              F_inv_T[i][j]  = F[i1][j1] * F[i2][j2] - F[i1][j2] * F[i2][j1];
-            }
-        const Number J = F[0][0] * F_inv_T[0][0] + F[0][1] * F_inv_T[0][1] + F[0][2] * F_inv_T[0][2];
-        PLASTIX_UNROLL
-        for (int i = 0; i < 3; ++i)
-          PLASTIX_UNROLL
-          for (int j = 0; j < 3; ++j)
-            F_inv_T[i][j] /= J;
-        return J;
-      }
-
       /** The moduli of the isochoric neo-Hookean law at a point with J = det F and I1 = F : F. */
       template <typename Number>
       struct IsochoricNeoHookean
@@ -317,7 +295,9 @@ namespace plastix
        * F = I + Grad u at the eight Gauss points of @p cell into @p F (entry
        * (3 i + j) 8 + q), from the cell's geometry @p g and the edge
        * differences @p e of its displacement; returns the number of points
-       * whose det F is not positive (a non-finite one counts too).
+       * whose det F is not positive (a non-finite one counts too). With
+       * @p dilatation_ratio's data set (F-bar), F_bar = (J_bar / J)^(1/3) F
+       * instead, and (J / J_bar)^(1/3) into @p dilatation_ratio (entry q).
        */
       template <typename Geometry>
       KOKKOS_INLINE_FUNCTION int
@@ -325,13 +305,15 @@ namespace plastix
                                        const typename Geometry::CellData &g,
                                        const double                       e[3][3][4],
                                        const Index64                      cell,
-                                       const Strided<double>             &F)
+                                       const Strided<double>             &F,
+                                       const Strided<double>             &dilatation_ratio = {})
       {
-        int inverted = 0;
+        int    inverted = 0;
+        double J[8], volume = 0, current_volume = 0;
         for (int q = 0; q < 8; ++q)
           {
             double inv[3][3], G[3][3];
-            geometry.at(g, q, inv);
+            const double JxW = geometry.at(g, q, inv);
             gradient_at_point(e, q, inv, G);
             for (int i = 0; i < 3; ++i)
               for (int j = 0; j < 3; ++j)
@@ -339,11 +321,22 @@ namespace plastix
                   G[i][j] += (i == j) ? 1. : 0.;
                   F(cell, (3 * i + j) * 8 + q) = G[i][j];
                 }
-            const double J = G[0][0] * (G[1][1] * G[2][2] - G[1][2] * G[2][1]) -
-                             G[0][1] * (G[1][0] * G[2][2] - G[1][2] * G[2][0]) +
-                             G[0][2] * (G[1][0] * G[2][1] - G[1][1] * G[2][0]);
-            if (!(J > 0))
+            J[q] = determinant(G);
+            if (!(J[q] > 0))
               ++inverted;
+            volume += JxW;
+            current_volume += JxW * J[q];
+          }
+        if (dilatation_ratio.data != nullptr)
+          {
+            const double J_bar = current_volume / volume;
+            for (int q = 0; q < 8; ++q)
+              {
+                const double s = f_bar_factor(J_bar, J[q]);
+                for (int k = 0; k < 9; ++k)
+                  F(cell, k * 8 + q) *= s;
+                dilatation_ratio(cell, q) = 1. / s;
+              }
           }
         return inverted;
       }
@@ -427,6 +420,8 @@ namespace plastix
       {
         using value_type                    = Number;
         static constexpr bool finite_strain = true;
+        /** The stress of the displacement itself, not a linearisation. */
+        static constexpr bool linearised = false;
 
         const MaterialConstants *materials     = nullptr;
         const std::uint16_t     *cell_material = nullptr;
@@ -477,6 +472,8 @@ namespace plastix
       {
         using value_type                    = Number;
         static constexpr bool finite_strain = true;
+        /** The derivative at a stored linearisation point. */
+        static constexpr bool linearised = true;
 
         const MaterialConstants *materials     = nullptr;
         const std::uint16_t     *cell_material = nullptr;
@@ -490,6 +487,47 @@ namespace plastix
          * StrainEnergy::hencky (in double whatever @p Number).
          */
         Strided<const double> tangent_data;
+        /**
+         * F-bar only: (J / J_bar)^(1/3) per point (entry q), the ratio of
+         * the point's deformation gradient to the stored F_bar (the stored
+         * deformation gradients are F_bar then); null data otherwise.
+         */
+        Strided<const double> dilatation_ratio;
+
+        /**
+         * The stored deformation gradient @p F of point @p q of @p cell and
+         * the law's first Piola-Kirchhoff stress @p P there (times the
+         * cell's stiffness factor); returns the point's dilatation ratio (1
+         * without one).
+         */
+        KOKKOS_INLINE_FUNCTION Number
+        linearisation_point(const Index64 cell, const int q, Number F[3][3], Number P[3][3]) const
+        {
+          const MaterialConstants &m = materials[cell_material[cell]];
+          double                   F_d[3][3];
+          load_deformation_gradient(deformation_gradient, cell, q, F_d);
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              F[i][j] = static_cast<Number>(F_d[i][j]);
+          bool done = false;
+          if constexpr (logarithmic_strain)
+            if (m.strain_energy == StrainEnergy::hencky)
+              {
+                // P = F S with the stored S.
+                double S[6], S3[3][3];
+                for (int k = 0; k < 6; ++k)
+                  S[k] = tangent_data(cell, k * 8 + q);
+                symmetric_to_matrix(S, S3);
+                for (int i = 0; i < 3; ++i)
+                  for (int j = 0; j < 3; ++j)
+                    P[i][j] = static_cast<Number>(F_d[i][0] * S3[0][j] + F_d[i][1] * S3[1][j] + F_d[i][2] * S3[2][j]);
+                done = true;
+              }
+          if (!done)
+            hyperelastic_stress(m, F, P);
+          scale_by_cell_factor(cell_factors, cell, &P[0][0], 9);
+          return dilatation_ratio.data != nullptr ? static_cast<Number>(dilatation_ratio(cell, q)) : Number(1);
+        }
 
         KOKKOS_INLINE_FUNCTION void
         first_piola(const Index64 cell, const int q, const Number H[3][3], Number dP[3][3]) const

@@ -82,8 +82,9 @@ namespace plastix
 
         /** Output entries of one point's phase. */
         static constexpr int point_entries = CellOperator::point_entries;
-        /** Volume-pass entries per cell (B-bar: JxW and JxW div u of 8 points). */
-        static constexpr int volume_entries = CellOperator::has_volume_pass ? 16 : 0;
+        /** Volume-pass entries per cell (B-bar: JxW and JxW div u of 8 points; F-bar f_bar.h's). */
+        static constexpr int volume_entries =
+          CellOperator::has_volume_pass ? 8 * CellOperator::volume_entries_per_point : 0;
         /** Scratch numbers per cell: values, coordinates, point outputs of 8 points, volume pass. */
         static constexpr int scratch_per_cell = 24 + 24 + 8 * point_entries + volume_entries;
 
@@ -143,7 +144,7 @@ namespace plastix
 
           if (CellOperator::has_volume_pass)
             for_each_point(team, first, [&](const Index64 cell, const int cl, const int q) {
-              cell_operator.volume_pass(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl + 2 * q);
+              cell_operator.volume_pass(cell, q, u_s + 24 * cl, x_s + 24 * cl, V_s + volume_entries * cl + CellOperator::volume_entries_per_point * q);
             });
 
           if (CellOperator::has_point_phase)
