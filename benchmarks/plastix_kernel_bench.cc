@@ -5,11 +5,13 @@
 //                        [--strategies "ebe atomic,ebe colored,dbd,ebe tiled,assembled,dbd structured"]
 //                        [--tile-cells 64,128]
 //                        [--kernels "stored geometry,geometry on the fly,element matrix"]
-//                        [--mappings auto,cell,node,shuffle] [--formulations full,bbar] [--csr-max-dofs N]
+//                        [--mappings auto,cell,node,shuffle] [--formulations full,bbar,fbar] [--csr-max-dofs N]
 //
 // With --formulations full,bbar every configuration is also run with B-bar
 // (mean dilatation; its rows name it in the cell-kernel column), checked
 // against the first B-bar configuration: the cost of B-bar, side by side.
+// fbar is the F-bar element of finite strain: its finite-strain rows are
+// F-bar's, its small-strain rows B-bar's (F-bar's small-strain limit).
 //
 // With --plastic-fractions f1,f2 (e.g. 0,0.1,0.3) the J2 kernels are timed
 // too: for a displacement u_z = a z^2/2 on the unit cube (steel, sigma_y =
@@ -475,7 +477,7 @@ main(int argc, char **argv)
       else
         {
           std::cerr << "usage: plastix-kernel-bench [--sizes n1,n2] [--distortion d] "
-                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node,shuffle] [--formulations full,bbar] "
+                       "[--repeats r] [--strategies a,b] [--kernels a,b] [--mappings auto,cell,node,shuffle] [--formulations full,bbar,fbar] "
                        "[--tile-cells 64,128] [--csr-max-dofs n] [--plastic-fractions f1,f2] "
                        "[--criteria \"von Mises,Mohr-Coulomb,Drucker-Prager\"] "
                        "[--precision double,single] [--finite-strain] [--transfer] [--node-order lexicographic|cells]\n";

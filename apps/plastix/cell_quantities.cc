@@ -202,7 +202,8 @@ namespace plastix
   finite_strain_cell_averages(const dealii::DoFHandler<3>                              &dof_handler,
                               const MaterialTable                                      &materials,
                               const dealii::LinearAlgebra::distributed::Vector<double> &u,
-                              const std::vector<double>                                &history)
+                              const std::vector<double>                                &history,
+                              const bool                                                f_bar)
   {
     constexpr unsigned int history_values = backend::FiniteStrainState::history_values_per_cell;
     std::size_t            owned_cell     = 0;
@@ -224,9 +225,19 @@ namespace plastix
         const backend::MaterialConstants &material = material_of(materials, cell->material_id());
         double                            sums[n]  = {};
         double                            volume   = 0;
+        // F-bar: the cell's volume-averaged J.
+        double J_bar = 0, reference_volume = 0;
         for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
           {
-            const dealii::Tensor<2, 3> F = dealii::unit_symmetric_tensor<3>() + grad_u[q];
+            J_bar += fe_values.JxW(q) * determinant(dealii::unit_symmetric_tensor<3>() + grad_u[q]);
+            reference_volume += fe_values.JxW(q);
+          }
+        J_bar /= reference_volume;
+        for (unsigned int q = 0; q < fe_values.n_quadrature_points; ++q)
+          {
+            dealii::Tensor<2, 3> F = dealii::unit_symmetric_tensor<3>() + grad_u[q];
+            if (f_bar)
+              F *= std::cbrt(J_bar / determinant(F));
             double                     F_values[9], P_values[9];
             for (unsigned int i = 0; i < 3; ++i)
               for (unsigned int j = 0; j < 3; ++j)

@@ -74,13 +74,17 @@ namespace plastix
    * order of the active cells. Hencky materials (elastoplastic in the
    * logarithmic strain) take P from the return at the committed @p history
    * (FiniteStrainState::committed_history(), the converged state's own;
-   * empty: none, every point virgin).
+   * empty: none, every point virgin). With @p f_bar (the F-bar element,
+   * backend::ElementFormulation::fbar) every F above is the point's F_bar =
+   * (J_bar / J)^(1/3) F, J_bar the cell's volume-averaged J, as the
+   * operator's materials see it.
    */
   std::vector<double>
   finite_strain_cell_averages(const dealii::DoFHandler<3>                              &dof_handler,
                               const MaterialTable                                      &materials,
                               const dealii::LinearAlgebra::distributed::Vector<double> &u,
-                              const std::vector<double>                                &history);
+                              const std::vector<double>                                &history,
+                              bool                                                      f_bar);
 } // namespace plastix
 
 #endif

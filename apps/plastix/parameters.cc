@@ -158,12 +158,14 @@ namespace plastix
                       "with the quadrature kernels; cell otherwise)");
     prm.add_parameter("Element formulation", element_formulation,
                       "Strain of the Gauss points: full (full integration, each point its own "
-                      "strain) or bbar (B-bar, mean dilatation: each point keeps its deviatoric "
-                      "strain and takes the cell average of the volumetric strain; no volumetric "
-                      "locking under plastic flow or near incompressibility). auto: bbar for "
-                      "elastoplastic runs (J2 flow is isochoric), full for elastic ones "
-                      "(deal.II's step-8 operator; choose bbar for nearly incompressible "
-                      "materials)");
+                      "strain), bbar (small strain: B-bar, mean dilatation: each point keeps its "
+                      "deviatoric strain and takes the cell average of the volumetric strain) or "
+                      "fbar (finite strain: F-bar, each point keeps the isochoric part of its "
+                      "deformation gradient and takes the cell's volume change); both cure the "
+                      "volumetric locking of Q1 cells under plastic flow or near "
+                      "incompressibility. auto: bbar for small-strain and fbar for finite-strain "
+                      "elastoplastic runs (J2 flow is isochoric), full for elastic ones (deal.II's "
+                      "step-8 operator; choose bbar or fbar for nearly incompressible materials)");
     prm.add_parameter("Ghost exchange", ghost_exchange,
                       "How MPI ranks exchange the ghost values of their vectors (every operator "
                       "application, transfer and smoother step): mpi (copied to the host, sent "
@@ -257,10 +259,10 @@ namespace plastix
   {
     if (element_formulation.is_resolved())
       return;
-    // B-bar is a small-strain formulation.
-    element_formulation.resolve(problem.type == ProblemType::elastoplastic && problem.kinematics == Kinematics::small_strain ?
-                                  backend::ElementFormulation::bbar :
-                                  backend::ElementFormulation::full);
+    // B-bar is the small-strain formulation, F-bar the finite-strain one.
+    element_formulation.resolve(problem.type != ProblemType::elastoplastic ? backend::ElementFormulation::full :
+                                problem.kinematics == Kinematics::small_strain ? backend::ElementFormulation::bbar :
+                                                                                 backend::ElementFormulation::fbar);
   }
 
   MechanicsOperator::AdditionalData
@@ -282,6 +284,8 @@ namespace plastix
               (thread_mapping == backend::ThreadMapping::automatic ? " (auto)" : "");
     if (element_formulation == backend::ElementFormulation::bbar)
       text += " / B-bar" + std::string(element_formulation.automatic ? " (auto)" : "");
+    else if (element_formulation == backend::ElementFormulation::fbar)
+      text += " / F-bar" + std::string(element_formulation.automatic ? " (auto)" : "");
     return text;
   }
 
@@ -425,6 +429,9 @@ namespace plastix
     time_integration.check();
     if (problem.kinematics == Kinematics::finite_strain)
       check_finite_strain();
+    else if (op.element_formulation == backend::ElementFormulation::fbar)
+      throw InputError("Operator/Element formulation", "F-bar is a finite-strain element formulation; small strain "
+                                                       "takes bbar (B-bar) or full");
     else if (boundary.follower_pressure)
       throw InputError("Boundary conditions/Follower pressure",
                        "a pressure on the deformed surface needs Problem/Kinematics = finite strain (small "
@@ -492,7 +499,7 @@ namespace plastix
                                                "stored geometry or geometry on the fly (or auto)");
     if (op.element_formulation == backend::ElementFormulation::bbar)
       throw InputError("Operator/Element formulation", "B-bar is a small-strain element formulation; finite strain "
-                                                       "takes full integration");
+                                                       "takes fbar (F-bar) or full");
     if (newton.tangent == NewtonTangent::initial_stiffness)
       throw InputError("Newton/Tangent", "initial stiffness is a method for plasticity; finite strain takes the "
                                          "consistent tangent");

@@ -45,7 +45,9 @@ namespace plastix
   {
     constexpr unsigned int    n        = finite_strain_values_per_cell;
     const std::vector<double> history  = d.op.finite_strain().committed_history();
-    const std::vector<double> averages = finite_strain_cell_averages(d.dof_handler, d.materials, u_host, history);
+    const std::vector<double> averages =
+      finite_strain_cell_averages(d.dof_handler, d.materials, u_host, history,
+                                  d.parameters.op.element_formulation == backend::ElementFormulation::fbar);
     const std::size_t         n_cells  = averages.size() / n;
     const char *names[6] = {"stress_xx", "stress_yy", "stress_zz", "stress_yz", "stress_xz", "stress_xy"};
     CellFields  fields;
