@@ -488,6 +488,9 @@ namespace plastix
         case GeometryType::cook_membrane:
           coarse = static_cast<long double>(mesh.subdivisions[0]) * mesh.subdivisions[1] * mesh.subdivisions[2];
           break;
+        case GeometryType::necking_bar:
+          coarse = 3.L * mesh.subdivisions[2];
+          break;
         case GeometryType::cylinder:
         case GeometryType::sphere:
           coarse = 64; // deal.II's quarter shells have a handful of coarse cells

@@ -200,6 +200,100 @@ namespace plastix
       set_bounding_box_boundary_ids(triangulation);
     }
 
+    /**
+     * The curved surface of the necking bar, r = R(z) = R (1 - imperfection
+     * (1 - z / length)), in the chart (r / R(z), theta, z): the surface is
+     * rho = 1 there, so the points that refinement adds on it stay on it.
+     */
+    class NeckingBarSurface : public dealii::ChartManifold<3, 3, 3>
+    {
+    public:
+      NeckingBarSurface(const double radius, const double length, const double imperfection)
+        : radius(radius)
+        , length(length)
+        , imperfection(imperfection)
+      {}
+
+      std::unique_ptr<dealii::Manifold<3, 3>>
+      clone() const override
+      {
+        return std::make_unique<NeckingBarSurface>(radius, length, imperfection);
+      }
+
+      dealii::Point<3>
+      pull_back(const dealii::Point<3> &x) const override
+      {
+        return dealii::Point<3>(std::hypot(x[0], x[1]) / radius_at(x[2]), std::atan2(x[1], x[0]), x[2]);
+      }
+
+      dealii::Point<3>
+      push_forward(const dealii::Point<3> &chart) const override
+      {
+        const double r = chart[0] * radius_at(chart[2]);
+        return dealii::Point<3>(r * std::cos(chart[1]), r * std::sin(chart[1]), chart[2]);
+      }
+
+      /** R(z). */
+      double
+      radius_at(const double z) const
+      {
+        return radius * (1. - imperfection * (1. - z / length));
+      }
+
+    private:
+      const double radius, length, imperfection;
+    };
+
+    /**
+     * The necking bar: deal.II's quarter disk (3 cells) extruded into
+     * @p n_axial layers, each section scaled to R(z); the curved surface gets
+     * manifold 1 (NeckingBarSurface), the cells a transfinite interpolation
+     * between their faces (as deal.II's hyper_ball), so global refinement
+     * keeps the geometry. Ids 1 curved, 2 x = 0, 3 y = 0, 4 z = 0, 5 z = length.
+     */
+    void
+    make_necking_bar(const MeshParameters &p, const unsigned int n_axial, dealii::Triangulation<3> &triangulation)
+    {
+      const NeckingBarSurface  surface(p.outer_radius, p.cylinder_length, p.neck_imperfection);
+      dealii::Triangulation<2> disk;
+      dealii::GridGenerator::quarter_hyper_ball(disk, dealii::Point<2>(), 1.);
+      dealii::Triangulation<3> bar;
+      dealii::GridGenerator::extrude_triangulation(disk, n_axial + 1, p.cylinder_length, bar);
+      dealii::GridTools::transform(
+        [&](const dealii::Point<3> &x) {
+          const double scale = surface.radius_at(x[2]);
+          return dealii::Point<3>(scale * x[0], scale * x[1], x[2]);
+        },
+        bar);
+      triangulation.copy_triangulation(bar);
+      triangulation.set_all_manifold_ids(0);
+      const double tolerance = 1e-8 * p.outer_radius;
+      for (const auto &cell : triangulation.active_cell_iterators())
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary())
+            {
+              const auto                 c  = cell->face(f)->center();
+              dealii::types::boundary_id id = 1;
+              if (std::abs(c[0]) < tolerance)
+                id = 2;
+              else if (std::abs(c[1]) < tolerance)
+                id = 3;
+              else if (std::abs(c[2]) < tolerance)
+                id = 4;
+              else if (std::abs(c[2] - p.cylinder_length) < tolerance)
+                id = 5;
+              cell->face(f)->set_boundary_id(id);
+            }
+      for (const auto &cell : triangulation.active_cell_iterators())
+        for (const auto f : cell->face_indices())
+          if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == 1)
+            cell->face(f)->set_all_manifold_ids(1);
+      triangulation.set_manifold(1, surface);
+      dealii::TransfiniteInterpolationManifold<3> cells;
+      cells.initialize(triangulation);
+      triangulation.set_manifold(0, cells);
+    }
+
     /** Thick-walled shells: boundary ids 0 inner, 1 outer, 2..4 planes x, y, z = 0, 5 z = top. */
     void
     set_shell_boundary_ids(dealii::Triangulation<3> &triangulation,
@@ -831,6 +925,9 @@ namespace plastix
               return dealii::Point<3>(48. * x[0], 44. * x[0] + 44. * x[1] - 28. * x[0] * x[1], x[2]);
             },
             triangulation);
+          break;
+        case GeometryType::necking_bar:
+          make_necking_bar(p, repetitions[2], triangulation);
           break;
         case GeometryType::fixed_grid:
           make_fixed_grid(p, triangulation);

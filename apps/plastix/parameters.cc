@@ -195,7 +195,8 @@ namespace plastix
     {
       return mesh.distortion == 0. && mesh.geometry != GeometryType::cylinder &&
              mesh.geometry != GeometryType::sphere && mesh.geometry != GeometryType::wellbore &&
-             mesh.geometry != GeometryType::cook_membrane && mesh.geometry != GeometryType::file;
+             mesh.geometry != GeometryType::cook_membrane && mesh.geometry != GeometryType::necking_bar &&
+             mesh.geometry != GeometryType::file;
     }
 
     /**

@@ -51,6 +51,13 @@ namespace plastix
      */
     cook_membrane,
     /**
+     * A quarter of a solid round bar (axis z) of 'Outer radius' and
+     * 'Cylinder length' whose radius falls linearly to (1 - 'Neck
+     * imperfection') times it at z = 0, the plane of the neck (the necking
+     * benchmark of large-strain plasticity).
+     */
+    necking_bar,
+    /**
      * A body given as a function, embedded in a fixed grid of equal cells
      * (the fixed-grid method): cells cut by the body's boundary get a
      * stiffness factor from their material volume fraction.
@@ -77,6 +84,7 @@ namespace plastix
               {GeometryType::sphere, "sphere"},
               {GeometryType::wellbore, "wellbore"},
               {GeometryType::cook_membrane, "Cook's membrane"},
+              {GeometryType::necking_bar, "necking bar"},
               {GeometryType::fixed_grid, "fixed grid"},
               {GeometryType::file, "file"}};
     }
@@ -261,10 +269,12 @@ namespace plastix
     std::string file;
     /** Factor applied to the coordinates of a mesh file. */
     double scale = 1.;
-    /** Radii of the cylinder and sphere geometries. */
+    /** Radii of the cylinder and sphere geometries (the necking bar: its outer radius). */
     double inner_radius = 1., outer_radius = 2.;
-    /** Axial length of the cylinder geometry (the thickness of the wellbore slab). */
+    /** Axial length of the cylinder and necking bar geometries (the thickness of the wellbore slab). */
     double cylinder_length = 0.25;
+    /** Necking bar: the relative reduction of the radius at z = 0, the imperfection that starts the neck. */
+    double neck_imperfection = 0.018;
     /** Wellbore geometry: ratio of the radial sizes of neighbouring coarse cells (1: uniform). */
     double radial_growth = 1.;
     /** The body of Geometry = fixed grid. */

@@ -126,7 +126,12 @@ namespace plastix
       "cylinder (fix z on 4 and 5 for plane strain). Cook's membrane: the tapered panel with the "
       "corners (0, 0), (48, 44), (48, 60), (0, 44) in x-y and 0 <= z <= 1, Subdivisions cells "
       "along x, y (across the panel) and z, ids 0 x = 0, 1 x = 48, 2 lower edge, 3 upper edge, "
-      "4 z = 0, 5 z = 1. fixed grid: the body of 'Fixed grid/Body' "
+      "4 z = 0, 5 z = 1. necking bar: a quarter of a solid round bar about z, of radius 'Outer "
+      "radius' at z = 'Cylinder length', falling linearly to (1 - 'Neck imperfection') times it "
+      "at z = 0 (the plane of the neck, a symmetry plane of the whole bar); deal.II's quarter "
+      "disk of 3 cells across, Subdivisions[2] cells along z (refine with 'Global "
+      "refinements', which keep the curved surface); ids 1 the curved surface, 2 x = 0, 3 "
+      "y = 0, 4 z = 0, 5 z = length. fixed grid: the body of 'Fixed grid/Body' "
       "in the box [Lower corner, Upper corner] cut into Subdivisions equal cells, each with the "
       "stiffness factor xi + Delta (1 - xi) of its volume fraction xi; cells outside the body are "
       "left out unless 'Keep outside cells'; ids 0..5 on the box faces of cells with material, 6 on the "
@@ -165,11 +170,16 @@ namespace plastix
                       dealii::Patterns::Double(0.));
     prm.add_parameter("Inner radius", inner_radius, "Inner radius of the cylinder and sphere geometries",
                       dealii::Patterns::Double(0.));
-    prm.add_parameter("Outer radius", outer_radius, "Outer radius of the cylinder and sphere geometries",
+    prm.add_parameter("Outer radius", outer_radius,
+                      "Outer radius of the cylinder and sphere geometries, radius of the necking bar",
                       dealii::Patterns::Double(0.));
     prm.add_parameter("Cylinder length", cylinder_length,
-                      "Axial length of the cylinder geometry, thickness of the wellbore slab",
+                      "Axial length of the cylinder and necking bar geometries, thickness of the wellbore slab",
                       dealii::Patterns::Double(0.));
+    prm.add_parameter("Neck imperfection", neck_imperfection,
+                      "Necking bar: the radius at z = 0 is (1 - this) times 'Outer radius', rising "
+                      "linearly to it at z = 'Cylinder length'",
+                      dealii::Patterns::Double(0., 0.5));
     prm.add_parameter("Radial growth", radial_growth,
                       "Wellbore geometry: size ratio of radially neighbouring coarse cells (1 = uniform; "
                       "> 1 grades the mesh towards the inner radius)",
@@ -195,7 +205,11 @@ namespace plastix
          geometry == GeometryType::wellbore) &&
         !(inner_radius > 0 && outer_radius > inner_radius))
       throw InputError("Mesh/Outer radius", "need 0 < Inner radius < Outer radius");
-    if ((geometry == GeometryType::cylinder || geometry == GeometryType::wellbore) && !(cylinder_length > 0))
+    if (geometry == GeometryType::necking_bar && !(outer_radius > 0))
+      throw InputError("Mesh/Outer radius", "the necking bar needs a positive radius");
+    if ((geometry == GeometryType::cylinder || geometry == GeometryType::wellbore ||
+         geometry == GeometryType::necking_bar) &&
+        !(cylinder_length > 0))
       throw InputError("Mesh/Cylinder length", "must be positive");
     if (geometry == GeometryType::wellbore && !(radial_growth >= 1e-3 && radial_growth <= 1e3))
       throw InputError("Mesh/Radial growth", "must lie in [0.001, 1000]");
