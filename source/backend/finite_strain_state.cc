@@ -158,6 +158,56 @@ namespace plastix
         });
       }
 
+      /**
+       * The F-bar data of every cell at the linearisation point that @p law
+       * reads (its stored F_bar, ratios and stresses) into @p data
+       * (f_bar_cell_entries): the reference volume, p_bar = <tr tau_bar /
+       * (3 J_bar)> and the volume gradient sum_q B^T (J F^-T) JxW.
+       */
+      template <typename Geometry, typename Law>
+      void
+      store_f_bar_cell_data(const Geometry &geometry, const Law &law, const Strided<double> &data,
+                            const Index64 n_cells)
+      {
+        for_range("plastix::f_bar_cell_data", n_cells, KOKKOS_LAMBDA(const Index64 cell) {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          double flux[3][3][4] = {};
+          double volume = 0, pressure = 0;
+          for (int q = 0; q < 8; ++q)
+            {
+              typename Geometry::value_type inv_g[3][3];
+              const double                  JxW = geometry.at(g, q, inv_g);
+              double                        inv[3][3], w[3][4], tau[3][3], K[3][3], T[9];
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  inv[i][j] = inv_g[i][j];
+              gradient_weights(q, w);
+              const FBarLinearisationPoint<double> x(law, cell, q);
+              product_transpose(x.P_bar, x.F_bar, tau);
+              volume += JxW;
+              pressure += JxW * (tau[0][0] + tau[1][1] + tau[2][2]) / (3. * x.J_bar);
+              for (int i = 0; i < 3; ++i)
+                for (int j = 0; j < 3; ++j)
+                  K[i][j] = x.J * x.F_inv_T[i][j];
+              point_flux(inv, JxW, K, T);
+              for (int c = 0; c < 3; ++c)
+                for (int d = 0; d < 3; ++d)
+                  for (int m = 0; m < 4; ++m)
+                    flux[c][d][m] += w[d][m] * T[3 * c + d];
+            }
+          data(cell, 0) = volume;
+          data(cell, 1) = pressure / volume;
+          for (int c = 0; c < 3; ++c)
+            {
+              double r[8];
+              edge_differences_transpose(flux[c], r);
+              for (int a = 0; a < 8; ++a)
+                data(cell, 2 + 3 * a + c) = r[a];
+            }
+        });
+      }
+
       /** F = I at every Gauss point (the undeformed body). */
       inline void
       set_identity_deformation(const Strided<double> &F, const Index64 n_cells)
@@ -187,6 +237,10 @@ namespace plastix
           internal::default_strides(s.n_cells, 8, s.ratio_stride_cell, s.ratio_stride_entry,
                                     op.settings().thread_mapping != ThreadMapping::node);
           s.dilatation_ratio.copy_from_host(std::vector<double>(8 * static_cast<std::size_t>(s.n_cells), 1.));
+          s.f_bar_cell_data.resize(internal::f_bar_cell_entries * static_cast<std::size_t>(s.n_cells),
+                                   "F-bar cell data");
+          internal::default_strides(s.n_cells, internal::f_bar_cell_entries, s.cell_data_stride_cell,
+                                    s.cell_data_stride_entry, op.settings().thread_mapping != ThreadMapping::node);
         }
       for (const MaterialConstants &m : op.impl().materials.to_host())
         s.logarithmic_strain = s.logarithmic_strain || m.strain_energy == StrainEnergy::hencky;
@@ -204,6 +258,7 @@ namespace plastix
           s.tangent_data.set_zero();
           s.store_tangents();
         }
+      s.store_f_bar_cell_data();
     }
 
     FiniteStrainState::~FiniteStrainState() = default;
@@ -220,6 +275,7 @@ namespace plastix
                                                          s.n_cells);
       });
       s.store_tangents();
+      s.store_f_bar_cell_data();
       if (internal_force != nullptr)
         this->internal_force(u, internal_force);
       return static_cast<std::size_t>(inverted);
@@ -283,6 +339,19 @@ namespace plastix
                                                   d.materials.data(), d.cell_material.data(), n_cells);
     }
 
+    void
+    FiniteStrainState::Impl::store_f_bar_cell_data()
+    {
+      if (!f_bar)
+        return;
+      const DeviceOperator::Impl &d = op->impl();
+      internal::with_geometry(d, [&](const auto &geometry) {
+        with_tangent_law<double>([&](const auto &law) {
+          internal::store_f_bar_cell_data(geometry, law, f_bar_cell_data_view(), n_cells);
+        });
+      });
+    }
+
     std::size_t
     FiniteStrainState::commit()
     {
@@ -329,13 +398,15 @@ namespace plastix
       internal::strided_from_host(host_in, s.n_cells, history_values_per_cell, s.history_stride_cell,
                                   s.history_stride_entry, s.history);
       s.store_tangents();
+      s.store_f_bar_cell_data();
     }
 
     std::size_t
     FiniteStrainState::memory_consumption() const
     {
       return impl_->deformation_gradient.memory_consumption() + impl_->history.memory_consumption() +
-             impl_->tangent_data.memory_consumption() + impl_->dilatation_ratio.memory_consumption();
+             impl_->tangent_data.memory_consumption() + impl_->dilatation_ratio.memory_consumption() +
+             impl_->f_bar_cell_data.memory_consumption();
     }
 
     const FiniteStrainState::Impl &

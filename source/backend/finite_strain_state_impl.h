@@ -30,6 +30,14 @@ namespace plastix
       internal::Index64 ratio_stride_cell = 0, ratio_stride_entry = 0;
       /** F-bar only: (J / J_bar)^(1/3) at every Gauss point, F = ratio F_bar. */
       DeviceArray<double> dilatation_ratio;
+      /** Strides (cell, entry) of f_bar_cell_data. */
+      internal::Index64 cell_data_stride_cell = 0, cell_data_stride_entry = 0;
+      /**
+       * F-bar only: per cell the data of the linearisation point that the
+       * tangent's product reads (internal::f_bar_cell_entries: reference
+       * volume, p_bar, volume gradient), written by store_f_bar_cell_data().
+       */
+      DeviceArray<double> f_bar_cell_data;
       /**
        * Whether a material has StrainEnergy::hencky: then @p history exists
        * and the laws take the return in the logarithmic strain space.
@@ -67,6 +75,15 @@ namespace plastix
         return {const_cast<double *>(dilatation_ratio.data()), ratio_stride_cell, ratio_stride_entry};
       }
 
+      /** The F-bar cell data, or a view without data (not F-bar). */
+      internal::Strided<double>
+      f_bar_cell_data_view() const
+      {
+        if (!f_bar)
+          return {};
+        return {const_cast<double *>(f_bar_cell_data.data()), cell_data_stride_cell, cell_data_stride_entry};
+      }
+
       internal::Strided<double>
       history_view() const
       {
@@ -95,6 +112,7 @@ namespace plastix
         law.cell_factors         = d.cell_factor_data();
         law.deformation_gradient = deformation_gradient_view();
         law.dilatation_ratio     = dilatation_ratio_view();
+        law.f_bar_cell_data      = f_bar_cell_data_view();
         if constexpr (with_logarithmic_strain)
           law.tangent_data = tangent_data_view();
         return law;
@@ -126,6 +144,13 @@ namespace plastix
        */
       void
       store_tangents();
+
+      /**
+       * F-bar: compute f_bar_cell_data at the stored F_bar and the tangent
+       * data (nothing otherwise): after store_tangents().
+       */
+      void
+      store_f_bar_cell_data();
 
       /** Run @p action with the tangent law in @p Number that the materials need. */
       template <typename Number, typename Action>

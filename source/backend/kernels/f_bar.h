@@ -124,6 +124,17 @@ namespace plastix
         return mean;
       }
 
+      /**
+       * Entries per cell of the F-bar data at the linearisation point that
+       * the tangent's product reads instead of its volume pass
+       * (HyperelasticTangentLaw::f_bar_cell_data): 0 the reference volume
+       * V = sum_q JxW, 1 p_bar, 2 + 3 a + c the cell's volume gradient
+       * g = sum_q B^T (J F^-T) JxW (node a, component c), so that
+       * g . du = sum_q JxW J a = V b J_bar and the cell part of the
+       * product is (sum_q T[9] / V) g.
+       */
+      constexpr int f_bar_cell_entries = 26;
+
       /** Volume-pass entries per point of the F-bar internal force: JxW, JxW J. */
       constexpr int f_bar_stress_volume_entries = 2;
       /** Volume-pass entries per point of the F-bar tangent: JxW, JxW J a, JxW tr tau_bar / (3 J_bar). */
@@ -216,6 +227,10 @@ namespace plastix
        * law stores it, F = ratio F_bar (ratio = (J / J_bar)^(1/3), stored
        * beside it), J_bar = det F_bar, J, F^-T and the law's P_bar.
        */
+      /** Tag of FBarLinearisationPoint's constructor without the stress. */
+      struct KinematicsOnly
+      {};
+
       template <typename Number>
       struct FBarLinearisationPoint
       {
@@ -227,6 +242,21 @@ namespace plastix
         FBarLinearisationPoint(const Law &law, const Index64 cell, const int q)
         {
           ratio = law.linearisation_point(cell, q, F_bar, P_bar);
+          set_kinematics();
+        }
+
+        /** The kinematics alone (F_bar, F^-T, J, J_bar; P_bar left unset). */
+        template <typename Law>
+        KOKKOS_INLINE_FUNCTION
+        FBarLinearisationPoint(const Law &law, const Index64 cell, const int q, KinematicsOnly)
+        {
+          ratio = law.linearisation_deformation(cell, q, F_bar);
+          set_kinematics();
+        }
+
+        KOKKOS_INLINE_FUNCTION void
+        set_kinematics()
+        {
           J_bar = determinant_and_inverse_transpose(F_bar, F_inv_T);
           J     = ratio * ratio * ratio * J_bar;
           PLASTIX_UNROLL
@@ -260,6 +290,15 @@ namespace plastix
                            const Number   JxW,
                            Number         V[f_bar_tangent_volume_entries])
       {
+        if (law.f_bar_cell_data.data != nullptr)
+          {
+            // p_bar stored: the kinematics alone.
+            const FBarLinearisationPoint<Number> x(law, cell, q, KinematicsOnly{});
+            V[0] = JxW;
+            V[1] = JxW * x.J * x.dilatation_rate(H);
+            V[2] = JxW * static_cast<Number>(law.f_bar_cell_data(cell, 1));
+            return;
+          }
         const FBarLinearisationPoint<Number> x(law, cell, q);
         Number                               tau[3][3];
         product_transpose(x.P_bar, x.F_bar, tau);
@@ -269,26 +308,26 @@ namespace plastix
       }
 
       /**
-       * The 20 entries @p T of a point of the tangent product (see above)
-       * for the increment gradient @p H, the inverse Jacobian @p inv, JxW
-       * and the volume pass @p V of the cell's points; @p law is the
-       * linearised law (first_piola(cell, q, dF_bar, dP_bar) and
-       * linearisation_point()).
+       * The entries @p T of a point of the tangent product given the cell's
+       * mean <J a> = b J_bar (@p mean_J_a) and @p p_bar: T[0..8] and T[9]
+       * always, the cell part's flux T[10..18] and T[19] = JxW if
+       * @p with_cell_flux (without it the caller adds the cell part from
+       * the stored volume gradient, f_bar_cell_entries).
        */
-      template <typename Law, typename Number>
+      template <bool with_cell_flux, typename Law, typename Number>
       KOKKOS_INLINE_FUNCTION void
-      f_bar_tangent_point(const Law     &law,
-                          const Index64  cell,
-                          const int      q,
-                          const Number   H[3][3],
-                          const Number   inv[3][3],
-                          const Number   JxW,
-                          const Number  *V,
-                          Number        *T)
+      f_bar_tangent_point_parts(const Law     &law,
+                                const Index64  cell,
+                                const int      q,
+                                const Number   H[3][3],
+                                const Number   inv[3][3],
+                                const Number   JxW,
+                                const Number   mean_J_a,
+                                const Number   p_bar,
+                                Number        *T)
       {
         const FBarLinearisationPoint<Number> x(law, cell, q);
-        const Number b     = volume_average<f_bar_tangent_volume_entries>(V, 1) / x.J_bar;
-        const Number p_bar = volume_average<f_bar_tangent_volume_entries>(V, 2);
+        const Number b     = mean_J_a / x.J_bar;
         const Number a     = x.dilatation_rate(H);
         // dF_bar = H / ratio + (b - a) / 3 F_bar, and the law's dP_bar.
         Number dF_bar[3][3], dP_bar[3][3];
@@ -322,8 +361,8 @@ namespace plastix
           PLASTIX_UNROLL
           for (int j = 0; j < 3; ++j)
             MT[i][j] = x.F_inv_T[i][0] * HF[0][j] + x.F_inv_T[i][1] * HF[1][j] + x.F_inv_T[i][2] * HF[2][j];
-        // L = dev(dtau) F^-T - dev(tau) M^T + p_bar J (a F^-T - M^T); K = J F^-T.
-        Number L[3][3], K[3][3];
+        // L = dev(dtau) F^-T - dev(tau) M^T + p_bar J (a F^-T - M^T).
+        Number L[3][3];
         PLASTIX_UNROLL
         for (int i = 0; i < 3; ++i)
           PLASTIX_UNROLL
@@ -334,12 +373,44 @@ namespace plastix
               for (int k = 0; k < 3; ++k)
                 l += dtau[i][k] * x.F_inv_T[k][j] - tau[i][k] * MT[k][j];
               L[i][j] = l + p_bar * x.J * (a * x.F_inv_T[i][j] - MT[i][j]);
-              K[i][j] = x.J * x.F_inv_T[i][j];
             }
         point_flux(inv, JxW, L, T);
         T[9] = JxW * (dp / x.J_bar - p_bar * b);
-        point_flux(inv, JxW, K, T + 10);
-        T[19] = JxW;
+        if constexpr (with_cell_flux)
+          {
+            // K = J F^-T.
+            Number K[3][3];
+            PLASTIX_UNROLL
+            for (int i = 0; i < 3; ++i)
+              PLASTIX_UNROLL
+              for (int j = 0; j < 3; ++j)
+                K[i][j] = x.J * x.F_inv_T[i][j];
+            point_flux(inv, JxW, K, T + 10);
+            T[19] = JxW;
+          }
+      }
+
+      /**
+       * The 20 entries @p T of a point of the tangent product (see above)
+       * for the increment gradient @p H, the inverse Jacobian @p inv, JxW
+       * and the volume pass @p V of the cell's points; @p law is the
+       * linearised law (first_piola(cell, q, dF_bar, dP_bar) and
+       * linearisation_point()).
+       */
+      template <typename Law, typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      f_bar_tangent_point(const Law     &law,
+                          const Index64  cell,
+                          const int      q,
+                          const Number   H[3][3],
+                          const Number   inv[3][3],
+                          const Number   JxW,
+                          const Number  *V,
+                          Number        *T)
+      {
+        f_bar_tangent_point_parts<true>(law, cell, q, H, inv, JxW,
+                                        volume_average<f_bar_tangent_volume_entries>(V, 1),
+                                        volume_average<f_bar_tangent_volume_entries>(V, 2), T);
       }
     } // namespace internal
   }   // namespace backend

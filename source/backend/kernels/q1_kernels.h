@@ -683,10 +683,73 @@ namespace plastix
             f_bar_stress_point(law, cell, q, G, inv, JxW, V, T);
         }
 
+        /**
+         * apply() of the F-bar tangent with the law's stored cell data
+         * (f_bar_cell_entries): no volume pass, b from the volume gradient
+         * and the cell part added from it.
+         */
+        KOKKOS_INLINE_FUNCTION void
+        apply_f_bar_tangent_with_cell_data(const Index64 cell, const Number u[24], Number f[24]) const
+        {
+          typename Geometry::CellData g;
+          geometry.load(cell, g);
+          Number e[3][3][4];
+          vector_edge_differences(u, e);
+          const auto  &data   = law.f_bar_cell_data;
+          const Number volume = static_cast<Number>(data(cell, 0));
+          const Number p_bar  = static_cast<Number>(data(cell, 1));
+          Number       mean_J_a = 0;
+          PLASTIX_UNROLL
+          for (int k = 0; k < 24; ++k)
+            mean_J_a += static_cast<Number>(data(cell, 2 + k)) * u[k];
+          mean_J_a /= volume;
+          Number acc[3][3][4];
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            PLASTIX_UNROLL
+            for (int d = 0; d < 3; ++d)
+              PLASTIX_UNROLL
+              for (int m = 0; m < 4; ++m)
+                acc[c][d][m] = 0;
+          Number integral = 0;
+          for (int q = 0; q < 8; ++q)
+            {
+              Number w[3][4], inv[3][3], G[3][3], T[10];
+              gradient_weights(q, w);
+              const Number JxW = geometry.at(g, q, inv);
+              displacement_gradient(e, w, inv, G);
+              f_bar_tangent_point_parts<false>(law, cell, q, G, inv, JxW, mean_J_a, p_bar, T);
+              PLASTIX_UNROLL
+              for (int c = 0; c < 3; ++c)
+                PLASTIX_UNROLL
+                for (int d = 0; d < 3; ++d)
+                  PLASTIX_UNROLL
+                  for (int m = 0; m < 4; ++m)
+                    acc[c][d][m] += w[d][m] * T[3 * c + d];
+              integral += T[9];
+            }
+          const Number scalar = integral / volume;
+          PLASTIX_UNROLL
+          for (int c = 0; c < 3; ++c)
+            {
+              Number r[8];
+              edge_differences_transpose(acc[c], r);
+              PLASTIX_UNROLL
+              for (int a = 0; a < 8; ++a)
+                f[3 * a + c] = r[a] + scalar * static_cast<Number>(data(cell, 2 + 3 * a + c));
+            }
+        }
+
         /** apply() of the F-bar element: volume pass, point parts and the cell part. */
         KOKKOS_INLINE_FUNCTION void
         apply_f_bar(const Index64 cell, const Number u[24], Number f[24]) const
         {
+          if constexpr (f_bar_tangent)
+            if (law.f_bar_cell_data.data != nullptr)
+              {
+                apply_f_bar_tangent_with_cell_data(cell, u, f);
+                return;
+              }
           typename Geometry::CellData g;
           geometry.load(cell, g);
           Number e[3][3][4];

@@ -493,6 +493,29 @@ namespace plastix
          * deformation gradients are F_bar then); null data otherwise.
          */
         Strided<const double> dilatation_ratio;
+        /**
+         * F-bar only: the data of each cell at the linearisation point that
+         * do not depend on the increment (f_bar.h, f_bar_cell_entries: the
+         * reference volume, the mean pressure p_bar and the cell's volume
+         * gradient), so that the tangent's product needs no volume pass;
+         * null data: the product computes them (f_bar_tangent_volume()).
+         */
+        Strided<const double> f_bar_cell_data;
+
+        /**
+         * The stored deformation gradient @p F of point @p q of @p cell;
+         * returns the point's dilatation ratio (1 without one).
+         */
+        KOKKOS_INLINE_FUNCTION Number
+        linearisation_deformation(const Index64 cell, const int q, Number F[3][3]) const
+        {
+          double F_d[3][3];
+          load_deformation_gradient(deformation_gradient, cell, q, F_d);
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j)
+              F[i][j] = static_cast<Number>(F_d[i][j]);
+          return dilatation_ratio.data != nullptr ? static_cast<Number>(dilatation_ratio(cell, q)) : Number(1);
+        }
 
         /**
          * The stored deformation gradient @p F of point @p q of @p cell and
