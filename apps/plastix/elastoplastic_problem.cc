@@ -164,6 +164,18 @@ namespace plastix
       unsigned long long
       plastic_points_of_step(const LoadStepResult &result) const;
 
+      /**
+       * The committed Gauss-point history of this rank's cells (small strain
+       * or the Hencky materials' at finite strain; empty at finite strain
+       * without one).
+       */
+      std::vector<double>
+      committed_history() const;
+
+      /** The history values per cell of a checkpoint of this run (0: none). */
+      unsigned int
+      history_values_per_cell() const;
+
       const Parameters  &parameters;
       const MPI_Comm     communicator;
       const std::string  restart_directory;
@@ -279,6 +291,21 @@ namespace plastix
         d.op.plasticity().update(newton->u, newton->f_int);
     }
 
+    std::vector<double>
+    ElastoplasticRun::committed_history() const
+    {
+      return finite_strain ? d.op.finite_strain().committed_history() : d.op.plasticity().committed_history();
+    }
+
+    unsigned int
+    ElastoplasticRun::history_values_per_cell() const
+    {
+      if (!finite_strain)
+        return backend::GaussPointState::history_values_per_cell;
+      return d.op.finite_strain().backend_state().has_history() ? backend::FiniteStrainState::history_values_per_cell :
+                                                                  0;
+    }
+
     unsigned long long
     ElastoplasticRun::plastic_points_of_step(const LoadStepResult &result) const
     {
@@ -339,7 +366,7 @@ namespace plastix
       dealii::LinearAlgebra::distributed::Vector<double> u_host(d.op.get_partitioner());
       std::vector<double>                                history;
       read_checkpoint_data(dynamic_cast<const dealii::parallel::distributed::Triangulation<3> &>(*d.triangulation),
-                           d.dof_handler, {&u_host}, history, backend::GaussPointState::history_values_per_cell);
+                           d.dof_handler, {&u_host}, history, history_values_per_cell());
       start = read_load_stepping_state(restart_directory);
       if (start.target_index > parameters.load_stepping.load_factors.size() ||
           start.monitor_rows.size() != start.step || start.monitor_values.size() != start.step)
@@ -349,11 +376,21 @@ namespace plastix
       // displacement after it: the stress update and commit repeat that
       // step's last ones, so the run continues exactly as it would have.
       newton->u.copy_from_host(u_host);
-      PlasticityState &state = d.op.plasticity();
-      state.set_committed_history(history);
-      compute_held_force();
-      state.update(newton->u, newton->f_int);
-      state.commit();
+      if (finite_strain)
+        {
+          FiniteStrainState &state = d.op.finite_strain();
+          state.set_committed_history(history);
+          update_state_at_u();
+          state.commit();
+        }
+      else
+        {
+          PlasticityState &state = d.op.plasticity();
+          state.set_committed_history(history);
+          compute_held_force();
+          state.update(newton->u, newton->f_int);
+          state.commit();
+        }
       newton->lambda_previous = start.lambda_previous;
       newton->force_scale     = start.force_scale;
       monitor->restore(start);
@@ -375,14 +412,24 @@ namespace plastix
                             const unsigned int                                 at_step)
     {
       timer.start();
-      std::vector<double> history = d.op.plasticity().committed_history();
-      LoadSteppingState   rows;
+      std::vector<double> history = committed_history();
+      // Finite strain without a Hencky material has no history: zeros carry nothing through the transfer.
+      const bool no_history = history.empty();
+      if (no_history)
+        history.assign(backend::FiniteStrainState::history_values_per_cell *
+                         static_cast<std::size_t>(d.op.n_locally_owned_cells()),
+                       0.);
+      LoadSteppingState rows;
       monitor->save(rows);
       const double lambda_previous = newton->lambda_previous, force_scale = newton->force_scale;
-      const AdaptationStatistics adaptation = adapt_mesh(d, u_host, history, history_before, [&]() {
-        newton.reset();
-        d.op.disable_plasticity();
-      });
+      const AdaptationStatistics adaptation =
+        adapt_mesh(d, u_host, history, no_history ? history : history_before, [&]() {
+          newton.reset();
+          if (finite_strain)
+            d.op.disable_finite_strain();
+          else
+            d.op.disable_plasticity();
+        });
       if (!adaptation.changed())
         {
           timer.stop("adaptation");
@@ -390,15 +437,21 @@ namespace plastix
             std::cout << "  adaptive refinement after load step " << at_step << ": no cell marked" << std::endl;
           return;
         }
-      PlasticityState &state = d.op.enable_plasticity();
-      state.set_committed_history(history);
+      if (finite_strain)
+        {
+          FiniteStrainState &state = d.op.enable_finite_strain();
+          if (!no_history)
+            state.set_committed_history(history);
+        }
+      else
+        d.op.enable_plasticity().set_committed_history(history);
       compute_held_force();
       newton = make_newton();
       newton->u.copy_from_host(u_host);
       d.op.set_constrained_values(newton->u, parameters.boundary.amplitude("dirichlet")(at_lambda));
       newton->lambda_previous = lambda_previous;
       newton->force_scale     = force_scale;
-      state.update(newton->u, newton->f_int);
+      update_state_at_u();
       monitor = std::make_unique<Monitor>(d, parameters.monitor);
       monitor->restore(rows);
       d.initialize_solver(linear_solver, true);
@@ -417,7 +470,10 @@ namespace plastix
         throw SolverError("re-equilibration after the adaptive refinement of load step " + std::to_string(at_step) +
                           " failed: " + result.failure + "; last relative residual " +
                           std::to_string(result.relative_residual));
-      state.commit();
+      if (finite_strain)
+        d.op.finite_strain().commit();
+      else
+        d.op.plasticity().commit();
       if (root)
         std::cout << "  adaptive refinement after load step " << at_step << ": " << adaptation.n_refined
                   << " cells refined, " << adaptation.n_coarsened << " coarsened; " << adaptation.cells_before
@@ -476,7 +532,7 @@ namespace plastix
       now.pvd               = pvd;
       monitor->save(now);
       write_checkpoint(checkpoint, d.checkpoint_parameter_text(), parameters.mesh, *d.triangulation, d.dof_handler,
-                       {&u_host}, history_before, backend::GaussPointState::history_values_per_cell, now);
+                       {&u_host}, history_before, history_values_per_cell(), now);
       checkpoint_step = step;
       timer.stop("checkpoint");
       since_checkpoint.restart();
@@ -511,10 +567,7 @@ namespace plastix
               const bool stop_here = parameters.load_stepping.steps_per_run > 0 &&
                                      steps_this_run >= parameters.load_stepping.steps_per_run && !last_step;
               const unsigned int step = stepping.position().step + 1;
-              // Quasi-static finite-strain runs write no checkpoints
-              // (Parameters::check_finite_strain()).
               const bool write_checkpoint_now =
-                !finite_strain &&
                 checkpoint_due(parameters.output, step, last_step, stop_here, since_checkpoint, communicator);
               // The mesh adapts after the step's output and checkpoint,
               // unless the run ends or stops here (a restart adapts then).
@@ -525,7 +578,7 @@ namespace plastix
               std::vector<double> history_before;
               if (write_checkpoint_now ||
                   (adapt_now && parameters.mesh.adaptive.indicator == RefinementIndicator::plastic_strain_increment))
-                history_before = d.op.plasticity().committed_history();
+                history_before = committed_history();
               stepping.accept_step(*newton, result);
               const double lambda       = stepping.load_factor();
               summary.final_residual    = result.newton.residual;

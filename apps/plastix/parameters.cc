@@ -461,11 +461,10 @@ namespace plastix
                        "an initial stress needs Problem/Type = elastoplastic (it lives in the Gauss-point state)");
     check_operator_and_solver();
     check_supports_and_preconditioner();
-    if (mesh.adaptive.enabled() && (problem.type != ProblemType::elastoplastic || time_integration.is_dynamic() ||
-                                    problem.kinematics == Kinematics::finite_strain))
+    if (mesh.adaptive.enabled() && (problem.type != ProblemType::elastoplastic || time_integration.is_dynamic()))
       throw InputError("Mesh/Adaptive refinement/Indicator",
                        "adapts the mesh between load steps, which only elastoplastic runs have (Problem/Type); "
-                       "finite-strain runs do not adapt either");
+                       "dynamic runs do not adapt either");
     if (solver.preconditioner == PreconditionerType::multigrid && mesh.global_refinements == 0)
       throw InputError("Linear solver/Preconditioner",
                        "multigrid needs mesh levels: set 'Mesh/Global refinements' >= 1 (or use chebyshev)");
@@ -513,12 +512,13 @@ namespace plastix
                          (boundary.follower_pressure ? std::string("with a follower pressure") :
                                                        std::string("of a dilation angle below the friction angle")) +
                          " is not: use gmres, belos gmres or direct (or auto)");
-    // Checkpoints of finite-strain runs: dynamic ones only (their state is u, v and a).
-    if (output.checkpoint_interval > 0 && !time_integration.is_dynamic())
-      throw InputError("Output/Checkpoint interval", "quasi-static finite-strain runs write no checkpoints "
+    // Checkpoints of finite-strain runs: elastoplastic (u and the history) and dynamic ones (u, v and a).
+    const bool restartable = time_integration.is_dynamic() || problem.type == ProblemType::elastoplastic;
+    if (output.checkpoint_interval > 0 && !restartable)
+      throw InputError("Output/Checkpoint interval", "quasi-static elastic runs write no checkpoints "
                                                      "(restart is for elastoplastic and dynamic runs)");
-    if (load_stepping.steps_per_run > 0 && !time_integration.is_dynamic())
-      throw InputError("Load stepping/Steps per run", "a quasi-static finite-strain run is not continued from a "
+    if (load_stepping.steps_per_run > 0 && !restartable)
+      throw InputError("Load stepping/Steps per run", "a quasi-static elastic run is not continued from a "
                                                       "checkpoint: it runs all its load steps");
   }
 

@@ -45,6 +45,17 @@ namespace plastix
     return history;
   }
 
+  void
+  FiniteStrainState::set_committed_history(const std::vector<double> &history)
+  {
+    if (history.empty() && !state.has_history())
+      return;
+    AssertThrow(state.has_history() && history.size() == backend::FiniteStrainState::history_values_per_cell *
+                                                           static_cast<std::size_t>(op.n_locally_owned_cells()),
+                dealii::ExcMessage("a finite-strain history of the wrong size (or without a Hencky material)"));
+    state.set_committed_history(history.data());
+  }
+
   unsigned long long
   FiniteStrainState::plastic_points_of_last_step() const
   {

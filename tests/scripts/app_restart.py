@@ -27,6 +27,11 @@ leaves no checkpoint behind.
   E  a Mohr-Coulomb wellbore with an in-situ stress (Initial stress), stopped
      after step 2 and restarted on 2 ranks: the history carries sigma_0 and
      the restart rebuilds its constant load; E must give E0's CSV.
+  H  finite-strain elastoplasticity (Cook's membrane of
+     prm/cooks_membrane_elastoplastic.prm, Hencky J2, F-bar, 4 x 4 x 1 cells),
+     uninterrupted (H0) and stopped every 3 load steps, restarted on 2 ranks,
+     then on 1 rank to the end: the checkpoint holds the Hencky history; H
+     must give H0's CSV (displacements, plastic points) to round-off.
   F  dynamic runs (the vibrating bar of tests/app/bar_vibration.prm: Newmark
      with multigrid, generalised-alpha at finite strain, explicit central
      differences), uninterrupted (F0) and stopped every 'Steps per run' time
@@ -122,6 +127,45 @@ end
 subsection Output
   set Directory    = out
   set Checkpoint interval = 1
+end
+"""
+
+# Cook's membrane in finite-strain elastoplasticity (prm/cooks_membrane_elastoplastic.prm), coarse.
+FINITE_STRAIN_PRM = """
+subsection Problem
+  set Type       = elastoplastic
+  set Kinematics = finite strain
+end
+subsection Mesh
+  set Geometry     = Cook's membrane
+  set Subdivisions = 4, 4, 1
+end
+subsection Materials
+  set Young's modulus         = 206.9
+  set Poisson's ratio         = 0.29
+  set Strain energy           = Hencky
+  set Yield stress            = 0.45
+  set Isotropic hardening     = 0.12924
+  set Saturation yield stress = 0.715
+  set Saturation rate         = 16.93
+end
+subsection Boundary conditions
+  set Dirichlet = 0: xyz = 0, 0, 0; 4: z = 0; 5: z = 0
+  set Traction  = 1: 0, 0.3125, 0
+end
+subsection Linear solver
+  set Type = direct
+end
+subsection Load stepping
+  set Number of steps = 10
+end
+subsection Monitor
+  set Points     = tip: 48, 60, 0
+  set Reactions  = 0
+  set Write plot = false
+end
+subsection Output
+  set Directory = out
 end
 """
 
@@ -433,6 +477,37 @@ def main():
             print(err)
         compare_csv(os.path.join(dirs["E0"], "out", "solution.csv"), os.path.join(dirs["E"], "out", "solution.csv"),
                     "E vs E0", same_ranks=False)
+
+        print("== H: finite-strain elastoplasticity (Hencky J2, F-bar); uninterrupted vs stopped every 3 load "
+              "steps, restarted on 2 ranks, then 1")
+        for name, extra in (("H0", ""), ("H", "subsection Load stepping\n  set Steps per run = 3\nend\n")):
+            dirs[name] = os.path.join(work, name)
+            os.makedirs(dirs[name])
+            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
+                f.write(FINITE_STRAIN_PRM + extra)
+        code, out, err = run([app, "case.prm"], dirs["H0"])
+        check(code == 0 and "plastic Gauss points" in out, f"H0 (uninterrupted): exit status {code}")
+        if code != 0:
+            print(err)
+        checkpoint = os.path.join(dirs["H"], "out", "checkpoint")
+        code, out, err = run([app, "case.prm"], dirs["H"])
+        check(code == 0 and "stopped after 3 load steps" in out and os.path.isfile(os.path.join(checkpoint, "complete")),
+              f"H1: exit status {code}, stopped after step 3 with a checkpoint")
+        code, out, err = run(mpirun + ["--restart", checkpoint], dirs["H"])
+        check(code == 0 and "continuing from the checkpoint of load step 3 " in out,
+              f"H2: the restart on 2 ranks continues from step 3: exit status {code}")
+        if code != 0:
+            print(err)
+        restarts = 0
+        while code == 0 and os.path.isdir(checkpoint) and restarts < 10:
+            code, out, err = run([app, "--restart", checkpoint], dirs["H"])
+            restarts += 1
+        check(code == 0 and not os.path.exists(checkpoint),
+              f"H3: restarted on 1 rank {restarts} more times to the end; exit status {code}, no checkpoint left")
+        if code != 0:
+            print(err)
+        compare_csv(os.path.join(dirs["H0"], "out", "solution.csv"), os.path.join(dirs["H"], "out", "solution.csv"),
+                    "H vs H0", same_ranks=False)
 
         for label, values, steps_per_run in DYNAMIC_CASES:
             print(f"== F: dynamics, {label}; uninterrupted vs stopped every {steps_per_run} time steps and "

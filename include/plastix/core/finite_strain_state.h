@@ -80,6 +80,14 @@ namespace plastix
     std::vector<double>
     committed_history() const;
 
+    /**
+     * Set the committed history from values laid out as committed_history()
+     * returns them (a checkpoint's); empty: nothing to set (no Hencky
+     * material). The tangent data follow it; the linearisation point stays.
+     */
+    void
+    set_committed_history(const std::vector<double> &history);
+
     /** The number of Gauss points of all ranks that yielded in the step of the last commit() (0 before one). */
     unsigned long long
     plastic_points_of_last_step() const;
