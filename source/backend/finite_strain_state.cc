@@ -178,7 +178,7 @@ namespace plastix
             {
               typename Geometry::value_type inv_g[3][3];
               const double                  JxW = geometry.at(g, q, inv_g);
-              double                        inv[3][3], w[3][4], tau[3][3], K[3][3], T[9];
+              double                        inv[3][3], w[3][4], tau[3][3], K[3][3];
               for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j)
                   inv[i][j] = inv_g[i][j];
@@ -190,11 +190,7 @@ namespace plastix
               for (int i = 0; i < 3; ++i)
                 for (int j = 0; j < 3; ++j)
                   K[i][j] = x.J * x.F_inv_T[i][j];
-              point_flux(inv, JxW, K, T);
-              for (int c = 0; c < 3; ++c)
-                for (int d = 0; d < 3; ++d)
-                  for (int m = 0; m < 4; ++m)
-                    flux[c][d][m] += w[d][m] * T[3 * c + d];
+              add_point_flux(w, inv, JxW, K, flux);
             }
           data(cell, 0) = volume;
           data(cell, 1) = pressure / volume;

@@ -168,6 +168,29 @@ namespace plastix
             }
       }
 
+      /**
+       * Add the flux of the tensor S at a Gauss point (edge-difference
+       * weights w, inverse Jacobian inv, JxW) to acc, the edge-difference
+       * form of sum_q B^T S JxW (edge_differences_transpose() gives the
+       * nodal values).
+       */
+      template <typename Number>
+      KOKKOS_INLINE_FUNCTION void
+      add_point_flux(const Number w[3][4], const Number inv[3][3], const Number JxW, const Number S[3][3],
+                     Number acc[3][3][4])
+      {
+        PLASTIX_UNROLL
+        for (int c = 0; c < 3; ++c)
+          PLASTIX_UNROLL
+          for (int d = 0; d < 3; ++d)
+            {
+              const Number t = JxW * (inv[d][0] * S[c][0] + inv[d][1] * S[c][1] + inv[d][2] * S[c][2]);
+              PLASTIX_UNROLL
+              for (int m = 0; m < 4; ++m)
+                acc[c][d][m] += w[d][m] * t;
+            }
+      }
+
       /** Value of d N_a / d xi_d at Gauss point q. */
       template <typename Number = double>
       KOKKOS_INLINE_FUNCTION Number
@@ -645,16 +668,7 @@ namespace plastix
         add_flux(const Number w[3][4], const Number inv[3][3], const Number JxW, const Number S[3][3],
                  Number acc[3][3][4])
         {
-          PLASTIX_UNROLL
-          for (int c = 0; c < 3; ++c)
-            PLASTIX_UNROLL
-            for (int d = 0; d < 3; ++d)
-              {
-                const Number t = JxW * (inv[d][0] * S[c][0] + inv[d][1] * S[c][1] + inv[d][2] * S[c][2]);
-                PLASTIX_UNROLL
-                for (int m = 0; m < 4; ++m)
-                  acc[c][d][m] += w[d][m] * t;
-              }
+          add_point_flux(w, inv, JxW, S, acc);
         }
 
         /** Volume pass of an F-bar point (internal force or tangent) with displacement gradient @p G. */
