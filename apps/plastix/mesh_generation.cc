@@ -201,6 +201,26 @@ namespace plastix
     }
 
     /**
+     * Boundary id 2, 3, 4 or 5 of a face with centre @p c in the plane x = 0,
+     * y = 0, z = 0 or z = @p length (within @p tolerance; @p length < 0: no
+     * such plane), else numbers::invalid_boundary_id: the symmetry planes and
+     * the end of the quarter cylinders and spheres.
+     */
+    dealii::types::boundary_id
+    plane_boundary_id(const dealii::Point<3> &c, const double tolerance, const double length)
+    {
+      if (std::abs(c[0]) < tolerance)
+        return 2;
+      if (std::abs(c[1]) < tolerance)
+        return 3;
+      if (std::abs(c[2]) < tolerance)
+        return 4;
+      if (length >= 0 && std::abs(c[2] - length) < tolerance)
+        return 5;
+      return dealii::numbers::invalid_boundary_id;
+    }
+
+    /**
      * The curved surface of the necking bar, r = R(z) = R (1 - imperfection
      * (1 - z / length)), in the chart (r / R(z), theta, z): the surface is
      * rho = 1 there, so the points that refinement adds on it stay on it.
@@ -272,22 +292,13 @@ namespace plastix
         for (const auto f : cell->face_indices())
           if (cell->face(f)->at_boundary())
             {
-              const auto                 c  = cell->face(f)->center();
-              dealii::types::boundary_id id = 1;
-              if (std::abs(c[0]) < tolerance)
-                id = 2;
-              else if (std::abs(c[1]) < tolerance)
-                id = 3;
-              else if (std::abs(c[2]) < tolerance)
-                id = 4;
-              else if (std::abs(c[2] - p.cylinder_length) < tolerance)
-                id = 5;
-              cell->face(f)->set_boundary_id(id);
+              // Off the planes: the curved surface, on its manifold.
+              const dealii::types::boundary_id id = plane_boundary_id(cell->face(f)->center(), tolerance,
+                                                                      p.cylinder_length);
+              cell->face(f)->set_boundary_id(id != dealii::numbers::invalid_boundary_id ? id : 1);
+              if (id == dealii::numbers::invalid_boundary_id)
+                cell->face(f)->set_all_manifold_ids(1);
             }
-      for (const auto &cell : triangulation.active_cell_iterators())
-        for (const auto f : cell->face_indices())
-          if (cell->face(f)->at_boundary() && cell->face(f)->boundary_id() == 1)
-            cell->face(f)->set_all_manifold_ids(1);
       triangulation.set_manifold(1, surface);
       dealii::TransfiniteInterpolationManifold<3> cells;
       cells.initialize(triangulation);
@@ -307,21 +318,13 @@ namespace plastix
         for (const auto f : cell->face_indices())
           if (cell->face(f)->at_boundary())
             {
-              const auto   c = cell->face(f)->center(true);
-              const double r = cylinder ? std::hypot(c[0], c[1]) : c.norm();
-              dealii::types::boundary_id id = 6;
-              if (std::abs(c[0]) < tolerance)
-                id = 2;
-              else if (std::abs(c[1]) < tolerance)
-                id = 3;
-              else if (std::abs(c[2]) < tolerance)
-                id = 4;
-              else if (cylinder && std::abs(c[2] - length) < tolerance)
-                id = 5;
-              else if (std::abs(r - inner_radius) < 1e-3 * inner_radius)
-                id = 0;
-              else if (std::abs(r - outer_radius) < 1e-3 * outer_radius)
-                id = 1;
+              const auto                 c  = cell->face(f)->center(true);
+              const double               r  = cylinder ? std::hypot(c[0], c[1]) : c.norm();
+              dealii::types::boundary_id id = plane_boundary_id(c, tolerance, cylinder ? length : -1.);
+              if (id == dealii::numbers::invalid_boundary_id)
+                id = std::abs(r - inner_radius) < 1e-3 * inner_radius ? 0 :
+                     std::abs(r - outer_radius) < 1e-3 * outer_radius ? 1 :
+                                                                        6;
               cell->face(f)->set_boundary_id(id);
             }
     }
