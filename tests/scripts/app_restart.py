@@ -239,6 +239,14 @@ def check(ok, what):
     return ok
 
 
+def make_case(directory, text):
+    """A new case directory holding case.prm with text; returns the directory."""
+    os.makedirs(directory)
+    with open(os.path.join(directory, "case.prm"), "w") as f:
+        f.write(text)
+    return directory
+
+
 def run(cmd, cwd, timeout=600):
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout, p.stderr
@@ -332,16 +340,13 @@ def main():
     try:
         dirs = {}
         for name in "ABC":
-            dirs[name] = os.path.join(work, name)
-            os.makedirs(dirs[name])
             extra = ""
             if name == "B":
                 extra = "subsection Load stepping\n  set Steps per run = 2\nend\n"
             if name == "C":
                 # Checkpoints by wall time (due after every step here), not by step count.
                 extra = "subsection Output\n  set Checkpoint interval = 0\n  set Checkpoint wall time = 1e-6\nend\n"
-            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
-                f.write(PRM + extra)
+            dirs[name] = make_case(os.path.join(work, name), PRM + extra)
 
         print("== A: uninterrupted, 1 rank")
         code, out, err = run([app, "case.prm"], dirs["A"])
@@ -432,10 +437,7 @@ def main():
                     "    set Refine fraction = 0.25\n    set Coarsen fraction = 0.05\n    set Maximum level = 3\n"
                     "  end\nend\n")
         for name, extra in (("D0", ""), ("D", "subsection Load stepping\n  set Steps per run = 3\nend\n")):
-            dirs[name] = os.path.join(work, name)
-            os.makedirs(dirs[name])
-            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
-                f.write(PRM + adaptive + extra)
+            dirs[name] = make_case(os.path.join(work, name), PRM + adaptive + extra)
         code, out, err = run([app, "case.prm"], dirs["D0"])
         adaptations = out.count("cells refined")
         check(code == 0 and adaptations >= 2 and "after load step 3: " in out,
@@ -459,10 +461,7 @@ def main():
         print("== E: Mohr-Coulomb wellbore with the in-situ stress; uninterrupted vs stopped after step 2 and "
               "restarted on 2 ranks")
         for name, extra in (("E0", ""), ("E", "subsection Load stepping\n  set Steps per run = 2\nend\n")):
-            dirs[name] = os.path.join(work, name)
-            os.makedirs(dirs[name])
-            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
-                f.write(IN_SITU_PRM + extra)
+            dirs[name] = make_case(os.path.join(work, name), IN_SITU_PRM + extra)
         code, out, err = run([app, "case.prm"], dirs["E0"])
         check(code == 0 and "plastic Gauss points" in out, f"E0 (uninterrupted): exit status {code}")
         if code != 0:
@@ -481,10 +480,7 @@ def main():
         print("== H: finite-strain elastoplasticity (Hencky J2, F-bar); uninterrupted vs stopped every 3 load "
               "steps, restarted on 2 ranks, then 1")
         for name, extra in (("H0", ""), ("H", "subsection Load stepping\n  set Steps per run = 3\nend\n")):
-            dirs[name] = os.path.join(work, name)
-            os.makedirs(dirs[name])
-            with open(os.path.join(dirs[name], "case.prm"), "w") as f:
-                f.write(FINITE_STRAIN_PRM + extra)
+            dirs[name] = make_case(os.path.join(work, name), FINITE_STRAIN_PRM + extra)
         code, out, err = run([app, "case.prm"], dirs["H0"])
         check(code == 0 and "plastic Gauss points" in out, f"H0 (uninterrupted): exit status {code}")
         if code != 0:
@@ -516,10 +512,7 @@ def main():
             tag = label.split(",")[0].replace(" ", "_")
             for name, extra in (("F0", ""), ("F", f"subsection Load stepping\n  set Steps per run = {steps_per_run}\nend\n"),
                                 ("G", "subsection Output\n  set Checkpoint interval = 1\nend\n")):
-                dirs[name] = os.path.join(work, name + "_" + tag)
-                os.makedirs(dirs[name])
-                with open(os.path.join(dirs[name], "case.prm"), "w") as f:
-                    f.write(dynamic + extra)
+                dirs[name] = make_case(os.path.join(work, name + "_" + tag), dynamic + extra)
             code, out, err = run([app, "case.prm"], dirs["F0"])
             check(code == 0, f"F0 (uninterrupted): exit status {code}")
             if code != 0:
