@@ -262,20 +262,30 @@ namespace plastix
         }
       // f_0 = the internal force of sigma_0 alone: the committed history with
       // its plastic strains and hardening variable zeroed, at u = 0 (sigma_0
-      // lies inside the yield surface, so the point is elastic); then the
-      // history is put back.
-      constexpr unsigned int    values  = backend::GaussPointState::history_values_per_cell;
-      PlasticityState          &state   = d.op.plasticity();
-      const std::vector<double> history = state.committed_history();
+      // lies inside the yield surface, so the point is elastic; at finite
+      // strain P = sigma_0 there); then the history is put back.
+      const std::vector<double> history = committed_history();
       std::vector<double>       stress_only(history);
+      const unsigned int        values = history_values_per_cell();
       for (std::size_t c = 0; c < stress_only.size() / values; ++c)
         std::fill_n(stress_only.begin() + c * values, 7 * 8, 0.);
-      state.set_committed_history(stress_only);
       DeviceVector zero;
       d.op.initialize_dof_vector(zero);
-      state.update(zero, held_force);
-      state.reset_trial();
-      state.set_committed_history(history);
+      if (finite_strain)
+        {
+          FiniteStrainState &state = d.op.finite_strain();
+          state.set_committed_history(stress_only);
+          state.update(zero, held_force);
+          state.set_committed_history(history);
+        }
+      else
+        {
+          PlasticityState &state = d.op.plasticity();
+          state.set_committed_history(stress_only);
+          state.update(zero, held_force);
+          state.reset_trial();
+          state.set_committed_history(history);
+        }
       held_force.add(1., d.constant_force);
     }
 
@@ -330,7 +340,10 @@ namespace plastix
       if (initial_stress && !restart)
         try
           {
-            d.op.plasticity().set_initial_stress(d.dof_handler, parameters.initial_stress.function());
+            if (finite_strain)
+              d.op.finite_strain().set_initial_stress(d.dof_handler, parameters.initial_stress.function());
+            else
+              d.op.plasticity().set_initial_stress(d.dof_handler, parameters.initial_stress.function());
           }
         catch (const std::invalid_argument &error)
           {

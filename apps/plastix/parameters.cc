@@ -487,9 +487,6 @@ namespace plastix
         check_hencky(materials.default_material, "Materials/Strain energy");
         for (const auto &[id, m] : materials.per_material_id)
           check_hencky(m, "Materials/Per material id");
-        if (!initial_stress.is_zero())
-          throw InputError("Initial stress/Stress", "an initial stress is for small-strain runs "
-                                                    "(Problem/Kinematics = small strain)");
       }
     if (op.strategy == backend::Strategy::dbd_structured)
       throw InputError("Operator/Strategy", "dbd structured computes small-strain lattice matrices; finite strain "

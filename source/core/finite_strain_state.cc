@@ -1,7 +1,9 @@
-// deal.II-side finite-strain state: ghost exchange and global counts.
+// deal.II-side finite-strain state: ghost exchange, global counts, initial stress.
 #include <deal.II/base/mpi.h>
 
 #include <plastix/core/finite_strain_state.h>
+
+#include "initial_stress.h"
 
 namespace plastix
 {
@@ -54,6 +56,24 @@ namespace plastix
                                                            static_cast<std::size_t>(op.n_locally_owned_cells()),
                 dealii::ExcMessage("a finite-strain history of the wrong size (or without a Hencky material)"));
     state.set_committed_history(history.data());
+  }
+
+  void
+  FiniteStrainState::set_initial_stress(
+    const dealii::DoFHandler<3>                                                   &dof_handler,
+    const std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)> &initial_stress)
+  {
+    // Without a Hencky material there is no history: the loop still runs,
+    // to name a point whose stress is not zero.
+    std::vector<double> history = state.has_history() ?
+                                    committed_history() :
+                                    std::vector<double>(backend::FiniteStrainState::history_values_per_cell *
+                                                        static_cast<std::size_t>(op.n_locally_owned_cells()));
+    internal::write_initial_stress(dof_handler, op.material_table, initial_stress,
+                                   internal::InitialStressHolders::hencky_materials,
+                                   op.get_partitioner()->get_mpi_communicator(), history);
+    if (state.has_history())
+      set_committed_history(history);
   }
 
   unsigned long long

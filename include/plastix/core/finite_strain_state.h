@@ -4,10 +4,15 @@
 #ifndef PLASTIX_CORE_FINITE_STRAIN_STATE_H
 #define PLASTIX_CORE_FINITE_STRAIN_STATE_H
 
+#include <deal.II/base/point.h>
+#include <deal.II/base/symmetric_tensor.h>
+#include <deal.II/dofs/dof_handler.h>
+
 #include <plastix/backend/finite_strain_state.h>
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
 
+#include <functional>
 #include <vector>
 
 namespace plastix
@@ -87,6 +92,25 @@ namespace plastix
      */
     void
     set_committed_history(const std::vector<double> &history);
+
+    /**
+     * Set the initial (in-situ) stress of the Gauss points of the locally
+     * owned cells whose material is a Hencky material with the Mohr-Coulomb
+     * or Drucker-Prager criterion to @p initial_stress at the point
+     * (stresses positive in tension), in the committed history: the stress
+     * conjugate to the logarithmic strain of every later update() is
+     * sigma_0 + C (E - E_p), so that at u = 0 it is sigma_0 (with the first
+     * Piola-Kirchhoff stress and the Cauchy stress equal to it there).
+     * @p dof_handler is the one the operator was built on. Throws
+     * std::invalid_argument on every rank, naming a point, if a stress is
+     * not finite, lies outside the yield surface of its material, or is not
+     * zero at a point of a von Mises material or of a material that is not
+     * Hencky (a hyperelastic law has no history to hold it), or if no
+     * material is Hencky and a stress is not zero. Collective.
+     */
+    void
+    set_initial_stress(const dealii::DoFHandler<3>                                                  &dof_handler,
+                       const std::function<dealii::SymmetricTensor<2, 3>(const dealii::Point<3> &)> &initial_stress);
 
     /** The number of Gauss points of all ranks that yielded in the step of the last commit() (0 before one). */
     unsigned long long

@@ -1,0 +1,220 @@
+// The contracting wellbore of tests/plasticity/wellbore.cc (case 3: in-situ
+// stress -p0 in the Gauss-point state, wall pressure lowered by 0.7 p0,
+// associative Mohr-Coulomb, plane strain on the graded quarter annulus)
+// at finite strain, elastoplastic in the logarithmic strain (Hencky
+// material, FiniteStrainState::set_initial_stress()), against the same
+// problem at small strain (PlasticityState::set_initial_stress()). The
+// stresses are scaled by s (p0 = 50 s, c = 5 s, the loads by s; E = 2000
+// fixed): the small-strain solution is linear in s (perfect plasticity,
+// every stress scaled alike), the finite-strain one differs from it by the
+// geometric and logarithmic terms, among them the geometric stiffness of
+// the in-situ stress (relative size p0 / G = 0.06 s). Checked at s = 1 and
+// s = 1/2:
+// - before the first step, the finite-strain internal force at u = 0 equals
+//   the small-strain one (both are the force of sigma_0 alone);
+// - every load step converges in at most 12 Newton iterations (the
+//   consistent tangent);
+// - the plastic zones agree (yielded Gauss points within 10 %);
+// - the largest displacement difference relative to the largest
+//   displacement is of the order of p0 / G (below 2 p0 / G; 1.5 p0 / G
+//   measured) and falls linearly with s (halving s halves it, within 20 %):
+//   the small-strain limit with an initial stress.
+// On 1 and 2 ranks.
+
+// Test: ranks 1 2
+#include <deal.II/base/function.h>
+#include <deal.II/distributed/tria.h>
+#include <deal.II/dofs/dof_tools.h>
+#include <deal.II/fe/fe_q.h>
+#include <deal.II/fe/fe_system.h>
+
+#include <plastix/core/device_vector.h>
+#include <plastix/core/finite_strain_state.h>
+#include <plastix/core/mechanics_operator.h>
+#include <plastix/core/plasticity_state.h>
+#include <plastix/solvers/linear_solver.h>
+#include <plastix/solvers/newton.h>
+
+#include "loads.h"
+#include "mesh_generation.h"
+#include "parameters.h"
+
+#include "test_environment.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+using namespace dealii;
+
+namespace
+{
+  constexpr double E = 2000., nu = 0.2, G = E / (2 * (1 + nu)), p0_unit = 50.;
+
+  /** The contracting wellbore with every stress scaled by @p s. */
+  plastix::Parameters
+  wellbore_parameters(const double s, const bool finite_strain)
+  {
+    plastix::Parameters p;
+    p.problem.type                              = plastix::ProblemType::elastoplastic;
+    p.problem.kinematics                        = finite_strain ? plastix::Kinematics::finite_strain :
+                                                                  plastix::Kinematics::small_strain;
+    p.mesh.geometry                             = plastix::GeometryType::wellbore;
+    p.mesh.inner_radius                         = 0.1;
+    p.mesh.outer_radius                         = 4.;
+    p.mesh.cylinder_length                      = 0.01;
+    p.mesh.subdivisions                         = {24, 12, 1};
+    p.mesh.radial_growth                        = 1.17;
+    p.materials.default_material.young_modulus  = E;
+    p.materials.default_material.poisson_ratio  = nu;
+    p.materials.default_material.criterion      = plastix::backend::YieldCriterion::mohr_coulomb;
+    p.materials.default_material.cohesion       = 5. * s;
+    p.materials.default_material.friction_angle = 20.;
+    if (finite_strain)
+      p.materials.default_material.strain_energy = plastix::backend::StrainEnergy::hencky;
+    p.boundary.dirichlet_text = "2: x = 0; 3: y = 0; 4: z = 0; 5: z = 0";
+    // The wall pressure change +35 s (from p0 to 0.3 p0) and the outer
+    // boundary's closed-form change (tests/app/wellbore_in_situ.prm).
+    p.boundary.pressure_text        = "0: " + std::to_string(-35. * s) + "; 1: " + std::to_string(-0.0281927131 * s);
+    p.solver.type                   = plastix::SolverType::cg;
+    p.solver.preconditioner         = plastix::PreconditionerType::amg;
+    p.solver.relative_tolerance     = 1e-12;
+    p.solver.max_iterations         = 10000;
+    p.newton.residual_tolerance     = 1e-10;
+    p.newton.displacement_tolerance = 1e-10;
+    p.newton.max_iterations         = 50;
+    return p;
+  }
+
+  struct Run
+  {
+    LinearAlgebra::distributed::Vector<double> u, f0;
+    unsigned int                               most_iterations = 0;
+    bool                                       converged       = true;
+    unsigned long long                         yielded         = 0;
+  };
+
+  Run
+  solve(const double s, const bool finite_strain, const MPI_Comm comm, plastix_test::Environment &env)
+  {
+    plastix::Parameters p = wellbore_parameters(s, finite_strain);
+    p.check();
+    parallel::distributed::Triangulation<3> triangulation(comm);
+    plastix::create_mesh(p.mesh, triangulation);
+    const FESystem<3> fe(FE_Q<3>(1), 3);
+    DoFHandler<3>     dof_handler(triangulation);
+    dof_handler.distribute_dofs(fe);
+    AffineConstraints<double> constraints;
+    plastix::make_dirichlet_constraints(dof_handler, p.boundary, constraints);
+    const plastix::MaterialTable               materials = plastix::make_material_table(dof_handler, p.materials);
+    plastix::MechanicsOperator                 op;
+    plastix::MechanicsOperator::AdditionalData data;
+    data.element_formulation = plastix::backend::ElementFormulation::full;
+    op.reinit(dof_handler, constraints, materials, data);
+    LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
+    plastix::assemble_external_force(dof_handler, p.boundary, force);
+    plastix::DeviceVector external_force, held_force, zero;
+    op.initialize_dof_vector(external_force);
+    external_force.copy_from_host(force);
+    op.initialize_dof_vector(zero);
+
+    const double p0             = p0_unit * s;
+    const auto   in_situ_stress = [&](const Point<3> &) {
+      return SymmetricTensor<2, 3>(-p0 * unit_symmetric_tensor<3>());
+    };
+    if (finite_strain)
+      {
+        plastix::FiniteStrainState &state = op.enable_finite_strain();
+        state.set_initial_stress(dof_handler, in_situ_stress);
+        state.update(zero, held_force);
+      }
+    else
+      {
+        plastix::PlasticityState &state = op.enable_plasticity();
+        state.set_initial_stress(dof_handler, in_situ_stress);
+        state.update(zero, held_force);
+      }
+    Run run;
+    run.f0.reinit(op.get_partitioner());
+    held_force.copy_to_host(run.f0);
+
+    plastix::LinearSolver  linear_solver(p.solver);
+    plastix::NewtonRaphson newton(
+      op, external_force, linear_solver,
+      [&](const bool new_step) {
+        linear_solver.initialize(op, dof_handler, materials, p.boundary.dirichlet_boundaries(), new_step);
+      },
+      p.newton);
+    newton.set_constant_force(held_force);
+    if (finite_strain)
+      op.finite_strain().update(newton.u, newton.f_int);
+    else
+      op.plasticity().update(newton.u, newton.f_int);
+    double lambda_old = 0;
+    for (const double lambda : {0.25, 0.5, 0.75, 1.})
+      {
+        const plastix::NewtonResult result = newton.step(lambda_old, lambda);
+        env.pout << (finite_strain ? "  finite strain" : "  small strain") << ", s = " << s << ", load factor "
+                 << lambda << ": " << result.iterations << " Newton iterations" << std::endl;
+        run.most_iterations = std::max(run.most_iterations, result.iterations);
+        if (!result.converged)
+          {
+            env.pout << "   " << result.failure << std::endl;
+            run.converged = false;
+            return run;
+          }
+        newton.accept(lambda_old, result.reference);
+        lambda_old = lambda;
+      }
+    run.yielded = finite_strain ? op.finite_strain().n_yielded_points() : op.plasticity().n_yielded_points();
+    run.u.reinit(op.get_partitioner());
+    newton.u.copy_to_host(run.u);
+    return run;
+  }
+
+  double
+  largest_relative_difference(const LinearAlgebra::distributed::Vector<double> &x,
+                              const LinearAlgebra::distributed::Vector<double> &y,
+                              const MPI_Comm                                    comm)
+  {
+    double difference = 0, largest = 0;
+    for (const auto i : x.locally_owned_elements())
+      {
+        difference = std::max(difference, std::abs(x(i) - y(i)));
+        largest    = std::max(largest, std::abs(y(i)));
+      }
+    return Utilities::MPI::max(difference, comm) / Utilities::MPI::max(largest, comm);
+  }
+} // namespace
+
+int
+main(int argc, char **argv)
+{
+  return plastix_test::run(argc, argv, [&](plastix_test::Environment &env, plastix_test::Checker &checker) {
+    std::vector<double> differences;
+    for (const double s : {1., 0.5})
+      {
+        const std::string at     = "s = " + std::to_string(s);
+        const Run         small  = solve(s, false, env.comm, env);
+        const Run         finite = solve(s, true, env.comm, env);
+        checker.check_true(at + ": every step converges", small.converged && finite.converged);
+        if (!small.converged || !finite.converged)
+          return;
+        checker.check(at + ": |f_0 finite - f_0 small| / |f_0 small| (force of the in-situ stress at u = 0)",
+                      largest_relative_difference(finite.f0, small.f0, env.comm), 1e-12);
+        checker.check(at + ": Newton iterations of the slowest finite-strain step", finite.most_iterations, 12);
+        env.pout << at << ": yielded Gauss points " << small.yielded << " (small strain), " << finite.yielded
+                 << " (finite strain)" << std::endl;
+        checker.check_true(at + ": the plastic zone exists", small.yielded > 0);
+        checker.check(at + ": |yielded finite / yielded small - 1|",
+                      std::abs(double(finite.yielded) / double(small.yielded) - 1.), 0.1);
+        const double difference = largest_relative_difference(finite.u, small.u, env.comm);
+        env.pout << at << ": largest |u_finite - u_small| / largest |u_small| = " << difference << std::endl;
+        checker.check(at + ": largest |u_finite - u_small| / largest |u_small| / (p0 / G)", 
+                      difference / (p0_unit * s / G), 2.);
+        differences.push_back(difference);
+      }
+    checker.check("first order in s: |difference(1) / difference(1/2) / 2 - 1|",
+                  std::abs(differences[0] / differences[1] / 2. - 1.), 0.2);
+  });
+}
