@@ -5,6 +5,7 @@
 
 #include <plastix/backend/device.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/solvers/direct_solver.h>
 
 #include "input_checks.h"
 #include "mesh_generation.h"
@@ -424,6 +425,10 @@ namespace plastix
     // builds on the device: auto takes it.
     if (solver.type == SolverType::direct)
       op.strategy.resolve(backend::Strategy::assembled);
+    if (!solver.direct_package.automatic && !DirectSolver::available(solver.direct_package.value))
+      throw InputError("Linear solver/Direct solver package",
+                       enum_name(solver.direct_package.value) +
+                         " is not in this build's Trilinos Amesos: use KLU or auto");
     op.resolve_cell_kernel(problem, mesh);
     op.resolve_strategy(problem, mesh);
     op.resolve_element_formulation(problem);

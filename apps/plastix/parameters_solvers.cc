@@ -102,11 +102,15 @@ namespace plastix
                       "preconditioning), or belos cg, belos gmres, belos minres (Trilinos Belos "
                       "PseudoBlockCG / PseudoBlockGmres / MINRES). All iterate on device vectors; "
                       "cg and minres need a symmetric positive definite preconditioner (all of "
-                      "the choices below are). Or direct: a sparse LU factorization (Trilinos Amesos "
-                      "KLU) of the matrix assembled on the device, on the host, for small problems "
+                      "the choices below are). Or direct: a sparse LU factorization (Trilinos Amesos, "
+                      "see Direct solver package) of the matrix assembled on the device, on the host, for small problems "
                       "(up to some 10^5 DoFs); it takes Operator/Strategy = assembled (auto chooses "
                       "it), takes hanging nodes and normal supports (the matrix is condensed as the "
                       "operator is) and ignores the Preconditioner");
+    prm.add_parameter("Direct solver package", direct_package,
+                      "The Trilinos Amesos package of Type = direct: auto (MUMPS where this Trilinos has it, "
+                      "else KLU); MUMPS (multifrontal, nested-dissection ordering: the faster on compact 3D "
+                      "meshes); KLU (no nested dissection: fast on small problems and slender or thin bodies)");
     prm.add_parameter("Preconditioner", preconditioner,
                       "auto (multigrid when 'Mesh/Global refinements' >= 1 and the mesh is refined "
                       "uniformly, else chebyshev: also on locally or adaptively refined meshes, with a normal "

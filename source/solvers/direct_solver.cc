@@ -1,11 +1,51 @@
-// The sparse direct solver: Amesos KLU of the operator's assembled matrix.
+// The sparse direct solver: Amesos MUMPS or KLU of the operator's assembled matrix.
 #include <plastix/solvers/direct_solver.h>
+
+#include <Amesos.h>
 
 #include <cmath>
 #include <sstream>
+#include <stdexcept>
 
 namespace plastix
 {
+  namespace
+  {
+    /** The name of @p package in Amesos' factory. */
+    std::string
+    amesos_solver_type(const DirectSolverPackage package)
+    {
+      return package == DirectSolverPackage::mumps ? "Amesos_Mumps" : "Amesos_Klu";
+    }
+  } // namespace
+
+  DirectSolver::DirectSolver(const DirectSolverPackage package)
+    : package(package)
+  {
+    if (!available(package))
+      throw std::invalid_argument("plastix::DirectSolver: " + package_name(package) +
+                                  " is not in this Trilinos build's Amesos");
+  }
+
+  bool
+  DirectSolver::available(const DirectSolverPackage package)
+  {
+    Amesos factory;
+    return factory.Query(amesos_solver_type(package));
+  }
+
+  DirectSolverPackage
+  DirectSolver::automatic_package()
+  {
+    return available(DirectSolverPackage::mumps) ? DirectSolverPackage::mumps : DirectSolverPackage::klu;
+  }
+
+  std::string
+  DirectSolver::package_name(const DirectSolverPackage package)
+  {
+    return "Amesos " + enum_name(package);
+  }
+
   void
   DirectSolver::initialize(const MechanicsOperator &new_op)
   {
@@ -14,7 +54,7 @@ namespace plastix
     matrix.clear();
     new_op.copy_matrix(matrix);
     solver = std::make_unique<dealii::TrilinosWrappers::SolverDirect>(
-      control, dealii::TrilinosWrappers::SolverDirect::AdditionalData(false, "Amesos_Klu"));
+      control, dealii::TrilinosWrappers::SolverDirect::AdditionalData(false, amesos_solver_type(package)));
     try
       {
         solver->initialize(matrix);
@@ -24,7 +64,8 @@ namespace plastix
         solver.reset();
         std::ostringstream message;
         error.print_info(message);
-        throw std::runtime_error("the sparse LU factorization (Amesos KLU) failed: the matrix is singular "
+        throw std::runtime_error("the sparse LU factorization (" + package_name(package) +
+                                 ") failed: the matrix is singular "
                                  "(prescribed displacements that leave a rigid-body motion free?): " +
                                  message.str());
       }
@@ -45,7 +86,7 @@ namespace plastix
       {
         std::ostringstream message;
         error.print_info(message);
-        throw std::runtime_error("the sparse direct solve (Amesos KLU) failed: " + message.str());
+        throw std::runtime_error("the sparse direct solve (" + package_name(package) + ") failed: " + message.str());
       }
     x.copy_from_host(x_host);
     DeviceVector residual;
@@ -54,7 +95,8 @@ namespace plastix
     residual.sadd(-1., 1., b);
     const double norm = residual.l2_norm();
     if (!std::isfinite(norm))
-      throw std::runtime_error("the sparse direct solve (Amesos KLU) gave a non-finite solution (a singular matrix?)");
+      throw std::runtime_error("the sparse direct solve (" + package_name(package) +
+                               ") gave a non-finite solution (a singular matrix?)");
     return norm;
   }
 } // namespace plastix

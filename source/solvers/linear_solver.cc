@@ -40,10 +40,15 @@ namespace plastix
     if (!parameters.type.is_resolved())
       throw std::invalid_argument("plastix::LinearSolver: LinearSolverData::type is automatic; resolve it "
                                   "(AutoOr::resolve()) to a solver type first");
+    parameters.direct_package.resolve(DirectSolver::automatic_package());
     // A direct solve needs no preconditioner.
     if (parameters.type == SolverType::direct)
       {
         parameters.preconditioner = PreconditionerType::none;
+        if (!DirectSolver::available(parameters.direct_package.value))
+          throw std::invalid_argument("plastix::LinearSolver: " +
+                                      DirectSolver::package_name(parameters.direct_package.value) +
+                                      " is not in this Trilinos build's Amesos");
       }
   }
 
@@ -219,7 +224,7 @@ namespace plastix
         if (parameters.type == SolverType::direct)
           {
             if (direct == nullptr)
-              direct = std::make_unique<DirectSolver>();
+              direct = std::make_unique<DirectSolver>(parameters.direct_package.value);
             try
               {
                 direct->initialize(*op);
@@ -496,7 +501,8 @@ namespace plastix
   LinearSolver::name() const
   {
     if (parameters.type == SolverType::direct)
-      return std::string("direct (Amesos KLU") + (parameters.type.automatic ? ", auto)" : ")");
+      return "direct (" + DirectSolver::package_name(parameters.direct_package.value) +
+             (parameters.type.automatic ? ", auto)" : ")");
     std::string text = parameters.type.description() + " + " + enum_name(parameters.preconditioner.value);
     if (multigrid)
       text += " (coarse " + std::string(multigrid->coarse_solver_switched() ? "cg, then " : "") +
@@ -519,7 +525,8 @@ namespace plastix
     if (amg)
       return "amg (Trilinos ML on the assembled elastic matrix, host)";
     if (direct)
-      return "none (direct: Amesos KLU of the assembled matrix, host)";
+      return "none (direct: " + DirectSolver::package_name(parameters.direct_package.value) +
+             " of the assembled matrix, host)";
     return enum_name(parameters.preconditioner.value);
   }
 

@@ -1,5 +1,5 @@
 // A sparse direct solver for small problems: the operator's matrix copied
-// from the device and factorized by Trilinos Amesos KLU on the host.
+// from the device and factorized by Trilinos Amesos (MUMPS or KLU) on the host.
 #ifndef PLASTIX_SOLVERS_DIRECT_SOLVER_H
 #define PLASTIX_SOLVERS_DIRECT_SOLVER_H
 
@@ -9,14 +9,17 @@
 
 #include <plastix/core/device_vector.h>
 #include <plastix/core/mechanics_operator.h>
+#include <plastix/solvers/solver_types.h>
 
 #include <memory>
+#include <string>
 
 namespace plastix
 {
   /**
-   * A x = b by a sparse LU factorization (Trilinos Amesos KLU through
-   * deal.II's TrilinosWrappers::SolverDirect) of the matrix of a
+   * A x = b by a sparse LU factorization (Trilinos Amesos MUMPS or KLU,
+   * DirectSolverPackage, through deal.II's TrilinosWrappers::SolverDirect)
+   * of the matrix of a
    * MechanicsOperator: the matrix of vmult(), Dirichlet rows as unit rows,
    * the elastic matrix or the consistent tangent of the current plastic
    * state. The matrix comes from MechanicsOperator::copy_matrix(), so the
@@ -28,6 +31,21 @@ namespace plastix
   class DirectSolver
   {
   public:
+    /** The solver with @p package (which available() must confirm). */
+    explicit DirectSolver(DirectSolverPackage package = DirectSolverPackage::klu);
+
+    /** Whether this build's Trilinos Amesos has @p package (KLU always). */
+    static bool
+    available(DirectSolverPackage package);
+
+    /** MUMPS where available(), else KLU: the choice for DirectSolverPackage auto. */
+    static DirectSolverPackage
+    automatic_package();
+
+    /** "Amesos MUMPS" or "Amesos KLU". */
+    static std::string
+    package_name(DirectSolverPackage package);
+
     /**
      * Copy the matrix of @p op to the host and factorize it. Throws
      * std::logic_error if @p op cannot hand out its matrix (another strategy)
@@ -47,6 +65,7 @@ namespace plastix
     solve(DeviceVector &x, const DeviceVector &b);
 
   private:
+    DirectSolverPackage                                      package;
     const MechanicsOperator                                 *op = nullptr;
     dealii::TrilinosWrappers::SparseMatrix                   matrix;
     dealii::SolverControl                                    control;

@@ -41,8 +41,8 @@ namespace plastix
   {
     /**
      * Krylov method: deal.II CG or GMRES, or Trilinos Belos CG, GMRES or
-     * MINRES, on device vectors; or direct (Amesos KLU of the assembled
-     * matrix on the host, no preconditioner). Automatic is for the caller
+     * MINRES, on device vectors; or direct (an Amesos factorization of the
+     * assembled matrix on the host, direct_package, no preconditioner). Automatic is for the caller
      * to resolve (AutoOr::resolve()) before it constructs a LinearSolver,
      * which refuses an unresolved one: the choice of direct depends on the
      * size of the problem and needs Strategy::assembled when the operator
@@ -50,6 +50,11 @@ namespace plastix
      * parameters).
      */
     AutoOr<SolverType> type = SolverType::cg;
+    /**
+     * The Amesos package of SolverType::direct; automatic: MUMPS where
+     * Trilinos has it, else KLU (resolved by the LinearSolver constructor).
+     */
+    AutoOr<DirectSolverPackage> direct_package;
     /**
      * The preconditioner; automatic: LinearSolver chooses multigrid on a
      * mesh with levels, else chebyshev, for each new operator

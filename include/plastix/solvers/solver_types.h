@@ -39,11 +39,28 @@ namespace plastix
     /** Trilinos Belos MINRES. */
     belos_minres,
     /**
-     * Sparse direct solver: Trilinos Amesos KLU of the operator's matrix
+     * Sparse direct solver: a Trilinos Amesos factorization
+     * (DirectSolverPackage) of the operator's matrix
      * (MechanicsOperator::copy_matrix(), so Strategy = assembled; constraint
-     * lines condensed), factorized on the host; for small problems.
+     * lines condensed), on the host; for small problems.
      */
     direct
+  };
+
+  /** The Trilinos Amesos package of SolverType::direct. */
+  enum class DirectSolverPackage
+  {
+    /**
+     * MUMPS: multifrontal LU with a nested-dissection ordering, the faster
+     * on compact 3D meshes. Only where Trilinos was built with it.
+     */
+    mumps,
+    /**
+     * KLU: left-looking LU with a fill-reducing ordering but no nested
+     * dissection, fast on small problems and on slender and thin bodies;
+     * always in Amesos.
+     */
+    klu
   };
 
   /**
@@ -104,7 +121,7 @@ namespace plastix
      * the limit.
      */
     automatic,
-    /** Sparse direct solver (Trilinos Amesos KLU) of the assembled level-0 matrix, on the host. */
+    /** Sparse direct solver (Trilinos Amesos KLU: level 0 is small) of the assembled level-0 matrix, on the host. */
     direct,
     /**
      * The explicit inverse of the assembled level-0 matrix (Cholesky
@@ -157,6 +174,17 @@ namespace plastix
               {SolverType::belos_gmres, "belos gmres"},
               {SolverType::belos_minres, "belos minres"},
               {SolverType::direct, "direct"}};
+    }
+  };
+
+  template <>
+  struct EnumNames<DirectSolverPackage>
+  {
+    static constexpr const char *what = "direct solver package";
+    static std::vector<std::pair<DirectSolverPackage, std::string>>
+    table()
+    {
+      return {{DirectSolverPackage::mumps, "MUMPS"}, {DirectSolverPackage::klu, "KLU"}};
     }
   };
 
