@@ -30,10 +30,6 @@
 
 // Test: ranks 1 2
 #include <deal.II/base/function.h>
-#include <deal.II/distributed/tria.h>
-#include <deal.II/dofs/dof_tools.h>
-#include <deal.II/fe/fe_q.h>
-#include <deal.II/fe/fe_system.h>
 
 #include <plastix/core/device_vector.h>
 #include <plastix/core/finite_strain_state.h>
@@ -42,8 +38,7 @@
 #include <plastix/solvers/linear_solver.h>
 #include <plastix/solvers/newton.h>
 
-#include "loads.h"
-#include "mesh_generation.h"
+#include "discretization.h"
 #include "parameters.h"
 
 #include "test_environment.h"
@@ -152,24 +147,16 @@ namespace
         p.problem.kinematics                       = plastix::Kinematics::finite_strain;
         p.materials.default_material.strain_energy = plastix::backend::StrainEnergy::hencky;
       }
+    // The same element in both models (auto would take B-bar and F-bar).
+    p.op.element_formulation = plastix::backend::ElementFormulation::full;
     p.check();
-    parallel::distributed::Triangulation<3> triangulation(comm);
-    plastix::create_mesh(p.mesh, triangulation);
-    const FESystem<3> fe(FE_Q<3>(1), 3);
-    DoFHandler<3>     dof_handler(triangulation);
-    dof_handler.distribute_dofs(fe);
-    AffineConstraints<double> constraints;
-    plastix::make_dirichlet_constraints(dof_handler, p.boundary, constraints);
-    const plastix::MaterialTable               materials = plastix::make_material_table(dof_handler, p.materials);
-    plastix::MechanicsOperator                 op;
-    plastix::MechanicsOperator::AdditionalData data;
-    data.element_formulation = plastix::backend::ElementFormulation::full;
-    op.reinit(dof_handler, constraints, materials, data);
-    LinearAlgebra::distributed::Vector<double> force(op.get_partitioner());
-    plastix::assemble_external_force(dof_handler, p.boundary, force);
-    plastix::DeviceVector external_force, held_force, zero;
-    op.initialize_dof_vector(external_force);
-    external_force.copy_from_host(force);
+    // The application's mesh, DoFs, constraints, materials, operator and loads.
+    plastix::Discretization d(p, comm);
+    d.make_mesh();
+    d.setup();
+    d.assemble_external_force();
+    plastix::MechanicsOperator &op = d.op;
+    plastix::DeviceVector       held_force, zero;
     op.initialize_dof_vector(zero);
 
     const double p0             = c.in_situ_pressure * s;
@@ -180,14 +167,14 @@ namespace
       {
         plastix::FiniteStrainState &state = op.enable_finite_strain();
         if (p0 != 0)
-          state.set_initial_stress(dof_handler, in_situ_stress);
+          state.set_initial_stress(d.dof_handler, in_situ_stress);
         state.update(zero, held_force);
       }
     else
       {
         plastix::PlasticityState &state = op.enable_plasticity();
         if (p0 != 0)
-          state.set_initial_stress(dof_handler, in_situ_stress);
+          state.set_initial_stress(d.dof_handler, in_situ_stress);
         state.update(zero, held_force);
       }
     Run run;
@@ -196,11 +183,8 @@ namespace
 
     plastix::LinearSolver  linear_solver(p.solver);
     plastix::NewtonRaphson newton(
-      op, external_force, linear_solver,
-      [&](const bool new_step) {
-        linear_solver.initialize(op, dof_handler, materials, p.boundary.dirichlet_boundaries(), new_step);
-      },
-      p.newton);
+      op, d.external_force, linear_solver,
+      [&](const bool new_step) { d.initialize_solver(linear_solver, new_step); }, p.newton);
     newton.set_constant_force(held_force);
     if (finite_strain)
       op.finite_strain().update(newton.u, newton.f_int);
@@ -210,8 +194,8 @@ namespace
     for (const double lambda : {0.25, 0.5, 0.75, 1.})
       {
         const plastix::NewtonResult result = newton.step(lambda_old, lambda);
-        env.pout << "  " << c.name << (finite_strain ? ", finite strain" : ", small strain") << ", s = " << s << ", load factor "
-                 << lambda << ": " << result.iterations << " Newton iterations" << std::endl;
+        env.pout << "  " << c.name << (finite_strain ? ", finite strain" : ", small strain") << ", s = " << s
+                 << ", load factor " << lambda << ": " << result.iterations << " Newton iterations" << std::endl;
         run.most_iterations = std::max(run.most_iterations, result.iterations);
         if (!result.converged)
           {
