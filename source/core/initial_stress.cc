@@ -3,6 +3,7 @@
 #include <deal.II/fe/fe_values.h>
 #include <deal.II/fe/mapping_q.h>
 
+#include <plastix/backend/finite_strain_state.h>
 #include <plastix/backend/gauss_point_state.h>
 
 #include "initial_stress.h"
@@ -24,7 +25,9 @@ namespace plastix
                          const MPI_Comm                                                                communicator,
                          std::vector<double>                                                          &history)
     {
+      // Both histories: 13 fields x 8 points per cell.
       constexpr unsigned int values = backend::GaussPointState::history_values_per_cell;
+      static_assert(values == backend::FiniteStrainState::history_values_per_cell, "history layouts differ");
       // Gauss points in the backend's order (lexicographic, x fastest), as QGauss.
       const dealii::MappingQ<3> mapping(1);
       dealii::FEValues<3>       fe_values(mapping, dof_handler.get_fe(), dealii::QGauss<3>(2),

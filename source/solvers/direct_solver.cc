@@ -22,9 +22,7 @@ namespace plastix
   DirectSolver::DirectSolver(const DirectSolverPackage package)
     : package(package)
   {
-    if (!available(package))
-      throw std::invalid_argument("plastix::DirectSolver: " + package_name(package) +
-                                  " is not in this Trilinos build's Amesos");
+    assert_available(package);
   }
 
   bool
@@ -32,6 +30,14 @@ namespace plastix
   {
     Amesos factory;
     return factory.Query(amesos_solver_type(package));
+  }
+
+  void
+  DirectSolver::assert_available(const DirectSolverPackage package)
+  {
+    if (!available(package))
+      throw std::invalid_argument("plastix::DirectSolver: " + package_name(package) +
+                                  " is not in this Trilinos build's Amesos");
   }
 
   DirectSolverPackage

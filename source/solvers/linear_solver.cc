@@ -45,10 +45,7 @@ namespace plastix
     if (parameters.type == SolverType::direct)
       {
         parameters.preconditioner = PreconditionerType::none;
-        if (!DirectSolver::available(parameters.direct_package.value))
-          throw std::invalid_argument("plastix::LinearSolver: " +
-                                      DirectSolver::package_name(parameters.direct_package.value) +
-                                      " is not in this Trilinos build's Amesos");
+        DirectSolver::assert_available(parameters.direct_package.value);
       }
   }
 

@@ -31,12 +31,16 @@ namespace plastix
   class DirectSolver
   {
   public:
-    /** The solver with @p package (which available() must confirm). */
+    /** The solver with @p package (assert_available()). */
     explicit DirectSolver(DirectSolverPackage package = DirectSolverPackage::klu);
 
     /** Whether this build's Trilinos Amesos has @p package (KLU always). */
     static bool
     available(DirectSolverPackage package);
+
+    /** Throws std::invalid_argument, naming @p package, unless available(). */
+    static void
+    assert_available(DirectSolverPackage package);
 
     /** MUMPS where available(), else KLU: the choice for DirectSolverPackage auto. */
     static DirectSolverPackage
